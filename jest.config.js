@@ -1,0 +1,23 @@
+// Two projects: fast in-process specs, and e2e specs that boot the real server as a child process.
+const moduleNameMapper = {
+  '^@vectorstore/(common|config|persistence|collections|engine|auth|points)$': '<rootDir>/libs/$1/src',
+  '^@vectorstore/(common|config|persistence|collections|engine|auth|points)/(.*)$': '<rootDir>/libs/$1/src/$2',
+};
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] };
+const shared = { rootDir: __dirname, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], moduleNameMapper, transform };
+
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/kernels/**/*.spec.ts', '<rootDir>/test/recall/**/*.spec.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testTimeout: 60000,
+    },
+  ],
+};
