@@ -11,7 +11,7 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
-      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/kernels/**/*.spec.ts', '<rootDir>/test/recall/**/*.spec.ts'],
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/kernels/**/*.spec.ts', '<rootDir>/test/recall/**/*.spec.ts', '<rootDir>/test/compat/**/*.spec.ts'],
     },
     {
       ...shared,
