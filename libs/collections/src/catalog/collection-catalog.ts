@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, KeyedMutex } from '@vectorstore/common';
+import { CollectionRecord } from '../model/collection.model';
+import { CatalogState, emptyCatalog } from './catalog-state';
+import { CATALOG_STORE, CatalogStore } from './catalog.store';
+
+const CATALOG_LOCK = 'catalog';
+
+/**
+ * The in-memory catalog and the only way to change it. Changes run one at a time; each works on a
+ * copy that is persisted before it replaces the live state, so readers never see a change that a
+ * crash could undo, and a failed write changes nothing.
+ */
+@Injectable()
+export class CollectionCatalog {
+  private state: CatalogState = emptyCatalog();
+  private readonly mutex = new KeyedMutex();
+
+  constructor(@Inject(CATALOG_STORE) private readonly store: CatalogStore) {}
+
+  async load(): Promise<void> {
+    this.state = (await this.store.load()) ?? emptyCatalog();
+  }
+
+  /** The current state; treat as read-only. */
+  get snapshot(): Readonly<CatalogState> {
+    return this.state;
+  }
+
+  /** Resolves a collection name or alias to the collection's record. */
+  resolve(nameOrAlias: string): CollectionRecord | undefined {
+    const direct = this.state.collections[nameOrAlias];
+    if (direct) return direct;
+    const target = this.state.aliases[nameOrAlias];
+    return target === undefined ? undefined : this.state.collections[target];
+  }
+
+  /** Like {@link resolve} but NOT_FOUND with Qdrant's message when absent. */
+  require(nameOrAlias: string): CollectionRecord {
+    const record = this.resolve(nameOrAlias);
+    if (!record) throw collectionNotFound(nameOrAlias);
+    return record;
+  }
+
+  /**
+   * Applies `change` to a private copy, persists it, then publishes it. `change` may throw a
+   * DomainError to abort with nothing changed. Its return value is passed through.
+   */
+  mutate<T>(change: (draft: CatalogState) => T): Promise<T> {
+    return this.mutex.run(CATALOG_LOCK, async () => {
+      const draft = structuredClone(this.state);
+      const result = change(draft);
+      await this.store.save(draft);
+      this.state = draft;
+      return result;
+    });
+  }
+}
+
+export function collectionNotFound(name: string): DomainError {
+  return DomainError.notFound(`Not found: Collection \`${name}\` doesn't exist!`);
+}

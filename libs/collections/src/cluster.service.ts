@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@vectorstore/common';
+import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
+import { PEER_ID } from './cluster/node-identity';
+import { CollectionClusterInfo, describeShardKey, ShardKey, shardKeyEquals } from './model/cluster.model';
+import { CollectionRecord } from './model/collection.model';
+import { CreateShardKeyRequest, PeerTransferOperation } from './model/requests.model';
+import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
+import { checkCollectionNameReference } from './validation/name.rules';
+import { ValidationIssues } from '@vectorstore/common';
+
+/** A single node holds every shard; this is the most shards one key may ask for. */
+export const MAX_SHARDS_PER_KEY = 1024;
+
+/**
+ * Shards and shard keys of the collections on this node. Custom sharding works on one node
+ * (each key gets its own local shards); moving data between peers needs distributed mode.
+ */
+@Injectable()
+export class ClusterService {
+  constructor(
+    private readonly catalog: CollectionCatalog,
+    @Inject(PEER_ID) private readonly peerId: string,
+    @Inject(COLLECTION_STATS_PROVIDER) private readonly stats: CollectionStatsProvider,
+  ) {}
+
+  clusterInfo(collectionName: string): CollectionClusterInfo {
+    checkName(collectionName);
+    const record = this.catalog.require(collectionName);
+    const { shardPoints } = this.stats.statsFor(record);
+    return {
+      peerId: this.peerId,
+      shardCount: record.shards.length,
+      localShards: [...record.shards]
+        .sort((a, b) => a.shardId - b.shardId)
+        .map((shard) => ({ ...shard, pointsCount: shardPoints[shard.shardId] ?? 0 })),
+    };
+  }
+
+  listShardKeys(collectionName: string): ShardKey[] {
+    checkName(collectionName);
+    return this.catalog.require(collectionName).shardKeys.map((entry) => entry.key);
+  }
+
+  async createShardKey(collectionName: string, request: CreateShardKeyRequest, timeout?: number): Promise<boolean> {
+    const issues = new ValidationIssues();
+    checkCollectionNameReference(issues, 'collection_name', collectionName);
+    issues.range('timeout', timeout, 1);
+    issues.range('request.shards_number', request.shardsNumber, 1, MAX_SHARDS_PER_KEY);
+    issues.range('request.replication_factor', request.replicationFactor, 1);
+    if (request.placement && request.placement.length > 0 && !request.placement.includes(this.peerId)) {
+      issues.add('request.placement', `must include this node's peer id ${this.peerId} (the only peer in standalone mode)`);
+    }
+    if ('keyword' in request.shardKey && request.shardKey.keyword.length === 0) {
+      issues.add('request.shard_key.keyword', 'must not be empty');
+    }
+    issues.throwIfAny();
+    await this.catalog.mutate((draft) => {
+      const record = resolveDraft(draft.collections, draft.aliases, collectionName);
+      assertCustomSharding(record);
+      if (record.shardKeys.some((entry) => shardKeyEquals(entry.key, request.shardKey))) {
+        throw DomainError.alreadyExists(`Wrong input: Shard key ${describeShardKey(request.shardKey)} already exists`);
+      }
+      const shardsNumber = request.shardsNumber ?? record.config.params.shardNumber;
+      for (let i = 0; i < shardsNumber; i++) {
+        record.shards.push({ shardId: record.nextShardId++, state: request.initialState ?? 'Active', shardKey: request.shardKey });
+      }
+      record.shardKeys.push({
+        key: request.shardKey,
+        shardsNumber,
+        replicationFactor: request.replicationFactor ?? record.config.params.replicationFactor,
+      });
+    });
+    return true;
+  }
+
+  async deleteShardKey(collectionName: string, shardKey: ShardKey, timeout?: number): Promise<boolean> {
+    const issues = new ValidationIssues();
+    checkCollectionNameReference(issues, 'collection_name', collectionName);
+    issues.range('timeout', timeout, 1);
+    issues.throwIfAny();
+    await this.catalog.mutate((draft) => {
+      const record = resolveDraft(draft.collections, draft.aliases, collectionName);
+      assertCustomSharding(record);
+      const index = record.shardKeys.findIndex((entry) => shardKeyEquals(entry.key, shardKey));
+      if (index < 0) throw DomainError.notFound(`Not found: Shard key ${describeShardKey(shardKey)} does not exist`);
+      record.shardKeys.splice(index, 1);
+      record.shards = record.shards.filter((shard) => !shard.shardKey || !shardKeyEquals(shard.shardKey, shardKey));
+    });
+    return true;
+  }
+
+  /** Operations that need a second peer. */
+  rejectPeerOperation(operation: PeerTransferOperation): never {
+    throw DomainError.unimplemented(`Vectorstore is running in standalone mode: ${operation} needs distributed mode`);
+  }
+}
+
+function resolveDraft(collections: Record<string, CollectionRecord>, aliases: Record<string, string>, name: string): CollectionRecord {
+  const record = collections[name] ?? (aliases[name] !== undefined ? collections[aliases[name]] : undefined);
+  if (!record) throw collectionNotFound(name);
+  return record;
+}
+
+function assertCustomSharding(record: CollectionRecord): void {
+  if (record.config.params.shardingMethod !== 'Custom') {
+    throw DomainError.failedPrecondition(
+      `Collection \`${record.name}\` uses automatic sharding; shard keys need sharding_method Custom`,
+    );
+  }
+}
+
+function checkName(name: string): void {
+  const issues = new ValidationIssues();
+  checkCollectionNameReference(issues, 'collection_name', name);
+  issues.throwIfAny();
+}

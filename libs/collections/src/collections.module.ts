@@ -1,0 +1,42 @@
+import { DynamicModule, Module, OnModuleInit, Provider } from '@nestjs/common';
+import { AliasesService } from './aliases.service';
+import { CATALOG_STORE, CatalogStore } from './catalog/catalog.store';
+import { CollectionCatalog } from './catalog/collection-catalog';
+import { FileCatalogStore } from './catalog/file-catalog.store';
+import { loadOrCreatePeerId, PEER_ID } from './cluster/node-identity';
+import { ClusterService } from './cluster.service';
+import { CollectionsService } from './collections.service';
+import { COLLECTION_STATS_PROVIDER, EmptyCollectionStatsProvider } from './stats/collection-stats.provider';
+
+export interface CollectionsModuleOptions {
+  dataDir: string;
+  /** Overrides the catalog store (a consensus store in distributed mode). */
+  catalogStore?: CatalogStore;
+}
+
+/** The collections domain: catalog, aliases, shards. Transport-free; apps mount it behind gRPC or REST. */
+@Module({})
+export class CollectionsModule implements OnModuleInit {
+  constructor(private readonly catalog: CollectionCatalog) {}
+
+  static forRoot(options: CollectionsModuleOptions): DynamicModule {
+    const providers: Provider[] = [
+      { provide: CATALOG_STORE, useValue: options.catalogStore ?? new FileCatalogStore(options.dataDir) },
+      { provide: PEER_ID, useFactory: () => loadOrCreatePeerId(options.dataDir) },
+      { provide: COLLECTION_STATS_PROVIDER, useClass: EmptyCollectionStatsProvider },
+      CollectionCatalog,
+      CollectionsService,
+      AliasesService,
+      ClusterService,
+    ];
+    return {
+      module: CollectionsModule,
+      providers,
+      exports: [CollectionsService, AliasesService, ClusterService, CollectionCatalog, PEER_ID, COLLECTION_STATS_PROVIDER],
+    };
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.catalog.load();
+  }
+}

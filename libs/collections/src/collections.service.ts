@@ -1,0 +1,120 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@vectorstore/common';
+import { randomUUID } from 'node:crypto';
+import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
+import { applyCollectionUpdate, buildCollectionConfig } from './config/collection-config.builder';
+import { ShardRecord } from './model/cluster.model';
+import { CollectionInfo, CollectionRecord } from './model/collection.model';
+import { CreateCollectionRequest, UpdateCollectionRequest } from './model/requests.model';
+import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
+import { validateCreateCollection, validateMergedConfig, validateUpdateCollection } from './validation/collection-config.validator';
+import { checkCollectionNameReference } from './validation/name.rules';
+import { ValidationIssues } from '@vectorstore/common';
+
+/** Creates, describes, changes and removes collections. */
+@Injectable()
+export class CollectionsService {
+  constructor(
+    private readonly catalog: CollectionCatalog,
+    @Inject(COLLECTION_STATS_PROVIDER) private readonly stats: CollectionStatsProvider,
+  ) {}
+
+  /** Returns true: a create either makes the collection or fails. */
+  async create(request: CreateCollectionRequest): Promise<boolean> {
+    validateCreateCollection(request);
+    const config = buildCollectionConfig(request);
+    validateMergedConfig(config);
+    await this.catalog.mutate((draft) => {
+      if (draft.collections[request.name]) {
+        throw DomainError.alreadyExists(`Wrong input: Collection \`${request.name}\` already exists!`);
+      }
+      if (draft.aliases[request.name] !== undefined) {
+        throw DomainError.invalidArgument(
+          `Wrong input: Can't create collection with name ${request.name}. Alias with the same name already exists`,
+        );
+      }
+      const record: CollectionRecord = {
+        id: randomUUID(),
+        name: request.name,
+        createdAt: new Date().toISOString(),
+        config,
+        shards: initialShards(request),
+        shardKeys: [],
+        nextShardId: 0,
+      };
+      record.nextShardId = record.shards.length;
+      draft.collections[request.name] = record;
+    });
+    return true;
+  }
+
+  /** Describes a collection by name or alias. */
+  get(nameOrAlias: string): CollectionInfo {
+    checkReference(nameOrAlias);
+    const record = this.catalog.require(nameOrAlias);
+    const { shardPoints: _perShard, ...stats } = this.stats.statsFor(record);
+    return { ...stats, config: structuredClone(record.config) };
+  }
+
+  /** Collection names, sorted (Qdrant keeps them in an ordered map). */
+  list(): string[] {
+    return Object.keys(this.catalog.snapshot.collections).sort(compareNames);
+  }
+
+  /** True for a collection or an alias name. */
+  exists(nameOrAlias: string): boolean {
+    checkReference(nameOrAlias);
+    return this.catalog.resolve(nameOrAlias) !== undefined;
+  }
+
+  /** Merges each diff into the stored configuration; the name may be an alias. */
+  async update(request: UpdateCollectionRequest): Promise<boolean> {
+    validateUpdateCollection(request);
+    await this.catalog.mutate((draft) => {
+      const name = draft.collections[request.name] ? request.name : draft.aliases[request.name];
+      const record = name === undefined ? undefined : draft.collections[name];
+      if (!record) throw collectionNotFound(request.name);
+      const next = applyCollectionUpdate(record.config, request);
+      validateMergedConfig(next);
+      record.config = next;
+    });
+    return true;
+  }
+
+  /**
+   * Removes a collection and every alias pointing at it. An unknown name (aliases are not
+   * resolved here, as in Qdrant) answers false rather than failing, so cleanup code can call it freely.
+   */
+  async delete(name: string, timeout?: number): Promise<boolean> {
+    const issues = new ValidationIssues();
+    checkCollectionNameReference(issues, 'collection_name', name);
+    issues.range('timeout', timeout, 1);
+    issues.throwIfAny();
+    return this.catalog.mutate((draft) => {
+      if (!draft.collections[name]) return false;
+      delete draft.collections[name];
+      for (const [alias, target] of Object.entries(draft.aliases)) {
+        if (target === name) delete draft.aliases[alias];
+      }
+      return true;
+    });
+  }
+}
+
+function initialShards(request: CreateCollectionRequest): ShardRecord[] {
+  // Custom sharding starts with no shards; each shard key brings its own.
+  if (request.shardingMethod === 'Custom') return [];
+  const count = request.shardNumber ?? 1;
+  return Array.from({ length: count }, (_, shardId) => ({ shardId, state: 'Active' as const }));
+}
+
+function checkReference(name: string): void {
+  const issues = new ValidationIssues();
+  checkCollectionNameReference(issues, 'collection_name', name);
+  issues.throwIfAny();
+}
+
+/** Byte-wise order, like Rust's BTreeMap<String, _>. */
+function compareNames(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}

@@ -1,0 +1,50 @@
+/** A user-defined shard key: a keyword or an unsigned 64-bit number (kept as a decimal string, exact). */
+export type ShardKey = { keyword: string } | { number: string };
+
+export const REPLICA_STATES = [
+  'Active',
+  'Dead',
+  'Partial',
+  'Initializing',
+  'Listener',
+  'PartialSnapshot',
+  'Recovery',
+  'Resharding',
+  'ReshardingScaleDown',
+  'ActiveRead',
+  'ManualRecovery',
+] as const;
+export type ReplicaState = (typeof REPLICA_STATES)[number];
+
+export type ShardingMethod = 'Auto' | 'Custom';
+
+/** One local shard of a collection. */
+export interface ShardRecord {
+  shardId: number;
+  state: ReplicaState;
+  shardKey?: ShardKey;
+}
+
+export interface ShardKeyRecord {
+  key: ShardKey;
+  shardsNumber: number;
+  replicationFactor: number;
+}
+
+export interface LocalShardInfo extends ShardRecord {
+  pointsCount: number;
+}
+
+export interface CollectionClusterInfo {
+  peerId: string;
+  shardCount: number;
+  localShards: LocalShardInfo[];
+}
+
+export function shardKeyEquals(a: ShardKey, b: ShardKey): boolean {
+  return 'keyword' in a ? 'keyword' in b && a.keyword === b.keyword : 'number' in b && a.number === b.number;
+}
+
+export function describeShardKey(key: ShardKey): string {
+  return 'keyword' in key ? `"${key.keyword}"` : key.number;
+}

@@ -1,0 +1,69 @@
+import { JsonObject } from '@vectorstore/common';
+import { ShardingMethod, ShardKeyRecord, ShardRecord } from './cluster.model';
+import { HnswConfig, OptimizersConfig, QuantizationConfig, StrictModeConfig, WalConfig } from './index-config.model';
+import { SparseVectorsConfig, VectorsConfig } from './vectors.model';
+
+export interface CollectionParams {
+  shardNumber: number;
+  onDiskPayload: boolean;
+  vectors: VectorsConfig;
+  replicationFactor: number;
+  writeConsistencyFactor: number;
+  readFanOutFactor?: number;
+  shardingMethod?: ShardingMethod;
+  sparseVectors?: SparseVectorsConfig;
+  readFanOutDelayMs?: number;
+}
+
+/** A collection's complete configuration, defaults filled in: what Get reports. */
+export interface CollectionConfig {
+  params: CollectionParams;
+  hnswConfig: HnswConfig;
+  optimizerConfig: OptimizersConfig;
+  walConfig: WalConfig;
+  quantizationConfig?: QuantizationConfig;
+  strictModeConfig?: StrictModeConfig;
+  metadata: JsonObject;
+}
+
+/** What the catalog keeps for one collection. */
+export interface CollectionRecord {
+  /** Stable internal id; names the collection's data folder, so names need no escaping on disk. */
+  id: string;
+  name: string;
+  createdAt: string;
+  config: CollectionConfig;
+  shards: ShardRecord[];
+  shardKeys: ShardKeyRecord[];
+  nextShardId: number;
+}
+
+export type CollectionStatus = 'Green' | 'Yellow' | 'Red' | 'Grey';
+
+export const PAYLOAD_SCHEMA_TYPES = ['Keyword', 'Integer', 'Float', 'Geo', 'Text', 'Bool', 'Datetime', 'Uuid'] as const;
+export type PayloadSchemaType = (typeof PAYLOAD_SCHEMA_TYPES)[number];
+
+export interface PayloadSchemaInfo {
+  dataType: PayloadSchemaType;
+  /** Index parameters as given when the index was created (shape owned by the points layer). */
+  params?: Record<string, unknown>;
+  points?: number;
+}
+
+/** Live state of a collection's storage, reported by the storage layer. */
+export interface CollectionRuntimeStats {
+  status: CollectionStatus;
+  optimizerStatus: { ok: boolean; error: string };
+  segmentsCount: number;
+  pointsCount: number;
+  indexedVectorsCount: number;
+  payloadSchema: Record<string, PayloadSchemaInfo>;
+  warnings: string[];
+  updateQueueLength: number;
+  /** Points per shard id. */
+  shardPoints: Record<number, number>;
+}
+
+export interface CollectionInfo extends Omit<CollectionRuntimeStats, 'shardPoints'> {
+  config: CollectionConfig;
+}

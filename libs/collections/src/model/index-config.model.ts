@@ -1,0 +1,100 @@
+/**
+ * HNSW parameters; every field optional because the same shape is a diff (request) and,
+ * at collection level, a complete config once defaults are merged in.
+ */
+export interface HnswConfig {
+  /** Edges per node (the paper's M); level 0 keeps m0 = 2m. */
+  m?: number;
+  /** Candidate list size while building (efConstruction). */
+  efConstruct?: number;
+  /** KB; below it (estimated matching points) a filtered search scans instead of walking the graph. */
+  fullScanThreshold?: number;
+  /** 0 selects automatically. */
+  maxIndexingThreads?: number;
+  onDisk?: boolean;
+  /** Extra payload-aware links per node; unset means m. */
+  payloadM?: number;
+  inlineStorage?: boolean;
+}
+
+export interface WalConfig {
+  walCapacityMb?: number;
+  walSegmentsAhead?: number;
+  walRetainClosed?: number;
+}
+
+export type MaxOptimizationThreads = { value: number } | { setting: 'Auto' };
+
+export interface OptimizersConfig {
+  deletedThreshold?: number;
+  vacuumMinVectorNumber?: number;
+  defaultSegmentNumber?: number;
+  /** Deprecated; KB. */
+  maxSegmentSize?: number;
+  /** KB; 0 disables memmap. */
+  memmapThreshold?: number;
+  /** KB; 0 disables vector indexing. */
+  indexingThreshold?: number;
+  flushIntervalSec?: number;
+  /** Deprecated in favour of maxOptimizationThreads. */
+  deprecatedMaxOptimizationThreads?: number;
+  maxOptimizationThreads?: MaxOptimizationThreads;
+  preventUnoptimized?: boolean;
+}
+
+export const COMPRESSION_RATIOS = ['x4', 'x8', 'x16', 'x32', 'x64'] as const;
+export type CompressionRatio = (typeof COMPRESSION_RATIOS)[number];
+
+export const BINARY_ENCODINGS = ['OneBit', 'TwoBits', 'OneAndHalfBits'] as const;
+export type BinaryQuantizationEncoding = (typeof BINARY_ENCODINGS)[number];
+
+export const BINARY_QUERY_ENCODINGS = ['Default', 'Binary', 'Scalar4Bits', 'Scalar8Bits'] as const;
+export type BinaryQuantizationQueryEncoding = (typeof BINARY_QUERY_ENCODINGS)[number];
+
+export interface ScalarQuantization {
+  type: 'Int8';
+  /** Fraction of values kept inside the int8 range (0.5..1.0). */
+  quantile?: number;
+  alwaysRam?: boolean;
+}
+
+export interface ProductQuantization {
+  compression: CompressionRatio;
+  alwaysRam?: boolean;
+}
+
+export interface BinaryQuantization {
+  alwaysRam?: boolean;
+  encoding?: BinaryQuantizationEncoding;
+  queryEncoding?: BinaryQuantizationQueryEncoding;
+}
+
+export type QuantizationConfig =
+  | { scalar: ScalarQuantization }
+  | { product: ProductQuantization }
+  | { binary: BinaryQuantization };
+
+/** `disabled` removes quantization; any other case replaces it. */
+export type QuantizationConfigDiff = QuantizationConfig | { disabled: true };
+
+export interface StrictModeConfig {
+  enabled?: boolean;
+  maxQueryLimit?: number;
+  maxTimeout?: number;
+  unindexedFilteringRetrieve?: boolean;
+  unindexedFilteringUpdate?: boolean;
+  searchMaxHnswEf?: number;
+  searchAllowExact?: boolean;
+  searchMaxOversampling?: number;
+  upsertMaxBatchsize?: number;
+  maxCollectionVectorSizeBytes?: number;
+  readRateLimit?: number;
+  writeRateLimit?: number;
+  maxCollectionPayloadSizeBytes?: number;
+  filterMaxConditions?: number;
+  conditionMaxSize?: number;
+  multivectorConfig?: Record<string, { maxVectors?: number }>;
+  sparseConfig?: Record<string, { maxLength?: number }>;
+  maxPointsCount?: number;
+  maxPayloadIndexCount?: number;
+}

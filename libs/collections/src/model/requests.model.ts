@@ -1,0 +1,73 @@
+import { JsonObject } from '@vectorstore/common';
+import { ReplicaState, ShardingMethod, ShardKey } from './cluster.model';
+import {
+  HnswConfig,
+  OptimizersConfig,
+  QuantizationConfig,
+  QuantizationConfigDiff,
+  StrictModeConfig,
+  WalConfig,
+} from './index-config.model';
+import { SparseVectorsConfig, VectorsConfig, VectorsConfigDiff } from './vectors.model';
+
+export interface CreateCollectionRequest {
+  name: string;
+  vectors?: VectorsConfig;
+  sparseVectors?: SparseVectorsConfig;
+  hnswConfig?: HnswConfig;
+  walConfig?: WalConfig;
+  optimizersConfig?: OptimizersConfig;
+  shardNumber?: number;
+  onDiskPayload?: boolean;
+  replicationFactor?: number;
+  writeConsistencyFactor?: number;
+  quantizationConfig?: QuantizationConfig;
+  shardingMethod?: ShardingMethod;
+  strictModeConfig?: StrictModeConfig;
+  metadata?: JsonObject;
+  /** Seconds; accepted and ignored on a single node, as Qdrant does in standalone mode. */
+  timeout?: number;
+}
+
+export interface CollectionParamsDiff {
+  replicationFactor?: number;
+  writeConsistencyFactor?: number;
+  onDiskPayload?: boolean;
+  readFanOutFactor?: number;
+  readFanOutDelayMs?: number;
+}
+
+export interface UpdateCollectionRequest {
+  name: string;
+  optimizersConfig?: OptimizersConfig;
+  params?: CollectionParamsDiff;
+  hnswConfig?: HnswConfig;
+  vectors?: VectorsConfigDiff;
+  quantizationConfig?: QuantizationConfigDiff;
+  sparseVectors?: SparseVectorsConfig;
+  strictModeConfig?: StrictModeConfig;
+  /** Merged into the stored metadata; a null value removes the key. */
+  metadata?: JsonObject;
+  timeout?: number;
+}
+
+export type AliasAction =
+  | { createAlias: { collectionName: string; aliasName: string } }
+  | { renameAlias: { oldAliasName: string; newAliasName: string } }
+  | { deleteAlias: { aliasName: string } };
+
+export interface AliasDescription {
+  aliasName: string;
+  collectionName: string;
+}
+
+export interface CreateShardKeyRequest {
+  shardKey: ShardKey;
+  shardsNumber?: number;
+  replicationFactor?: number;
+  placement?: string[];
+  initialState?: ReplicaState;
+}
+
+/** Cluster operations that move data between peers; a single node answers them as unimplemented. */
+export type PeerTransferOperation = 'moveShard' | 'replicateShard' | 'abortTransfer' | 'dropReplica' | 'restartTransfer' | 'replicatePoints';

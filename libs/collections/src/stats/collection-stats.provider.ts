@@ -1,0 +1,28 @@
+import { CollectionRecord, CollectionRuntimeStats } from '../model/collection.model';
+
+/**
+ * Reports live storage state (points, segments, status) for a collection. The storage engine
+ * provides the real implementation; until a collection holds points it reports an empty one.
+ */
+export interface CollectionStatsProvider {
+  statsFor(record: CollectionRecord): CollectionRuntimeStats;
+}
+
+export const COLLECTION_STATS_PROVIDER = Symbol('COLLECTION_STATS_PROVIDER');
+
+/** Stats of a collection with no stored points: Green, no segments, nothing queued. */
+export class EmptyCollectionStatsProvider implements CollectionStatsProvider {
+  statsFor(record: CollectionRecord): CollectionRuntimeStats {
+    return {
+      status: 'Green',
+      optimizerStatus: { ok: true, error: '' },
+      segmentsCount: 0,
+      pointsCount: 0,
+      indexedVectorsCount: 0,
+      payloadSchema: {},
+      warnings: [],
+      updateQueueLength: 0,
+      shardPoints: Object.fromEntries(record.shards.map((shard) => [shard.shardId, 0])),
+    };
+  }
+}

@@ -1,0 +1,188 @@
+import { CollectionConfig } from '../model/collection.model';
+import {
+  BINARY_ENCODINGS,
+  BINARY_QUERY_ENCODINGS,
+  COMPRESSION_RATIOS,
+  HnswConfig,
+  OptimizersConfig,
+  QuantizationConfig,
+  QuantizationConfigDiff,
+  StrictModeConfig,
+  WalConfig,
+} from '../model/index-config.model';
+import { CollectionParamsDiff, CreateCollectionRequest, UpdateCollectionRequest } from '../model/requests.model';
+import {
+  DATATYPES,
+  DISTANCES,
+  MODIFIERS,
+  SparseVectorsConfig,
+  VectorParams,
+  VectorParamsDiff,
+  VectorsConfig,
+  VectorsConfigDiff,
+} from '../model/vectors.model';
+import { checkCollectionNameReference, checkNewCollectionName, checkVectorName } from './name.rules';
+import { ValidationIssues } from '@vectorstore/common';
+
+export const MAX_VECTOR_SIZE = 65536;
+/** A single node keeps every shard local; beyond this many a typo is likelier than intent. */
+export const MAX_SHARD_NUMBER = 1024;
+
+/** Validates a create request field by field; throws INVALID_ARGUMENT listing every problem. */
+export function validateCreateCollection(request: CreateCollectionRequest): void {
+  const issues = new ValidationIssues();
+  checkNewCollectionName(issues, 'collection_name', request.name);
+  if (request.vectors) checkVectorsConfig(issues, 'vectors_config', request.vectors);
+  if (request.sparseVectors) checkSparseVectors(issues, 'sparse_vectors_config', request.sparseVectors);
+  checkNameCollisions(issues, request.vectors, request.sparseVectors);
+  if (request.hnswConfig) checkHnsw(issues, 'hnsw_config', request.hnswConfig);
+  if (request.walConfig) checkWal(issues, 'wal_config', request.walConfig);
+  if (request.optimizersConfig) checkOptimizers(issues, 'optimizers_config', request.optimizersConfig);
+  issues.range('shard_number', request.shardNumber, 1, MAX_SHARD_NUMBER);
+  issues.range('replication_factor', request.replicationFactor, 1);
+  issues.range('write_consistency_factor', request.writeConsistencyFactor, 1);
+  if (request.quantizationConfig) checkQuantization(issues, 'quantization_config', request.quantizationConfig);
+  if (request.strictModeConfig) checkStrictMode(issues, 'strict_mode_config', request.strictModeConfig);
+  issues.throwIfAny();
+}
+
+/** Validates an update request's diffs (not yet the merged result; see {@link validateMergedConfig}). */
+export function validateUpdateCollection(request: UpdateCollectionRequest): void {
+  const issues = new ValidationIssues();
+  checkCollectionNameReference(issues, 'collection_name', request.name);
+  issues.range('timeout', request.timeout, 1);
+  if (request.optimizersConfig) checkOptimizers(issues, 'optimizers_config', request.optimizersConfig);
+  if (request.params) checkParamsDiff(issues, 'params', request.params);
+  if (request.hnswConfig) checkHnsw(issues, 'hnsw_config', request.hnswConfig);
+  if (request.vectors) checkVectorsDiff(issues, 'vectors_config', request.vectors);
+  if (request.quantizationConfig) checkQuantization(issues, 'quantization_config', request.quantizationConfig);
+  if (request.sparseVectors) checkSparseVectors(issues, 'sparse_vectors_config', request.sparseVectors);
+  if (request.strictModeConfig) checkStrictMode(issues, 'strict_mode_config', request.strictModeConfig);
+  issues.throwIfAny();
+}
+
+/** Rules that span fields, checked on the configuration a create or update would produce. */
+export function validateMergedConfig(config: CollectionConfig): void {
+  const issues = new ValidationIssues();
+  checkGraphDegree(issues, 'hnsw_config', config.hnswConfig);
+  const vectors = config.params.vectors;
+  const entries = 'params' in vectors ? [['', vectors.params] as const] : Object.entries(vectors.paramsMap);
+  for (const [name, params] of entries) {
+    if (params.hnswConfig) {
+      const path = 'params' in vectors ? 'vectors_config.params.hnsw_config' : `vectors_config.params_map.map.${name}.hnsw_config`;
+      checkGraphDegree(issues, path, { ...config.hnswConfig, ...params.hnswConfig });
+    }
+  }
+  issues.throwIfAny();
+}
+
+function checkGraphDegree(issues: ValidationIssues, path: string, hnsw: HnswConfig): void {
+  // m = 0 disables the global graph; it only makes sense with payload-aware links (multitenancy).
+  if (hnsw.m === 0 && !(hnsw.payloadM !== undefined && hnsw.payloadM > 0)) {
+    issues.add(`${path}.m`, 'value 0 invalid, must be 1 or larger unless payload_m is set');
+  }
+}
+
+function checkVectorsConfig(issues: ValidationIssues, path: string, vectors: VectorsConfig): void {
+  if ('params' in vectors) {
+    checkVectorParams(issues, `${path}.params`, vectors.params);
+    return;
+  }
+  for (const [name, params] of Object.entries(vectors.paramsMap)) {
+    const entryPath = `${path}.params_map.map.${name}`;
+    checkVectorName(issues, entryPath, name, 'dense');
+    checkVectorParams(issues, entryPath, params);
+  }
+}
+
+function checkVectorParams(issues: ValidationIssues, path: string, params: VectorParams): void {
+  issues.range(`${path}.size`, params.size, 1, MAX_VECTOR_SIZE);
+  if (params.size === undefined) issues.add(`${path}.size`, 'must be set');
+  if ((params.distance as string | undefined) === undefined) {
+    issues.add(`${path}.distance`, 'must be set to one of Cosine, Euclid, Dot, Manhattan');
+  } else {
+    issues.oneOf(`${path}.distance`, params.distance, DISTANCES);
+  }
+  issues.oneOf(`${path}.datatype`, params.datatype, DATATYPES);
+  if (params.hnswConfig) checkHnsw(issues, `${path}.hnsw_config`, params.hnswConfig);
+  if (params.quantizationConfig) checkQuantization(issues, `${path}.quantization_config`, params.quantizationConfig);
+  if (params.multivectorConfig) issues.oneOf(`${path}.multivector_config.comparator`, params.multivectorConfig.comparator, ['MaxSim']);
+}
+
+function checkVectorsDiff(issues: ValidationIssues, path: string, diff: VectorsConfigDiff): void {
+  const entries: Array<[string, VectorParamsDiff]> =
+    'params' in diff ? [[`${path}.params`, diff.params]] : Object.entries(diff.paramsMap).map(([n, d]) => [`${path}.params_map.map.${n}`, d]);
+  for (const [entryPath, entry] of entries) {
+    if (entry.hnswConfig) checkHnsw(issues, `${entryPath}.hnsw_config`, entry.hnswConfig);
+    if (entry.quantizationConfig) checkQuantization(issues, `${entryPath}.quantization_config`, entry.quantizationConfig);
+  }
+}
+
+function checkSparseVectors(issues: ValidationIssues, path: string, sparse: SparseVectorsConfig): void {
+  for (const [name, params] of Object.entries(sparse)) {
+    const entryPath = `${path}.map.${name}`;
+    checkVectorName(issues, entryPath, name, 'sparse');
+    issues.oneOf(`${entryPath}.modifier`, params.modifier, MODIFIERS);
+    issues.oneOf(`${entryPath}.index.datatype`, params.index?.datatype, DATATYPES);
+  }
+}
+
+function checkNameCollisions(issues: ValidationIssues, dense: VectorsConfig | undefined, sparse: SparseVectorsConfig | undefined): void {
+  if (!dense || !sparse || 'params' in dense) return;
+  for (const name of Object.keys(sparse)) {
+    if (name in dense.paramsMap) {
+      issues.add('sparse_vectors_config', `Dense and sparse vector names must be unique - duplicate found with '${name}'`);
+    }
+  }
+}
+
+function checkHnsw(issues: ValidationIssues, path: string, hnsw: HnswConfig): void {
+  issues.range(`${path}.m`, hnsw.m, 0);
+  issues.range(`${path}.ef_construct`, hnsw.efConstruct, 4);
+  issues.range(`${path}.full_scan_threshold`, hnsw.fullScanThreshold, 0);
+  issues.range(`${path}.max_indexing_threads`, hnsw.maxIndexingThreads, 0);
+  issues.range(`${path}.payload_m`, hnsw.payloadM, 0);
+}
+
+function checkWal(issues: ValidationIssues, path: string, wal: WalConfig): void {
+  issues.range(`${path}.wal_capacity_mb`, wal.walCapacityMb, 1);
+  issues.range(`${path}.wal_segments_ahead`, wal.walSegmentsAhead, 0);
+  issues.range(`${path}.wal_retain_closed`, wal.walRetainClosed, 1);
+}
+
+function checkOptimizers(issues: ValidationIssues, path: string, optimizers: OptimizersConfig): void {
+  issues.between(`${path}.deleted_threshold`, optimizers.deletedThreshold, 0, 1);
+  issues.range(`${path}.vacuum_min_vector_number`, optimizers.vacuumMinVectorNumber, 100);
+  issues.range(`${path}.max_segment_size`, optimizers.maxSegmentSize, 1);
+  const threads = optimizers.maxOptimizationThreads;
+  if (threads && 'setting' in threads) issues.oneOf(`${path}.max_optimization_threads.setting`, threads.setting, ['Auto']);
+}
+
+function checkParamsDiff(issues: ValidationIssues, path: string, params: CollectionParamsDiff): void {
+  issues.range(`${path}.replication_factor`, params.replicationFactor, 1);
+  issues.range(`${path}.write_consistency_factor`, params.writeConsistencyFactor, 1);
+}
+
+function checkQuantization(issues: ValidationIssues, path: string, quantization: QuantizationConfig | QuantizationConfigDiff): void {
+  if ('scalar' in quantization) {
+    issues.oneOf(`${path}.scalar.type`, quantization.scalar.type, ['Int8']);
+    issues.between(`${path}.scalar.quantile`, quantization.scalar.quantile, 0.5, 1);
+  } else if ('product' in quantization) {
+    issues.oneOf(`${path}.product.compression`, quantization.product.compression, COMPRESSION_RATIOS);
+  } else if ('binary' in quantization) {
+    issues.oneOf(`${path}.binary.encoding`, quantization.binary.encoding, BINARY_ENCODINGS);
+    issues.oneOf(`${path}.binary.query_encoding`, quantization.binary.queryEncoding, BINARY_QUERY_ENCODINGS);
+  }
+}
+
+function checkStrictMode(issues: ValidationIssues, path: string, strict: StrictModeConfig): void {
+  issues.range(`${path}.max_query_limit`, strict.maxQueryLimit, 1);
+  issues.range(`${path}.max_timeout`, strict.maxTimeout, 1);
+  issues.range(`${path}.max_points_count`, strict.maxPointsCount, 1);
+  issues.range(`${path}.read_rate_limit`, strict.readRateLimit, 1);
+  issues.range(`${path}.write_rate_limit`, strict.writeRateLimit, 1);
+  issues.range(`${path}.search_max_hnsw_ef`, strict.searchMaxHnswEf, 0);
+  if (strict.searchMaxOversampling !== undefined && !(strict.searchMaxOversampling >= 1)) {
+    issues.add(`${path}.search_max_oversampling`, `value ${strict.searchMaxOversampling} invalid, must be 1 or larger`);
+  }
+}

@@ -1,0 +1,52 @@
+import { ValidationIssues } from '@vectorstore/common';
+
+export const MAX_NAME_CHARS = 255;
+/** Characters a new collection name may not contain (Qdrant's strict rule; they break file systems and URLs). */
+const STRICT_FORBIDDEN = ['<', '>', ':', '"', '/', '\\', '|', '?', '*', '\0', '\u001f'];
+/** Characters no name may contain, even names of collections created before the strict rule. */
+const LEGACY_FORBIDDEN = ['/', '\0'];
+export const MAX_VECTOR_NAME_BYTES = 200;
+
+/** Rules for the name of a collection being created. */
+export function checkNewCollectionName(issues: ValidationIssues, path: string, name: string): void {
+  checkLength(issues, path, name);
+  checkForbidden(issues, path, name, STRICT_FORBIDDEN, 'collection name');
+}
+
+/** Rules for a collection (or alias) name that refers to something that may already exist. */
+export function checkCollectionNameReference(issues: ValidationIssues, path: string, name: string): void {
+  checkLength(issues, path, name);
+  checkForbidden(issues, path, name, LEGACY_FORBIDDEN, 'collection name');
+}
+
+export function checkAliasName(issues: ValidationIssues, path: string, name: string): void {
+  checkLength(issues, path, name);
+  checkForbidden(issues, path, name, LEGACY_FORBIDDEN, 'alias name');
+}
+
+/** Vector names: at most 200 bytes, no characters a collection name may not hold. */
+export function checkVectorName(issues: ValidationIssues, path: string, name: string, kind: 'dense' | 'sparse'): void {
+  if (kind === 'sparse' && name.length === 0) {
+    issues.add(path, 'Sparse vector name cannot be empty');
+    return;
+  }
+  if (Buffer.byteLength(name, 'utf8') > MAX_VECTOR_NAME_BYTES) {
+    issues.add(path, `Invalid ${kind} vector name \`${name}\`: must be at most ${MAX_VECTOR_NAME_BYTES} bytes`);
+  }
+  const bad = STRICT_FORBIDDEN.find((c) => name.includes(c));
+  if (bad !== undefined) {
+    issues.add(path, `Invalid ${kind} vector name \`${name}\`: cannot contain ${JSON.stringify(bad)} char`);
+  }
+}
+
+function checkLength(issues: ValidationIssues, path: string, name: string): void {
+  const chars = [...name].length;
+  if (chars < 1 || chars > MAX_NAME_CHARS) {
+    issues.add(path, `length ${chars} invalid, must be from 1 to ${MAX_NAME_CHARS} characters`);
+  }
+}
+
+function checkForbidden(issues: ValidationIssues, path: string, name: string, forbidden: string[], what: string): void {
+  const bad = forbidden.find((c) => name.includes(c));
+  if (bad !== undefined) issues.add(path, `${what} cannot contain ${JSON.stringify(bad)} char`);
+}

@@ -1,0 +1,81 @@
+/** The closed set of failure kinds the domain can report; each transport maps them exhaustively. */
+export enum ErrorKind {
+  InvalidArgument = 'InvalidArgument',
+  NotFound = 'NotFound',
+  AlreadyExists = 'AlreadyExists',
+  FailedPrecondition = 'FailedPrecondition',
+  ResourceExhausted = 'ResourceExhausted',
+  Unauthenticated = 'Unauthenticated',
+  PermissionDenied = 'PermissionDenied',
+  Unimplemented = 'Unimplemented',
+  Internal = 'Internal',
+}
+
+export interface DomainErrorOptions {
+  /** Seconds a client should wait before retrying (rate limits). */
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+/**
+ * An expected failure with a message safe to show to the client.
+ * Messages keep Qdrant's wording where clients may match on it.
+ */
+export class DomainError extends Error {
+  readonly retryAfterSeconds?: number;
+
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    options: DomainErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DomainError';
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  static invalidArgument(message: string): DomainError {
+    return new DomainError(ErrorKind.InvalidArgument, message);
+  }
+
+  /** Qdrant's format for request validation failures: `Validation error in body: [path: rule; ...]`. */
+  static validation(issues: readonly string[]): DomainError {
+    return new DomainError(ErrorKind.InvalidArgument, `Validation error in body: [${issues.join('; ')}]`);
+  }
+
+  static notFound(message: string): DomainError {
+    return new DomainError(ErrorKind.NotFound, message);
+  }
+
+  static alreadyExists(message: string): DomainError {
+    return new DomainError(ErrorKind.AlreadyExists, message);
+  }
+
+  static failedPrecondition(message: string): DomainError {
+    return new DomainError(ErrorKind.FailedPrecondition, message);
+  }
+
+  static resourceExhausted(message: string, retryAfterSeconds?: number): DomainError {
+    return new DomainError(ErrorKind.ResourceExhausted, message, { retryAfterSeconds });
+  }
+
+  static unauthenticated(message: string): DomainError {
+    return new DomainError(ErrorKind.Unauthenticated, message);
+  }
+
+  static permissionDenied(message: string): DomainError {
+    return new DomainError(ErrorKind.PermissionDenied, message);
+  }
+
+  static unimplemented(message: string): DomainError {
+    return new DomainError(ErrorKind.Unimplemented, message);
+  }
+
+  static internal(message: string, cause?: unknown): DomainError {
+    return new DomainError(ErrorKind.Internal, message, { cause });
+  }
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}

@@ -1,0 +1,5 @@
+export * from './errors/domain-error';
+export * from './errors/status-mappers';
+export * from './json/json-value';
+export * from './concurrency/keyed-mutex';
+export * from './errors/validation-issues';

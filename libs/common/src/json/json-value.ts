@@ -1,0 +1,43 @@
+import { isInteger, parse, stringify } from 'lossless-json';
+
+/**
+ * JSON as the domain stores it: integers are `bigint` (exact 64-bit, as Qdrant's payloads),
+ * other numbers are doubles. This keeps `integer_value` and `double_value` apart across a round-trip.
+ */
+export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+/** Parses text written by {@link stringifyJson}; integers come back as bigint, decimals as number. */
+export function parseJson(text: string): unknown {
+  return parse(text, null, (value: string) => (isInteger(value) ? BigInt(value) : Number(value)));
+}
+
+/** Serialises with bigint as integer literals and integral doubles as `1.0`, so their kind survives. */
+export function stringifyJson(value: unknown, space?: number): string {
+  const text = stringify(value, undefined, space, [
+    { test: (v: unknown) => typeof v === 'bigint', stringify: (v: unknown) => (v as bigint).toString() },
+    {
+      test: (v: unknown) => typeof v === 'number',
+      stringify: (v: unknown) => formatDouble(v as number),
+    },
+  ]);
+  if (text === undefined) {
+    throw new TypeError('value is not serialisable as JSON');
+  }
+  return text;
+}
+
+function formatDouble(value: number): string {
+  if (!Number.isFinite(value)) {
+    // JSON has no NaN/Infinity; Qdrant rejects them in payloads too.
+    throw new TypeError(`non-finite number ${value} cannot be stored as JSON`);
+  }
+  const text = String(value);
+  return /[.eE]/.test(text) ? text : `${text}.0`;
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,48 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { LOG_LEVELS } from './app-config';
+
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number.parseInt(value, 10) : value;
+
+/**
+ * Every environment variable the server reads, with its rule. Defaults live in `loadConfig`,
+ * so this class states only what a present value must look like.
+ */
+export class EnvironmentVariables {
+  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(0) @Max(65535)
+  VECTORSTORE_HTTP_PORT?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(0) @Max(65535)
+  VECTORSTORE_GRPC_PORT?: number;
+
+  @IsOptional() @IsString() @MinLength(1)
+  VECTORSTORE_HOST?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  VECTORSTORE_DATA_DIR?: string;
+
+  @IsOptional() @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  VECTORSTORE_LOG_LEVEL?: string;
+
+  @IsOptional() @IsString() @MinLength(3) @MaxLength(254)
+  VECTORSTORE_ADMIN_EMAIL?: string;
+
+  @IsOptional() @IsString() @MinLength(12, { message: 'must be at least 12 characters' }) @MaxLength(1024)
+  VECTORSTORE_ADMIN_PASSWORD?: string;
+
+  @IsOptional() @IsString() @MinLength(32, { message: 'must be at least 32 characters (256 bits)' })
+  VECTORSTORE_JWT_SECRET?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer number of seconds' }) @Min(1)
+  VECTORSTORE_ACCESS_TTL?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer number of seconds' }) @Min(1)
+  VECTORSTORE_REFRESH_TTL?: number;
+
+  @IsOptional() @ValidateIf((_, v) => v !== '') @IsString() @MinLength(16, { message: 'must be at least 16 characters' })
+  VECTORSTORE_API_KEY?: string;
+
+  @IsOptional() @ValidateIf((_, v) => v !== '') @IsString() @MinLength(16, { message: 'must be at least 16 characters' })
+  VECTORSTORE_READ_ONLY_API_KEY?: string;
+}

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * Replaces `filePath` with `data` so that a crash at any moment leaves either the old or the new
+ * content, never a torn file: write a temporary sibling, fsync it, rename over, fsync the folder.
+ */
+export async function writeFileAtomic(filePath: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
+  const dir = path.dirname(filePath);
+  const tmp = path.join(dir, `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(tmp, 'w', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, filePath);
+  } catch (error) {
+    await fs.rm(tmp, { force: true });
+    throw error;
+  }
+  await fsyncDirectory(dir);
+}
+
+/** Makes a rename or unlink inside `dir` durable. */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads a file, or returns undefined when it does not exist. */
+export async function readFileIfExists(filePath: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(filePath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Removes temporary files a crash left behind in `dir` (they were never renamed into place). */
+export async function removeStaleTemporaryFiles(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  await Promise.all(
+    names.filter((name) => name.startsWith('.') && name.endsWith('.tmp')).map((name) => fs.rm(path.join(dir, name), { force: true })),
+  );
+}
