@@ -165,7 +165,9 @@ function checkParamsDiff(issues: ValidationIssues, path: string, params: Collect
 
 function checkQuantization(issues: ValidationIssues, path: string, quantization: QuantizationConfig | QuantizationConfigDiff): void {
   if ('scalar' in quantization) {
-    issues.oneOf(`${path}.scalar.type`, quantization.scalar.type, ['Int8']);
+    if ((quantization.scalar.type as string | undefined) !== 'Int8') {
+      issues.add(`${path}.scalar.type`, `value ${quantization.scalar.type ?? 'UnknownQuantization'} invalid, must be Int8`);
+    }
     issues.between(`${path}.scalar.quantile`, quantization.scalar.quantile, 0.5, 1);
   } else if ('product' in quantization) {
     issues.oneOf(`${path}.product.compression`, quantization.product.compression, COMPRESSION_RATIOS);

@@ -1,0 +1,29 @@
+import type { Server } from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import type { PackageDefinition } from '@grpc/proto-loader';
+import { GrpcOptions, Transport } from '@nestjs/microservices';
+import { AppConfig } from '@vectorstore/config';
+import { PROTO_INCLUDE_DIRS, protoLoaderOptions, SERVED_PACKAGES, SERVED_PROTO_FILES } from './proto-paths';
+
+/**
+ * The gRPC transport: every service under `vectorstore.*` and, by the same handlers, `qdrant.*`,
+ * plus the standard health service and server reflection. grpc-js accepts gzip-compressed requests
+ * (the Qdrant client gzips messages of 1 KiB or more) and answers uncompressed.
+ */
+export function grpcServerOptions(config: AppConfig): GrpcOptions {
+  return {
+    transport: Transport.GRPC,
+    options: {
+      url: `${config.grpc.host}:${config.grpc.port}`,
+      package: SERVED_PACKAGES,
+      protoPath: SERVED_PROTO_FILES,
+      loader: { ...protoLoaderOptions(), includeDirs: PROTO_INCLUDE_DIRS },
+      // Qdrant sets no request size limit on gRPC; large upserts are normal.
+      maxReceiveMessageLength: -1,
+      maxSendMessageLength: -1,
+      onLoadPackageDefinition: (definition: PackageDefinition, server: Pick<Server, 'addService'>) => {
+        new ReflectionService(definition).addToServer(server);
+      },
+    },
+  };
+}
