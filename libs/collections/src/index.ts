@@ -2,6 +2,7 @@ export * from './model/vectors.model';
 export * from './model/index-config.model';
 export * from './model/cluster.model';
 export * from './model/collection.model';
+export * from './model/payload-index.model';
 export * from './model/requests.model';
 export * from './config/defaults';
 export * from './catalog/catalog-state';

@@ -1,6 +1,7 @@
 import { JsonObject } from '@vectorstore/common';
 import { ShardingMethod, ShardKeyRecord, ShardRecord } from './cluster.model';
 import { HnswConfig, OptimizersConfig, QuantizationConfig, StrictModeConfig, WalConfig } from './index-config.model';
+import { PayloadIndexParams } from './payload-index.model';
 import { SparseVectorsConfig, VectorsConfig } from './vectors.model';
 
 export interface CollectionParams {
@@ -45,8 +46,7 @@ export type PayloadSchemaType = (typeof PAYLOAD_SCHEMA_TYPES)[number];
 
 export interface PayloadSchemaInfo {
   dataType: PayloadSchemaType;
-  /** Index parameters as given when the index was created (shape owned by the points layer). */
-  params?: Record<string, unknown>;
+  params?: PayloadIndexParams;
   points?: number;
 }
 

@@ -3,6 +3,7 @@ import type { CollectionClusterInfoResponse } from '../generated/vectorstore/Col
 import type { CollectionInfo as ProtoCollectionInfo } from '../generated/vectorstore/CollectionInfo';
 import type { ShardKey as ProtoShardKey } from '../generated/vectorstore/ShardKey';
 import { collectionConfigToProto } from './collection-config.mapper';
+import { payloadIndexParamsToProto } from './payload-index.mapper';
 import { defined } from './scalars.mapper';
 
 export function collectionInfoToProto(info: CollectionInfo): ProtoCollectionInfo {
@@ -12,7 +13,10 @@ export function collectionInfoToProto(info: CollectionInfo): ProtoCollectionInfo
     segmentsCount: info.segmentsCount,
     config: collectionConfigToProto(info.config),
     payloadSchema: Object.fromEntries(
-      Object.entries(info.payloadSchema).map(([field, schema]) => [field, defined({ dataType: schema.dataType, params: schema.params, points: schema.points })]),
+      Object.entries(info.payloadSchema).map(([field, schema]) => [
+        field,
+        defined({ dataType: schema.dataType, params: schema.params && payloadIndexParamsToProto(schema.params), points: schema.points }),
+      ]),
     ),
     pointsCount: info.pointsCount,
     indexedVectorsCount: info.indexedVectorsCount,

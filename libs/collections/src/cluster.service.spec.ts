@@ -1,0 +1,273 @@
+import { DomainError, ErrorKind } from '@vectorstore/common';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { AliasesService } from './aliases.service';
+import { CollectionCatalog } from './catalog/collection-catalog';
+import { FileCatalogStore } from './catalog/file-catalog.store';
+import { ClusterService } from './cluster.service';
+import { CollectionsService } from './collections.service';
+import { EmptyCollectionStatsProvider } from './stats/collection-stats.provider';
+
+const PEER_ID = '12345';
+
+async function rejectionOf(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a DomainError');
+}
+
+function throwOf(run: () => unknown): DomainError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a DomainError');
+}
+
+describe(ClusterService.name, () => {
+  let dir: string;
+  let catalog: CollectionCatalog;
+  let collections: CollectionsService;
+  let cluster: ClusterService;
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-cluster-'));
+    catalog = new CollectionCatalog(new FileCatalogStore(dir));
+    await catalog.load();
+    collections = new CollectionsService(catalog, new EmptyCollectionStatsProvider());
+    cluster = new ClusterService(catalog, PEER_ID, new EmptyCollectionStatsProvider());
+    await collections.create({ name: 'auto', shardNumber: 3 });
+    await collections.create({ name: 'custom', shardingMethod: 'Custom', shardNumber: 2, replicationFactor: 1 });
+  });
+
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('clusterInfo', () => {
+    it('should report this peer, the shard count and every local shard as Active with 0 points', () => {
+      expect(cluster.clusterInfo('auto')).toEqual({
+        peerId: PEER_ID,
+        shardCount: 3,
+        localShards: [
+          { shardId: 0, state: 'Active', pointsCount: 0 },
+          { shardId: 1, state: 'Active', pointsCount: 0 },
+          { shardId: 2, state: 'Active', pointsCount: 0 },
+        ],
+      });
+    });
+
+    it('should report a default collection with one shard 0', async () => {
+      await collections.create({ name: 'one' });
+
+      expect(cluster.clusterInfo('one')).toEqual({ peerId: PEER_ID, shardCount: 1, localShards: [{ shardId: 0, state: 'Active', pointsCount: 0 }] });
+    });
+
+    it('should sort local shards by id', async () => {
+      await catalog.mutate((draft) => {
+        draft.collections.auto.shards.reverse();
+      });
+
+      expect(cluster.clusterInfo('auto').localShards.map((shard) => shard.shardId)).toEqual([0, 1, 2]);
+    });
+
+    it('should report no shards for a fresh custom-sharded collection', () => {
+      expect(cluster.clusterInfo('custom')).toEqual({ peerId: PEER_ID, shardCount: 0, localShards: [] });
+    });
+
+    it('should resolve an alias', async () => {
+      await new AliasesService(catalog).update([{ createAlias: { collectionName: 'auto', aliasName: 'al' } }]);
+
+      expect(cluster.clusterInfo('al').shardCount).toBe(3);
+    });
+
+    it('should answer NotFound for an unknown collection', () => {
+      const error = throwOf(() => cluster.clusterInfo('missing'));
+
+      expect(error.kind).toBe(ErrorKind.NotFound);
+      expect(error.message).toBe("Not found: Collection `missing` doesn't exist!");
+    });
+  });
+
+  describe('listShardKeys', () => {
+    it('should be empty for an auto-sharded collection', () => {
+      expect(cluster.listShardKeys('auto')).toEqual([]);
+    });
+
+    it('should list created keys in creation order', async () => {
+      await cluster.createShardKey('custom', { shardKey: { keyword: 'eu' } });
+      await cluster.createShardKey('custom', { shardKey: { number: '7' } });
+
+      expect(cluster.listShardKeys('custom')).toEqual([{ keyword: 'eu' }, { number: '7' }]);
+    });
+  });
+
+  describe('createShardKey', () => {
+    it('should answer FailedPrecondition on an auto-sharded collection', async () => {
+      const error = await rejectionOf(cluster.createShardKey('auto', { shardKey: { keyword: 'k' } }));
+
+      expect(error.kind).toBe(ErrorKind.FailedPrecondition);
+      expect(catalog.require('auto').shards).toHaveLength(3);
+    });
+
+    it("should create the collection's shard_number shards by default", async () => {
+      await expect(cluster.createShardKey('custom', { shardKey: { keyword: 'eu' } })).resolves.toBe(true);
+
+      const record = catalog.require('custom');
+      expect(record.shards).toEqual([
+        { shardId: 0, state: 'Active', shardKey: { keyword: 'eu' } },
+        { shardId: 1, state: 'Active', shardKey: { keyword: 'eu' } },
+      ]);
+      expect(record.shardKeys).toEqual([{ key: { keyword: 'eu' }, shardsNumber: 2, replicationFactor: 1 }]);
+    });
+
+    it('should create shards_number shards and continue ids across keys', async () => {
+      await cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, shardsNumber: 3 });
+      await cluster.createShardKey('custom', { shardKey: { keyword: 'b' }, shardsNumber: 1, replicationFactor: 2 });
+
+      const record = catalog.require('custom');
+      expect(record.shards.map((shard) => [shard.shardId, 'keyword' in shard.shardKey! ? shard.shardKey.keyword : ''])).toEqual([
+        [0, 'a'],
+        [1, 'a'],
+        [2, 'a'],
+        [3, 'b'],
+      ]);
+      expect(record.shardKeys[1]).toEqual({ key: { keyword: 'b' }, shardsNumber: 1, replicationFactor: 2 });
+      expect(cluster.clusterInfo('custom').shardCount).toBe(4);
+    });
+
+    it('should not reuse shard ids after a key was deleted', async () => {
+      await cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, shardsNumber: 1 });
+      await cluster.deleteShardKey('custom', { keyword: 'a' });
+
+      await cluster.createShardKey('custom', { shardKey: { keyword: 'b' }, shardsNumber: 1 });
+
+      expect(catalog.require('custom').shards.map((shard) => shard.shardId)).toEqual([1]);
+    });
+
+    it('should use the requested initial state', async () => {
+      await cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, shardsNumber: 1, initialState: 'Partial' });
+
+      expect(cluster.clusterInfo('custom').localShards[0].state).toBe('Partial');
+    });
+
+    it('should answer AlreadyExists for a duplicate key and add no shards', async () => {
+      await cluster.createShardKey('custom', { shardKey: { keyword: 'eu' } });
+
+      const error = await rejectionOf(cluster.createShardKey('custom', { shardKey: { keyword: 'eu' } }));
+
+      expect(error.kind).toBe(ErrorKind.AlreadyExists);
+      expect(error.message).toContain('"eu"');
+      expect(catalog.require('custom').shards).toHaveLength(2);
+    });
+
+    it('should treat number and keyword keys with the same text as distinct', async () => {
+      await cluster.createShardKey('custom', { shardKey: { number: '1' }, shardsNumber: 1 });
+
+      await expect(cluster.createShardKey('custom', { shardKey: { keyword: '1' }, shardsNumber: 1 })).resolves.toBe(true);
+      const error = await rejectionOf(cluster.createShardKey('custom', { shardKey: { number: '1' } }));
+
+      expect(error.kind).toBe(ErrorKind.AlreadyExists);
+      expect(cluster.listShardKeys('custom')).toEqual([{ number: '1' }, { keyword: '1' }]);
+    });
+
+    it('should keep u64 number keys exact', async () => {
+      await cluster.createShardKey('custom', { shardKey: { number: '18446744073709551615' }, shardsNumber: 1 });
+
+      const reopened = new CollectionCatalog(new FileCatalogStore(dir));
+      await reopened.load();
+
+      expect(new ClusterService(reopened, PEER_ID, new EmptyCollectionStatsProvider()).listShardKeys('custom')).toEqual([
+        { number: '18446744073709551615' },
+      ]);
+    });
+
+    it('should accept a placement that includes this peer', async () => {
+      await expect(cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, placement: [PEER_ID] })).resolves.toBe(true);
+    });
+
+    it('should answer InvalidArgument for a placement without this peer', async () => {
+      const error = await rejectionOf(cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, placement: ['999'] }));
+
+      expect(error.kind).toBe(ErrorKind.InvalidArgument);
+      expect(error.message).toContain('request.placement');
+      expect(cluster.listShardKeys('custom')).toEqual([]);
+    });
+
+    it('should reject shards_number 0, replication_factor 0, an empty keyword and timeout 0 together', async () => {
+      const error = await rejectionOf(
+        cluster.createShardKey('custom', { shardKey: { keyword: '' }, shardsNumber: 0, replicationFactor: 0 }, 0),
+      );
+
+      expect(error.kind).toBe(ErrorKind.InvalidArgument);
+      for (const field of ['timeout', 'request.shards_number', 'request.replication_factor', 'request.shard_key.keyword']) {
+        expect(error.message).toContain(`${field}: `);
+      }
+    });
+
+    it('should answer NotFound for an unknown collection', async () => {
+      expect((await rejectionOf(cluster.createShardKey('missing', { shardKey: { keyword: 'a' } }))).kind).toBe(ErrorKind.NotFound);
+    });
+
+    it('should resolve an alias', async () => {
+      await new AliasesService(catalog).update([{ createAlias: { collectionName: 'custom', aliasName: 'al' } }]);
+
+      await cluster.createShardKey('al', { shardKey: { keyword: 'a' }, shardsNumber: 1 });
+
+      expect(cluster.listShardKeys('custom')).toEqual([{ keyword: 'a' }]);
+    });
+  });
+
+  describe('deleteShardKey', () => {
+    it('should remove the key and only its shards', async () => {
+      await cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, shardsNumber: 2 });
+      await cluster.createShardKey('custom', { shardKey: { keyword: 'b' }, shardsNumber: 1 });
+
+      await expect(cluster.deleteShardKey('custom', { keyword: 'a' })).resolves.toBe(true);
+
+      expect(cluster.listShardKeys('custom')).toEqual([{ keyword: 'b' }]);
+      expect(catalog.require('custom').shards).toEqual([{ shardId: 2, state: 'Active', shardKey: { keyword: 'b' } }]);
+    });
+
+    it('should answer NotFound for an unknown key', async () => {
+      await cluster.createShardKey('custom', { shardKey: { number: '1' } });
+
+      const error = await rejectionOf(cluster.deleteShardKey('custom', { keyword: '1' }));
+
+      expect(error.kind).toBe(ErrorKind.NotFound);
+      expect(cluster.listShardKeys('custom')).toEqual([{ number: '1' }]);
+    });
+
+    it('should answer FailedPrecondition on an auto-sharded collection', async () => {
+      expect((await rejectionOf(cluster.deleteShardKey('auto', { keyword: 'a' }))).kind).toBe(ErrorKind.FailedPrecondition);
+    });
+
+    it('should answer NotFound for an unknown collection', async () => {
+      expect((await rejectionOf(cluster.deleteShardKey('missing', { keyword: 'a' }))).kind).toBe(ErrorKind.NotFound);
+    });
+
+    it('should reject timeout 0', async () => {
+      expect((await rejectionOf(cluster.deleteShardKey('custom', { keyword: 'a' }, 0))).kind).toBe(ErrorKind.InvalidArgument);
+    });
+  });
+
+  describe('rejectPeerOperation', () => {
+    it.each(['moveShard', 'replicateShard', 'abortTransfer', 'dropReplica', 'restartTransfer', 'replicatePoints'] as const)(
+      'should answer Unimplemented for %s, saying the node runs standalone',
+      (operation) => {
+        const error = throwOf(() => cluster.rejectPeerOperation(operation));
+
+        expect(error.kind).toBe(ErrorKind.Unimplemented);
+        expect(error.message).toContain('running in standalone mode');
+        expect(error.message).toContain(operation);
+      },
+    );
+  });
+});

@@ -1,0 +1,71 @@
+/** Parameters of a payload field index, per type (Qdrant's PayloadIndexParams). All flags optional. */
+export interface KeywordIndexParams {
+  /** Optimise storage for multi-tenancy by this field. */
+  isTenant?: boolean;
+  onDisk?: boolean;
+  enableHnsw?: boolean;
+}
+
+export interface IntegerIndexParams {
+  /** Exact-match lookups (default true). */
+  lookup?: boolean;
+  /** Range filters (default true). */
+  range?: boolean;
+  isPrincipal?: boolean;
+  onDisk?: boolean;
+  enableHnsw?: boolean;
+}
+
+export interface FloatIndexParams {
+  onDisk?: boolean;
+  isPrincipal?: boolean;
+  enableHnsw?: boolean;
+}
+
+export interface GeoIndexParams {
+  onDisk?: boolean;
+  enableHnsw?: boolean;
+}
+
+export const TOKENIZER_TYPES = ['Prefix', 'Whitespace', 'Word', 'Multilingual'] as const;
+export type TokenizerType = (typeof TOKENIZER_TYPES)[number];
+
+export interface TextIndexParams {
+  tokenizer: TokenizerType;
+  lowercase?: boolean;
+  minTokenLen?: number;
+  maxTokenLen?: number;
+  onDisk?: boolean;
+  stopwords?: { languages: string[]; custom: string[] };
+  phraseMatching?: boolean;
+  stemmer?: { snowball: { language: string } };
+  asciiFolding?: boolean;
+  enableHnsw?: boolean;
+}
+
+export interface BoolIndexParams {
+  onDisk?: boolean;
+  enableHnsw?: boolean;
+}
+
+export interface DatetimeIndexParams {
+  onDisk?: boolean;
+  isPrincipal?: boolean;
+  enableHnsw?: boolean;
+}
+
+export interface UuidIndexParams {
+  isTenant?: boolean;
+  onDisk?: boolean;
+  enableHnsw?: boolean;
+}
+
+export type PayloadIndexParams =
+  | { keyword: KeywordIndexParams }
+  | { integer: IntegerIndexParams }
+  | { float: FloatIndexParams }
+  | { geo: GeoIndexParams }
+  | { text: TextIndexParams }
+  | { bool: BoolIndexParams }
+  | { datetime: DatetimeIndexParams }
+  | { uuid: UuidIndexParams };

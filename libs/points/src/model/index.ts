@@ -1,0 +1,2 @@
+export * from './point-id.model';
+export * from './filter.model';
