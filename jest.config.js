@@ -7,6 +7,8 @@ const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jes
 const shared = { rootDir: __dirname, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], moduleNameMapper, transform };
 
 module.exports = {
+  // e2e suites boot real servers; jest 29 reads the timeout only at the top level.
+  testTimeout: 60000,
   projects: [
     {
       ...shared,
@@ -17,7 +19,6 @@ module.exports = {
       ...shared,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-      testTimeout: 60000,
     },
   ],
 };

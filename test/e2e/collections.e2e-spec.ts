@@ -425,7 +425,7 @@ describe('Collections service (gRPC, e2e)', () => {
       };
       const stream = reflection.ServerReflectionInfo();
       const services = await new Promise<string[]>((resolve, reject) => {
-        stream.on('data', (message) => resolve((message.list_services_response?.service ?? []).map((s) => s.name)));
+        stream.on('data', (message) => resolve((message.list_services_response?.service ?? []).map((s: { name: string }) => s.name)));
         stream.on('error', reject);
         stream.write({ list_services: '' });
       });

@@ -23,7 +23,7 @@ export class AliasesService {
   }
 
   list(): AliasDescription[] {
-    return Object.entries(this.catalog.snapshot.aliases)
+    return [...this.catalog.snapshot.aliases]
       .map(([aliasName, collectionName]) => ({ aliasName, collectionName }))
       .sort((a, b) => (a.aliasName < b.aliasName ? -1 : a.aliasName > b.aliasName ? 1 : 0));
   }
@@ -58,25 +58,25 @@ function validateActions(actions: AliasAction[], timeout: number | undefined): v
 function applyAction(draft: CatalogState, action: AliasAction): void {
   if ('createAlias' in action) {
     const { collectionName, aliasName } = action.createAlias;
-    if (!draft.collections[collectionName]) throw collectionNotFound(collectionName);
+    if (!draft.collections.has(collectionName)) throw collectionNotFound(collectionName);
     assertNotCollection(draft, aliasName);
     // An existing alias is re-pointed: creation is a map insert, as in Qdrant.
-    draft.aliases[aliasName] = collectionName;
+    draft.aliases.set(aliasName, collectionName);
   } else if ('renameAlias' in action) {
     const { oldAliasName, newAliasName } = action.renameAlias;
-    const target = draft.aliases[oldAliasName];
+    const target = draft.aliases.get(oldAliasName);
     if (target === undefined) throw DomainError.notFound(`Not found: Alias ${oldAliasName} does not exists!`);
     assertNotCollection(draft, newAliasName);
-    delete draft.aliases[oldAliasName];
-    draft.aliases[newAliasName] = target;
+    draft.aliases.delete(oldAliasName);
+    draft.aliases.set(newAliasName, target);
   } else {
     // Deleting an alias that does not exist succeeds, as in Qdrant.
-    delete draft.aliases[action.deleteAlias.aliasName];
+    draft.aliases.delete(action.deleteAlias.aliasName);
   }
 }
 
 function assertNotCollection(draft: CatalogState, aliasName: string): void {
-  if (draft.collections[aliasName]) {
+  if (draft.collections.has(aliasName)) {
     throw DomainError.alreadyExists(`Wrong input: Collection \`${aliasName}\` already exists!`);
   }
 }

@@ -72,7 +72,7 @@ describe(ClusterService.name, () => {
 
     it('should sort local shards by id', async () => {
       await catalog.mutate((draft) => {
-        draft.collections.auto.shards.reverse();
+        draft.collections.get('auto')!.shards.reverse();
       });
 
       expect(cluster.clusterInfo('auto').localShards.map((shard) => shard.shardId)).toEqual([0, 1, 2]);

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
+import { CatalogState, resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { PEER_ID } from './cluster/node-identity';
 import { CollectionClusterInfo, describeShardKey, ShardKey, shardKeyEquals } from './model/cluster.model';
@@ -56,7 +57,7 @@ export class ClusterService {
     }
     issues.throwIfAny();
     await this.catalog.mutate((draft) => {
-      const record = resolveDraft(draft.collections, draft.aliases, collectionName);
+      const record = resolveDraft(draft, collectionName);
       assertCustomSharding(record);
       if (record.shardKeys.some((entry) => shardKeyEquals(entry.key, request.shardKey))) {
         throw DomainError.alreadyExists(`Wrong input: Shard key ${describeShardKey(request.shardKey)} already exists`);
@@ -80,7 +81,7 @@ export class ClusterService {
     issues.range('timeout', timeout, 1);
     issues.throwIfAny();
     await this.catalog.mutate((draft) => {
-      const record = resolveDraft(draft.collections, draft.aliases, collectionName);
+      const record = resolveDraft(draft, collectionName);
       assertCustomSharding(record);
       const index = record.shardKeys.findIndex((entry) => shardKeyEquals(entry.key, shardKey));
       if (index < 0) throw DomainError.notFound(`Not found: Shard key ${describeShardKey(shardKey)} does not exist`);
@@ -96,8 +97,8 @@ export class ClusterService {
   }
 }
 
-function resolveDraft(collections: Record<string, CollectionRecord>, aliases: Record<string, string>, name: string): CollectionRecord {
-  const record = collections[name] ?? (aliases[name] !== undefined ? collections[aliases[name]] : undefined);
+function resolveDraft(draft: CatalogState, name: string): CollectionRecord {
+  const record = resolveInState(draft, name);
   if (!record) throw collectionNotFound(name);
   return record;
 }

@@ -387,3 +387,24 @@ describe(CollectionsService.name, () => {
     });
   });
 });
+
+describe('CollectionsService names that are Object.prototype keys', () => {
+  it('should treat constructor, toString and __proto__ as ordinary names that survive a reload', async () => {
+    const dir = require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'vs-proto-'));
+    const { CollectionCatalog, FileCatalogStore, EmptyCollectionStatsProvider, CollectionsService, AliasesService } = require('./index');
+    const catalog = new CollectionCatalog(new FileCatalogStore(dir));
+    await catalog.load();
+    const service = new CollectionsService(catalog, new EmptyCollectionStatsProvider());
+    const aliases = new AliasesService(catalog);
+    expect(service.exists('toString')).toBe(false);
+    for (const name of ['constructor', 'toString', '__proto__']) await service.create({ name, metadata: { __proto__: 1n } as never });
+    await aliases.update([{ createAlias: { collectionName: '__proto__', aliasName: 'hasOwnProperty' } }]);
+    const reloaded = new CollectionCatalog(new FileCatalogStore(dir));
+    await reloaded.load();
+    const again = new CollectionsService(reloaded, new EmptyCollectionStatsProvider());
+    expect(again.list()).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(again.get('hasOwnProperty').config.params.shardNumber).toBe(1);
+    expect(await again.delete('valueOf')).toBe(false);
+    require('node:fs').rmSync(dir, { recursive: true, force: true });
+  });
+});

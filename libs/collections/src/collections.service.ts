@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
 import { randomUUID } from 'node:crypto';
+import { resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { applyCollectionUpdate, buildCollectionConfig } from './config/collection-config.builder';
 import { ShardRecord } from './model/cluster.model';
@@ -25,10 +26,10 @@ export class CollectionsService {
     const config = buildCollectionConfig(request);
     validateMergedConfig(config);
     await this.catalog.mutate((draft) => {
-      if (draft.collections[request.name]) {
+      if (draft.collections.has(request.name)) {
         throw DomainError.alreadyExists(`Wrong input: Collection \`${request.name}\` already exists!`);
       }
-      if (draft.aliases[request.name] !== undefined) {
+      if (draft.aliases.has(request.name)) {
         throw DomainError.invalidArgument(
           `Wrong input: Can't create collection with name ${request.name}. Alias with the same name already exists`,
         );
@@ -43,7 +44,7 @@ export class CollectionsService {
         nextShardId: 0,
       };
       record.nextShardId = record.shards.length;
-      draft.collections[request.name] = record;
+      draft.collections.set(request.name, record);
     });
     return true;
   }
@@ -58,7 +59,7 @@ export class CollectionsService {
 
   /** Collection names, sorted (Qdrant keeps them in an ordered map). */
   list(): string[] {
-    return Object.keys(this.catalog.snapshot.collections).sort(compareNames);
+    return [...this.catalog.snapshot.collections.keys()].sort(compareNames);
   }
 
   /** True for a collection or an alias name. */
@@ -71,8 +72,7 @@ export class CollectionsService {
   async update(request: UpdateCollectionRequest): Promise<boolean> {
     validateUpdateCollection(request);
     await this.catalog.mutate((draft) => {
-      const name = draft.collections[request.name] ? request.name : draft.aliases[request.name];
-      const record = name === undefined ? undefined : draft.collections[name];
+      const record = resolveInState(draft, request.name);
       if (!record) throw collectionNotFound(request.name);
       const next = applyCollectionUpdate(record.config, request);
       validateMergedConfig(next);
@@ -91,10 +91,9 @@ export class CollectionsService {
     issues.range('timeout', timeout, 1);
     issues.throwIfAny();
     return this.catalog.mutate((draft) => {
-      if (!draft.collections[name]) return false;
-      delete draft.collections[name];
-      for (const [alias, target] of Object.entries(draft.aliases)) {
-        if (target === name) delete draft.aliases[alias];
+      if (!draft.collections.delete(name)) return false;
+      for (const [alias, target] of draft.aliases) {
+        if (target === name) draft.aliases.delete(alias);
       }
       return true;
     });

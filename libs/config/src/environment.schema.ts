@@ -10,10 +10,10 @@ const toInt = ({ value }: { value: unknown }): unknown =>
  * so this class states only what a present value must look like.
  */
 export class EnvironmentVariables {
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(0) @Max(65535)
+  @IsOptional() @Transform(toInt) @Max(65535) @Min(0) @IsInt({ message: 'must be an integer' })
   VECTORSTORE_HTTP_PORT?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer' }) @Min(0) @Max(65535)
+  @IsOptional() @Transform(toInt) @Max(65535) @Min(0) @IsInt({ message: 'must be an integer' })
   VECTORSTORE_GRPC_PORT?: number;
 
   @IsOptional() @IsString() @MinLength(1)
@@ -34,10 +34,10 @@ export class EnvironmentVariables {
   @IsOptional() @IsString() @MinLength(32, { message: 'must be at least 32 characters (256 bits)' })
   VECTORSTORE_JWT_SECRET?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer number of seconds' }) @Min(1)
+  @IsOptional() @Transform(toInt) @Min(1) @IsInt({ message: 'must be an integer number of seconds' })
   VECTORSTORE_ACCESS_TTL?: number;
 
-  @IsOptional() @Transform(toInt) @IsInt({ message: 'must be an integer number of seconds' }) @Min(1)
+  @IsOptional() @Transform(toInt) @Min(1) @IsInt({ message: 'must be an integer number of seconds' })
   VECTORSTORE_REFRESH_TTL?: number;
 
   @IsOptional() @ValidateIf((_, v) => v !== '') @IsString() @MinLength(16, { message: 'must be at least 16 characters' })

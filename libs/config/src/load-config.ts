@@ -55,7 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     relevant[name] = value;
   }
   const vars = plainToInstance(EnvironmentVariables, relevant);
-  for (const error of validateSync(vars, { forbidUnknownValues: false })) {
+  for (const error of validateSync(vars, { forbidUnknownValues: false, stopAtFirstError: true })) {
     problems.push(...describe(error));
   }
   if (problems.length > 0) throw new ConfigError(problems);

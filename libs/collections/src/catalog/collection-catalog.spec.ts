@@ -58,21 +58,21 @@ describe(CollectionCatalog.name, () => {
 
     it('should take the stored state', async () => {
       const state = emptyCatalog();
-      state.collections.a = record('a');
+      state.collections.set('a', record('a'));
       const catalog = new CollectionCatalog(new MemoryStore(state));
 
       await catalog.load();
 
-      expect(catalog.snapshot.collections.a.name).toBe('a');
+      expect(catalog.snapshot.collections.get('a')!.name).toBe('a');
     });
   });
 
   describe('resolve', () => {
     it('should find a collection by name or alias and nothing otherwise', async () => {
       const state = emptyCatalog();
-      state.collections.a = record('a');
-      state.aliases.al = 'a';
-      state.aliases.dangling = 'gone';
+      state.collections.set('a', record('a'));
+      state.aliases.set('al', 'a');
+      state.aliases.set('dangling', 'gone');
       const catalog = new CollectionCatalog(new MemoryStore(state));
       await catalog.load();
 
@@ -113,14 +113,14 @@ describe(CollectionCatalog.name, () => {
 
     it('should publish and save the change and pass the result through', async () => {
       const result = await catalog.mutate((draft) => {
-        draft.collections.a = record('a');
+        draft.collections.set('a', record('a'));
         return 'done';
       });
 
       expect(result).toBe('done');
-      expect(Object.keys(catalog.snapshot.collections)).toEqual(['a']);
+      expect([...catalog.snapshot.collections.keys()]).toEqual(['a']);
       expect(store.saved).toHaveLength(1);
-      expect(Object.keys(store.saved[0].collections)).toEqual(['a']);
+      expect([...store.saved[0].collections.keys()]).toEqual(['a']);
     });
 
     it('should work on a copy, not the live state', async () => {
@@ -128,24 +128,24 @@ describe(CollectionCatalog.name, () => {
       let seenDuringChange: unknown;
 
       await catalog.mutate((draft) => {
-        draft.collections.a = record('a');
-        seenDuringChange = catalog.snapshot.collections.a;
+        draft.collections.set('a', record('a'));
+        seenDuringChange = catalog.snapshot.collections.get('a')!;
       });
 
       expect(seenDuringChange).toBeUndefined();
-      expect(before.collections).toEqual({});
+      expect(before.collections.size).toBe(0);
     });
 
     it('should leave the state unchanged and not save when the change throws', async () => {
       await catalog.mutate((draft) => {
-        draft.collections.a = record('a');
+        draft.collections.set('a', record('a'));
       });
       const before = structuredClone(catalog.snapshot);
 
       await expect(
         catalog.mutate((draft) => {
-          delete draft.collections.a;
-          draft.collections.b = record('b');
+          draft.collections.delete('a');
+          draft.collections.set('b', record('b'));
           throw DomainError.invalidArgument('nope');
         }),
       ).rejects.toThrow('nope');
@@ -156,26 +156,26 @@ describe(CollectionCatalog.name, () => {
 
     it('should leave the in-memory state unchanged when saving fails', async () => {
       await catalog.mutate((draft) => {
-        draft.collections.a = record('a');
+        draft.collections.set('a', record('a'));
       });
       store.failNext = true;
 
       await expect(
         catalog.mutate((draft) => {
-          draft.collections.b = record('b');
+          draft.collections.set('b', record('b'));
         }),
       ).rejects.toThrow('disk full');
 
-      expect(Object.keys(catalog.snapshot.collections)).toEqual(['a']);
+      expect([...catalog.snapshot.collections.keys()]).toEqual(['a']);
     });
 
     it('should keep working after a failed change', async () => {
       store.failNext = true;
-      await expect(catalog.mutate((draft) => void (draft.aliases.x = 'y'))).rejects.toThrow();
+      await expect(catalog.mutate((draft) => void draft.aliases.set('x', 'y'))).rejects.toThrow();
 
-      await catalog.mutate((draft) => void (draft.aliases.z = 'w'));
+      await catalog.mutate((draft) => void draft.aliases.set('z', 'w'));
 
-      expect(catalog.snapshot.aliases).toEqual({ z: 'w' });
+      expect([...catalog.snapshot.aliases]).toEqual([['z', 'w']]);
     });
 
     it('should apply every one of many concurrent changes', async () => {
@@ -184,28 +184,28 @@ describe(CollectionCatalog.name, () => {
       await Promise.all(
         names.map((name) =>
           catalog.mutate((draft) => {
-            draft.collections[name] = record(name);
+            draft.collections.set(name, record(name));
           }),
         ),
       );
 
-      expect(Object.keys(catalog.snapshot.collections).sort()).toEqual([...names].sort());
+      expect([...catalog.snapshot.collections.keys()].sort()).toEqual([...names].sort());
       expect(store.saved).toHaveLength(50);
-      expect(Object.keys(store.saved[49].collections)).toHaveLength(50);
+      expect([...store.saved[49].collections.keys()]).toHaveLength(50);
     });
 
     it('should run concurrent read-modify-write changes one at a time', async () => {
-      await catalog.mutate((draft) => void (draft.aliases.counter = '0'));
+      await catalog.mutate((draft) => void (draft.aliases.set('counter', '0')));
 
       await Promise.all(
         Array.from({ length: 20 }, () =>
           catalog.mutate((draft) => {
-            draft.aliases.counter = String(Number(draft.aliases.counter) + 1);
+            draft.aliases.set('counter', String(Number(draft.aliases.get('counter')) + 1));
           }),
         ),
       );
 
-      expect(catalog.snapshot.aliases.counter).toBe('20');
+      expect(catalog.snapshot.aliases.get('counter')).toBe('20');
     });
   });
 });
@@ -238,7 +238,7 @@ describe(FileCatalogStore.name, () => {
     });
 
     it('should refuse an unknown format version', async () => {
-      fs.writeFileSync(path.join(dir, 'catalog.json'), '{"version": 2, "collections": {}, "aliases": {}}');
+      fs.writeFileSync(path.join(dir, 'catalog.json'), '{"version": 2, "collections": [], "aliases": []}');
 
       await expect(new FileCatalogStore(dir).load()).rejects.toThrow('unsupported catalog format version 2');
     });
@@ -246,7 +246,7 @@ describe(FileCatalogStore.name, () => {
     it('should read configuration numbers as numbers and metadata integers as bigint', async () => {
       fs.writeFileSync(
         path.join(dir, 'catalog.json'),
-        JSON.stringify({ version: 1, collections: { a: { ...record('a'), config: { ...record('a').config, metadata: { n: 0 } } } }, aliases: {} }).replace(
+        JSON.stringify({ version: 1, collections: [{ ...record('a'), config: { ...record('a').config, metadata: { n: 0 } } }], aliases: [] }).replace(
           '"metadata":{"n":0}',
           '"metadata":{"n":9007199254740993,"d":2.0}',
         ),
@@ -254,18 +254,18 @@ describe(FileCatalogStore.name, () => {
 
       const state = await new FileCatalogStore(dir).load();
 
-      expect(state?.collections.a.nextShardId).toBe(1);
-      expect(state?.collections.a.config.params.shardNumber).toBe(1);
-      expect(state?.collections.a.config.metadata).toEqual({ n: 9007199254740993n, d: 2 });
+      expect(state?.collections.get('a')!.nextShardId).toBe(1);
+      expect(state?.collections.get('a')!.config.params.shardNumber).toBe(1);
+      expect(state?.collections.get('a')!.config.metadata).toEqual({ n: 9007199254740993n, d: 2 });
     });
   });
 
   describe('save', () => {
     it('should write catalog.json that load reads back equal', async () => {
       const state = emptyCatalog();
-      state.collections.a = record('a');
-      state.collections.a.config.metadata = { big: 2n ** 64n + 1n, x: 1.5, i: 3 };
-      state.aliases.al = 'a';
+      state.collections.set('a', record('a'));
+      state.collections.get('a')!.config.metadata = { big: 2n ** 64n + 1n, x: 1.5, i: 3 };
+      state.aliases.set('al', 'a');
       const store = new FileCatalogStore(dir);
 
       await store.save(state);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, KeyedMutex } from '@vectorstore/common';
 import { CollectionRecord } from '../model/collection.model';
-import { CatalogState, emptyCatalog } from './catalog-state';
+import { CatalogState, emptyCatalog, resolveInState } from './catalog-state';
 import { CATALOG_STORE, CatalogStore } from './catalog.store';
 
 const CATALOG_LOCK = 'catalog';
@@ -29,10 +29,7 @@ export class CollectionCatalog {
 
   /** Resolves a collection name or alias to the collection's record. */
   resolve(nameOrAlias: string): CollectionRecord | undefined {
-    const direct = this.state.collections[nameOrAlias];
-    if (direct) return direct;
-    const target = this.state.aliases[nameOrAlias];
-    return target === undefined ? undefined : this.state.collections[target];
+    return resolveInState(this.state, nameOrAlias);
   }
 
   /** Like {@link resolve} but NOT_FOUND with Qdrant's message when absent. */

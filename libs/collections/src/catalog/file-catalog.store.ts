@@ -2,7 +2,7 @@ import { parseJson, stringifyJson } from '@vectorstore/common';
 import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { CATALOG_FORMAT_VERSION, CatalogState } from './catalog-state';
+import { CATALOG_FORMAT_VERSION, CatalogState, fromPersisted, PersistedCatalog, toPersisted } from './catalog-state';
 import { CatalogStore } from './catalog.store';
 
 const CATALOG_FILE = 'catalog.json';
@@ -20,16 +20,15 @@ export class FileCatalogStore implements CatalogStore {
     await removeStaleTemporaryFiles(this.dataDir);
     const text = await readFileIfExists(this.filePath);
     if (text === undefined) return undefined;
-    const state = parseJson(text) as CatalogState & { version: unknown };
-    // The version was parsed as an integer, hence a bigint.
-    if (Number(state.version) !== CATALOG_FORMAT_VERSION) {
-      throw new Error(`${this.filePath}: unsupported catalog format version ${String(state.version)}`);
+    const persisted = reviveNumbers(parseJson(text)) as PersistedCatalog;
+    if (persisted.version !== CATALOG_FORMAT_VERSION) {
+      throw new Error(`${this.filePath}: unsupported catalog format version ${String(persisted.version)}`);
     }
-    return reviveNumbers(state) as CatalogState;
+    return fromPersisted(persisted);
   }
 
   async save(state: CatalogState): Promise<void> {
-    await writeFileAtomic(this.filePath, stringifyJson(state, 2));
+    await writeFileAtomic(this.filePath, stringifyJson(toPersisted(state), 2));
   }
 }
 

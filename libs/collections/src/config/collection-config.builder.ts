@@ -15,7 +15,9 @@ import {
 import { compact, mergeDefined, mergeMetadata } from './merge';
 
 /** The complete configuration of a new collection: the request's values over the defaults. */
-export function buildCollectionConfig(request: CreateCollectionRequest): CollectionConfig {
+export function buildCollectionConfig(input: CreateCollectionRequest): CollectionConfig {
+  // A private copy, so the stored config shares nothing with the caller's objects.
+  const request = structuredClone(input);
   return {
     params: compact({
       shardNumber: request.shardNumber ?? DEFAULT_SHARD_NUMBER,
@@ -27,9 +29,9 @@ export function buildCollectionConfig(request: CreateCollectionRequest): Collect
       shardingMethod: request.shardingMethod,
       sparseVectors: request.sparseVectors,
     }),
-    hnswConfig: mergeDefined({ ...DEFAULT_HNSW_CONFIG }, request.hnswConfig),
-    optimizerConfig: mergeDefined({ ...DEFAULT_OPTIMIZERS_CONFIG }, request.optimizersConfig),
-    walConfig: mergeDefined({ ...DEFAULT_WAL_CONFIG }, request.walConfig),
+    hnswConfig: mergeDefined(structuredClone(DEFAULT_HNSW_CONFIG), request.hnswConfig),
+    optimizerConfig: mergeDefined(structuredClone(DEFAULT_OPTIMIZERS_CONFIG), request.optimizersConfig),
+    walConfig: mergeDefined(structuredClone(DEFAULT_WAL_CONFIG), request.walConfig),
     ...(request.quantizationConfig ? { quantizationConfig: request.quantizationConfig } : {}),
     ...(request.strictModeConfig ? { strictModeConfig: request.strictModeConfig } : {}),
     metadata: mergeMetadata({}, request.metadata),

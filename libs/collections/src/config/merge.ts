@@ -1,4 +1,4 @@
-import { JsonObject } from '@vectorstore/common';
+import { JsonObject, setOwn } from '@vectorstore/common';
 
 /** Returns `base` with every defined field of `diff` laid over it (one level deep). */
 export function mergeDefined<T extends object>(base: T, diff: Partial<T> | undefined): T {
@@ -20,7 +20,7 @@ export function mergeMetadata(stored: JsonObject, diff: JsonObject | undefined):
   const result: JsonObject = { ...stored };
   for (const [key, value] of Object.entries(diff ?? {})) {
     if (value === null) delete result[key];
-    else result[key] = value;
+    else setOwn(result, key, value);
   }
   return result;
 }

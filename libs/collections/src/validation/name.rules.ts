@@ -35,7 +35,7 @@ export function checkVectorName(issues: ValidationIssues, path: string, name: st
   }
   const bad = STRICT_FORBIDDEN.find((c) => name.includes(c));
   if (bad !== undefined) {
-    issues.add(path, `Invalid ${kind} vector name \`${name}\`: cannot contain ${JSON.stringify(bad)} char`);
+    issues.add(path, `Invalid ${kind} vector name \`${name}\`: cannot contain "${printable(bad)}" char`);
   }
 }
 
@@ -48,5 +48,10 @@ function checkLength(issues: ValidationIssues, path: string, name: string): void
 
 function checkForbidden(issues: ValidationIssues, path: string, name: string, forbidden: string[], what: string): void {
   const bad = forbidden.find((c) => name.includes(c));
-  if (bad !== undefined) issues.add(path, `${what} cannot contain ${JSON.stringify(bad)} char`);
+  if (bad !== undefined) issues.add(path, `${what} cannot contain "${printable(bad)}" char`);
+}
+
+/** Qdrant prints the character as is; control characters are shown escaped so the message stays readable. */
+function printable(c: string): string {
+  return c === '\0' ? '\\0' : c === '\u001f' ? '\\u{1f}' : c;
 }

@@ -22,7 +22,11 @@ export class ValidationIssues {
   /** Integer range check; `max` may be omitted. Undefined values pass (they are optional). */
   range(path: string, value: number | undefined, min: number, max?: number): void {
     if (value === undefined) return;
-    if (!Number.isFinite(value) || value < min || (max !== undefined && value > max)) {
+    if (!Number.isInteger(value)) {
+      this.add(path, `value ${value} invalid, must be an integer`);
+      return;
+    }
+    if (value < min || (max !== undefined && value > max)) {
       this.add(path, max === undefined ? `value ${value} invalid, must be ${min} or larger` : `value ${value} invalid, must be from ${min} to ${max}`);
     }
   }

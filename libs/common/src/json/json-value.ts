@@ -41,3 +41,11 @@ function formatDouble(value: number): string {
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Sets an own property even for keys like `__proto__`, which plain assignment would treat as the
+ * prototype. Payload and metadata keys are user data; any string must round-trip.
+ */
+export function setOwn(target: JsonObject, key: string, value: JsonValue): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
