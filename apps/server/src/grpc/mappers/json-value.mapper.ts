@@ -1,4 +1,4 @@
-import { JsonObject, JsonValue, ValidationIssues } from '@vectorstore/common';
+import { JsonObject, JsonValue, setOwn, ValidationIssues } from '@vectorstore/common';
 import type { Value, Value__Output } from '../generated/vectorstore/Value';
 
 /** proto `Value` (json_with_int) to domain JSON: integer_value becomes bigint so it stays exact. */
@@ -28,7 +28,7 @@ export function fromProtoValue(issues: ValidationIssues, path: string, value: Va
 
 export function fromProtoStruct(issues: ValidationIssues, path: string, fields: Record<string, Value__Output>): JsonObject {
   const result: JsonObject = {};
-  for (const [key, item] of Object.entries(fields)) result[key] = fromProtoValue(issues, `${path}.${key}`, item);
+  for (const [key, item] of Object.entries(fields)) setOwn(result, key, fromProtoValue(issues, `${path}.${key}`, item));
   return result;
 }
 
