@@ -1,0 +1,157 @@
+import { Filter } from './filter.model';
+import { PointId } from './point-id.model';
+import { PayloadSelector, ShardKeySelector, VectorSelector } from './selectors.model';
+import { Vector } from './vectors.model';
+
+export interface QuantizationSearchParams {
+  ignore?: boolean;
+  rescore?: boolean;
+  oversampling?: number;
+}
+
+export interface SearchParams {
+  hnswEf?: number;
+  exact?: boolean;
+  quantization?: QuantizationSearchParams;
+  indexedOnly?: boolean;
+}
+
+/** What a nearest-neighbour query compares with: a vector, or the stored vector of a point. */
+export type VectorInput = { vector: Vector } | { pointId: PointId };
+
+export type Direction = 'Asc' | 'Desc';
+
+export type StartFrom = { float: number } | { integer: bigint } | { datetime: number };
+
+export interface OrderBy {
+  key: string;
+  direction?: Direction;
+  startFrom?: StartFrom;
+}
+
+export type RecommendStrategy = 'AverageVector' | 'BestScore' | 'SumScores';
+
+export interface RecommendInput {
+  positive: VectorInput[];
+  negative: VectorInput[];
+  strategy?: RecommendStrategy;
+}
+
+export interface LookupLocation {
+  collectionName: string;
+  vectorName?: string;
+}
+
+/** What scores (or orders) the candidates of a query stage. */
+export type QueryVariant =
+  | { nearest: VectorInput }
+  | { recommend: RecommendInput }
+  | { fusion: 'RRF' | 'DBSF' }
+  | { rrf: { k?: number } }
+  | { orderBy: OrderBy }
+  | { sample: 'Random' };
+
+/** A stage whose results feed the enclosing query. */
+export interface PrefetchQuery {
+  prefetch: PrefetchQuery[];
+  query?: QueryVariant;
+  using?: string;
+  filter?: Filter;
+  params?: SearchParams;
+  scoreThreshold?: number;
+  limit?: number;
+  lookupFrom?: LookupLocation;
+}
+
+/** The universal query (Qdrant's QueryPoints). */
+export interface QueryRequest {
+  prefetch: PrefetchQuery[];
+  query?: QueryVariant;
+  using?: string;
+  filter?: Filter;
+  params?: SearchParams;
+  scoreThreshold?: number;
+  limit: number;
+  offset: number;
+  withPayload: PayloadSelector;
+  withVectors: VectorSelector;
+  shardKeySelector?: ShardKeySelector;
+  lookupFrom?: LookupLocation;
+  timeout?: number;
+}
+
+/** Classic nearest-neighbour search (Qdrant's SearchPoints). */
+export interface SearchRequest {
+  vector: Vector;
+  using: string;
+  filter?: Filter;
+  limit: number;
+  offset: number;
+  scoreThreshold?: number;
+  params?: SearchParams;
+  withPayload: PayloadSelector;
+  withVectors: VectorSelector;
+  shardKeySelector?: ShardKeySelector;
+  timeout?: number;
+}
+
+export interface RecommendRequest {
+  positive: PointId[];
+  negative: PointId[];
+  positiveVectors: Vector[];
+  negativeVectors: Vector[];
+  strategy: RecommendStrategy;
+  using: string;
+  filter?: Filter;
+  limit: number;
+  offset: number;
+  scoreThreshold?: number;
+  params?: SearchParams;
+  withPayload: PayloadSelector;
+  withVectors: VectorSelector;
+  lookupFrom?: LookupLocation;
+  shardKeySelector?: ShardKeySelector;
+  timeout?: number;
+}
+
+export interface ScrollRequest {
+  filter?: Filter;
+  offset?: PointId;
+  limit: number;
+  withPayload: PayloadSelector;
+  withVectors: VectorSelector;
+  orderBy?: OrderBy;
+  shardKeySelector?: ShardKeySelector;
+  timeout?: number;
+}
+
+export interface CountRequest {
+  filter?: Filter;
+  exact: boolean;
+  shardKeySelector?: ShardKeySelector;
+  timeout?: number;
+}
+
+export interface GetRequest {
+  ids: PointId[];
+  withPayload: PayloadSelector;
+  withVectors: VectorSelector;
+  shardKeySelector?: ShardKeySelector;
+  timeout?: number;
+}
+
+export interface FacetRequest {
+  key: string;
+  filter?: Filter;
+  limit: number;
+  exact: boolean;
+  shardKeySelector?: ShardKeySelector;
+  timeout?: number;
+}
+
+export type FacetValue = { keyword: string } | { integer: bigint } | { bool: boolean };
+
+export interface FacetHit {
+  value: FacetValue;
+  count: number;
+}
