@@ -3,9 +3,11 @@ import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { CollectionsModule } from '@vectorstore/collections';
 import { AppConfig, ConfigModule } from '@vectorstore/config';
 import { LoggerModule } from 'nestjs-pino';
+import { GrpcAuthModule } from './grpc/auth/grpc-auth.module';
 import { CollectionsGrpcController } from './grpc/collections.grpc.controller';
 import { GrpcTimingInterceptor } from './grpc/grpc-timing.interceptor';
 import { HealthGrpcController } from './grpc/health.grpc.controller';
+import { AuthHttpModule } from './http/auth/auth-http.module';
 import { HealthHttpController } from './http/health.http.controller';
 import { TransportExceptionFilter } from './transport-exception.filter';
 
@@ -26,6 +28,9 @@ export class AppModule {
           },
         }),
         CollectionsModule.forRoot({ dataDir: config.dataDir }),
+        // Auth: /api/auth routes plus the global HTTP and gRPC guards (everything closed unless @Public).
+        AuthHttpModule,
+        GrpcAuthModule,
       ],
       controllers: [CollectionsGrpcController, HealthGrpcController, HealthHttpController],
       providers: [

@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, loadConfig } from '@vectorstore/config';
 import { DataDirLock } from '@vectorstore/persistence';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { grpcServerOptions } from './grpc/grpc-server.options';
+import { configureHttp } from './http/http-setup';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -18,7 +20,8 @@ async function bootstrap(): Promise<void> {
     throw error;
   }
   const lock = await DataDirLock.acquire(config.dataDir);
-  const app = await NestFactory.create(AppModule.forRoot(config), { bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bufferLogs: true, bodyParser: false });
+  configureHttp(app);
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   app.connectMicroservice(grpcServerOptions(config), { inheritAppConfig: true });

@@ -1,10 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
+import { Public } from '@vectorstore/auth';
 import type { HealthCheckReply } from './generated/vectorstore/HealthCheckReply';
 import type { HealthCheckResponse } from './generated/grpc/health/v1/HealthCheckResponse';
 import { SERVER_TITLE, SERVER_VERSION } from '../version';
 
 /** Liveness over gRPC: Qdrant's HealthCheck and the standard grpc.health.v1 Check. Open without credentials. */
+@Public()
 @Controller()
 export class HealthGrpcController {
   @GrpcMethod('Qdrant', 'HealthCheck')

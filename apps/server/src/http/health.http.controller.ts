@@ -1,7 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
+import { Public } from '@vectorstore/auth';
 import { SERVER_TITLE, SERVER_VERSION } from '../version';
 
 /** Kubernetes-style probes and Qdrant's `GET /healthz`; open without credentials. */
+@Public()
 @Controller()
 export class HealthHttpController {
   @Get('healthz')

@@ -1,0 +1,79 @@
+import { isRole, PasswordHasher, PublicUser, Role, UserAdminService, FileUserStore } from '@vectorstore/auth';
+import { parseArgs } from 'node:util';
+import { readPassword } from './password-input';
+
+export const USAGE = `Manage vectorstore users in the data folder (VECTORSTORE_DATA_DIR, default ./storage).
+
+Usage: npm run user -- <command> [arguments]
+
+  add <email> [password] [--role admin|reader] [--name "Full Name"]   role defaults to reader
+  set-role <email> <admin|reader>
+  deactivate <email>            also ends the user's sessions
+  activate <email>
+  reset-password <email> [password]   also ends the user's sessions
+  list [--json]
+
+Without a password argument the password is read from stdin (first line) or asked for on a
+terminal; prefer that, since arguments are visible to other local users.
+A running server picks up every change on its next request; no restart is needed.`;
+
+export class UsageError extends Error {}
+
+/** Runs one CLI command against the users file of `dataDir`; returns what to print. */
+export async function runUserCommand(argv: readonly string[], dataDir: string): Promise<string> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: { role: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined || command === 'help') return USAGE;
+  const store = new FileUserStore(dataDir);
+  const admin = new UserAdminService(store, new PasswordHasher());
+  switch (command) {
+    case 'add': {
+      const [email, password] = expectArgs(rest, 1, 2, 'add <email> [password]');
+      const role = parseRole(values.role ?? 'reader');
+      const user = await admin.add({ email, password: password ?? (await readPassword(`Password for ${email}`)), role, fullName: values.name ?? null });
+      return `Added ${describe(user)}`;
+    }
+    case 'set-role': {
+      const [email, role] = expectArgs(rest, 2, 2, 'set-role <email> <admin|reader>');
+      return `Updated ${describe(await admin.setRole(email, parseRole(role)))}`;
+    }
+    case 'deactivate':
+    case 'activate': {
+      const [email] = expectArgs(rest, 1, 1, `${command} <email>`);
+      return `Updated ${describe(await admin.setActive(email, command === 'activate'))}`;
+    }
+    case 'reset-password': {
+      const [email, password] = expectArgs(rest, 1, 2, 'reset-password <email> [password]');
+      const user = await admin.resetPassword(email, password ?? (await readPassword(`New password for ${email}`)));
+      return `Password reset for ${describe(user)}`;
+    }
+    case 'list': {
+      expectArgs(rest, 0, 0, 'list [--json]');
+      const users = await admin.list();
+      if (values.json) return JSON.stringify(users, null, 2);
+      return users.length === 0 ? 'No users' : users.map(describe).join('\n');
+    }
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+  }
+}
+
+function expectArgs(args: string[], min: number, max: number, usage: string): string[] {
+  if (args.length < min || args.length > max) throw new UsageError(`usage: npm run user -- ${usage}`);
+  return args;
+}
+
+function parseRole(value: string): Role {
+  if (!isRole(value)) throw new UsageError(`role must be admin or reader, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+function describe(user: PublicUser): string {
+  const name = user.full_name ? ` (${user.full_name})` : '';
+  return `${user.email}${name} role=${user.role} ${user.is_active ? 'active' : 'inactive'} id=${user.id} created=${user.created_at}`;
+}

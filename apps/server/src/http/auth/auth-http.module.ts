@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { AuthModule } from '@vectorstore/auth';
+import { AuthHttpController } from './auth.http.controller';
+import { HttpAuthGuard } from './http-auth.guard';
+import { JwtStrategy } from './jwt.strategy';
+
+/** The auth routes, the passport-jwt strategy and the global HTTP guard. */
+@Module({
+  imports: [AuthModule, PassportModule],
+  controllers: [AuthHttpController],
+  providers: [JwtStrategy, { provide: APP_GUARD, useClass: HttpAuthGuard }],
+})
+export class AuthHttpModule {}

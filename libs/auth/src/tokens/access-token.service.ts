@@ -1,0 +1,99 @@
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
+import { AccessLevel, accessOfRole, isAccessLevel, Role } from '../access/access.model';
+import { AuthErrors } from '../auth.errors';
+
+/** The only algorithm signed and accepted; pinned so `alg: none` or an algorithm swap is refused. */
+export const ACCESS_TOKEN_ALGORITHM = 'HS256';
+export const TOKEN_ISSUER = 'vectorstore';
+export const TOKEN_AUDIENCE = 'vectorstore';
+/** Marks a JWT as an access token (the refresh token is opaque, never a JWT). */
+export const ACCESS_TOKEN_USE = 'access';
+
+/** The claims of a verified access token. `access` follows Qdrant's global `r` / `m`. */
+export interface AccessClaims {
+  sub: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  token_use: typeof ACCESS_TOKEN_USE;
+  access: AccessLevel;
+  /** The user's token version when issued; a password reset or deactivation bumps it. */
+  ver: number;
+}
+
+/** What the signature check needs; shared with the HTTP passport-jwt strategy so both agree. */
+export interface AccessTokenVerifyOptions {
+  algorithms: [typeof ACCESS_TOKEN_ALGORITHM];
+  issuer: string;
+  audience: string;
+}
+
+export const ACCESS_TOKEN_VERIFY_OPTIONS: AccessTokenVerifyOptions = {
+  algorithms: [ACCESS_TOKEN_ALGORITHM],
+  issuer: TOKEN_ISSUER,
+  audience: TOKEN_AUDIENCE,
+};
+
+/** Issues and verifies access tokens (HS256 JWTs with a required `exp`). */
+export class AccessTokenService {
+  private readonly jwt = new JwtService();
+
+  constructor(
+    private readonly secret: string,
+    readonly ttlSeconds: number,
+  ) {}
+
+  /** The secret, for the HTTP strategy's signature check. */
+  get signingSecret(): string {
+    return this.secret;
+  }
+
+  sign(user: { id: string; role: Role; tokenVersion: number }): string {
+    return this.jwt.sign(
+      { token_use: ACCESS_TOKEN_USE, access: accessOfRole(user.role), ver: user.tokenVersion },
+      {
+        secret: this.secret,
+        algorithm: ACCESS_TOKEN_ALGORITHM,
+        expiresIn: this.ttlSeconds,
+        subject: user.id,
+        jwtid: randomUUID(),
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        header: { alg: ACCESS_TOKEN_ALGORITHM, typ: 'at+jwt' },
+      },
+    );
+  }
+
+  /** Verifies signature, algorithm, issuer, audience and expiry, then the claims' shape. */
+  verify(token: string): AccessClaims {
+    let payload: unknown;
+    try {
+      payload = this.jwt.verify<object>(token, { ...ACCESS_TOKEN_VERIFY_OPTIONS, secret: this.secret });
+    } catch (error) {
+      throw (error as Error).name === 'TokenExpiredError' ? AuthErrors.invalidCredential('token expired') : AuthErrors.invalidCredential();
+    }
+    return checkAccessClaims(payload);
+  }
+}
+
+/**
+ * Checks what the signature check does not: the token is an access token and carries every
+ * claim we rely on, `exp` included (jsonwebtoken treats `exp` as optional).
+ */
+export function checkAccessClaims(payload: unknown, nowSeconds = Math.floor(Date.now() / 1000)): AccessClaims {
+  if (typeof payload !== 'object' || payload === null) throw AuthErrors.invalidCredential();
+  const claims = payload as Record<string, unknown>;
+  const valid =
+    claims.token_use === ACCESS_TOKEN_USE &&
+    typeof claims.sub === 'string' &&
+    claims.sub !== '' &&
+    typeof claims.jti === 'string' &&
+    Number.isInteger(claims.iat) &&
+    Number.isInteger(claims.exp) &&
+    isAccessLevel(claims.access) &&
+    Number.isInteger(claims.ver);
+  if (!valid) throw AuthErrors.invalidCredential();
+  if ((claims.exp as number) <= nowSeconds) throw AuthErrors.invalidCredential('token expired');
+  return claims as unknown as AccessClaims;
+}

@@ -1,0 +1,118 @@
+import { DomainError } from '@vectorstore/common';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { isRole, Role } from '../access/access.model';
+import { MAX_PASSWORD_LENGTH, PasswordHasher } from '../passwords/password-hasher';
+import { isValidEmail, normalizeEmail } from './email';
+import { PublicUser, toPublicUser, UserRecord } from './user.model';
+import { FileUserStore } from './user.store';
+
+/** Passwords an administrator sets (CLI, first admin) must be at least this long. */
+export const MIN_ADMIN_SET_PASSWORD_LENGTH = 12;
+
+export interface NewUser {
+  email: string;
+  password: string;
+  role: Role;
+  fullName?: string | null;
+}
+
+/** User management for the CLI and the first-admin bootstrap; every change is one locked write. */
+export class UserAdminService {
+  constructor(
+    private readonly store: FileUserStore,
+    private readonly hasher: PasswordHasher,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async add(input: NewUser): Promise<PublicUser> {
+    const email = checkEmail(input.email);
+    checkRole(input.role);
+    const passwordHash = await this.hasher.hash(checkPassword(input.password));
+    return this.store.update((users) => {
+      if (users.some((user) => user.email === email)) throw DomainError.alreadyExists(`User ${email} already exists`);
+      const created = this.newRecord(email, passwordHash, input.role, input.fullName ?? null);
+      users.push(created);
+      return toPublicUser(created);
+    });
+  }
+
+  /** Creates the first admin only when no user exists yet; returns undefined otherwise. */
+  async addFirstAdmin(email: string, password: string): Promise<PublicUser | undefined> {
+    const normalized = checkEmail(email);
+    const passwordHash = await this.hasher.hash(checkPassword(password));
+    return this.store.update((users) => {
+      if (users.length > 0) return undefined;
+      const created = this.newRecord(normalized, passwordHash, 'admin', null);
+      users.push(created);
+      return toPublicUser(created);
+    });
+  }
+
+  setRole(email: string, role: Role): Promise<PublicUser> {
+    checkRole(role);
+    return this.change(email, (user) => {
+      user.role = role;
+    });
+  }
+
+  /** Deactivating also ends every session the user has. */
+  setActive(email: string, isActive: boolean): Promise<PublicUser> {
+    return this.change(email, (user) => {
+      if (user.isActive && !isActive) user.tokenVersion += 1;
+      user.isActive = isActive;
+    });
+  }
+
+  /** A new password ends every session the user has. */
+  async resetPassword(email: string, password: string): Promise<PublicUser> {
+    const passwordHash = await this.hasher.hash(checkPassword(password));
+    return this.change(email, (user) => {
+      user.passwordHash = passwordHash;
+      user.tokenVersion += 1;
+    });
+  }
+
+  async list(): Promise<PublicUser[]> {
+    return (await this.store.list()).map(toPublicUser).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  private change(email: string, apply: (user: UserRecord) => void): Promise<PublicUser> {
+    const normalized = normalizeEmail(email);
+    return this.store.update((users) => {
+      const user = users.find((candidate) => candidate.email === normalized);
+      if (!user) throw DomainError.notFound(`User ${normalized} doesn't exist`);
+      apply(user);
+      user.updatedAt = this.now().toISOString();
+      return toPublicUser(user);
+    });
+  }
+
+  private newRecord(email: string, passwordHash: string, role: Role, fullName: string | null): UserRecord {
+    const now = this.now().toISOString();
+    return { id: randomUUID(), email, fullName, role, isActive: true, passwordHash, tokenVersion: 0, createdAt: now, updatedAt: now };
+  }
+}
+
+/** A strong password for the generated first admin: 24 random bytes, base64url (192 bits). */
+export function generatePassword(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+function checkEmail(email: string): string {
+  const normalized = normalizeEmail(email);
+  if (!isValidEmail(normalized)) throw DomainError.invalidArgument(`Invalid email address: ${JSON.stringify(email)}`);
+  return normalized;
+}
+
+function checkRole(role: unknown): void {
+  if (!isRole(role)) throw DomainError.invalidArgument(`Invalid role ${JSON.stringify(role)}: must be admin or reader`);
+}
+
+function checkPassword(password: string): string {
+  if (password.length < MIN_ADMIN_SET_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw DomainError.invalidArgument(
+      `Password must be ${MIN_ADMIN_SET_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`,
+    );
+  }
+  return password;
+}
