@@ -6,7 +6,7 @@ import { FileCatalogStore } from './catalog/file-catalog.store';
 import { loadOrCreatePeerId, PEER_ID } from './cluster/node-identity';
 import { ClusterService } from './cluster.service';
 import { CollectionsService } from './collections.service';
-import { COLLECTION_STATS_PROVIDER, EmptyCollectionStatsProvider } from './stats/collection-stats.provider';
+import { COLLECTION_STATS_PROVIDER, CollectionStatsRegistry } from './stats/collection-stats.provider';
 
 export interface CollectionsModuleOptions {
   dataDir: string;
@@ -23,7 +23,8 @@ export class CollectionsModule implements OnModuleInit {
     const providers: Provider[] = [
       { provide: CATALOG_STORE, useValue: options.catalogStore ?? new FileCatalogStore(options.dataDir) },
       { provide: PEER_ID, useFactory: () => loadOrCreatePeerId(options.dataDir) },
-      { provide: COLLECTION_STATS_PROVIDER, useClass: EmptyCollectionStatsProvider },
+      CollectionStatsRegistry,
+      { provide: COLLECTION_STATS_PROVIDER, useExisting: CollectionStatsRegistry },
       CollectionCatalog,
       CollectionsService,
       AliasesService,
@@ -32,7 +33,7 @@ export class CollectionsModule implements OnModuleInit {
     return {
       module: CollectionsModule,
       providers,
-      exports: [CollectionsService, AliasesService, ClusterService, CollectionCatalog, PEER_ID, COLLECTION_STATS_PROVIDER],
+      exports: [CollectionsService, AliasesService, ClusterService, CollectionCatalog, PEER_ID, COLLECTION_STATS_PROVIDER, CollectionStatsRegistry],
     };
   }
 

@@ -15,6 +15,7 @@ const CATALOG_LOCK = 'catalog';
 export class CollectionCatalog {
   private state: CatalogState = emptyCatalog();
   private readonly mutex = new KeyedMutex();
+  private readonly listeners: Array<(state: Readonly<CatalogState>) => Promise<void> | void> = [];
 
   constructor(@Inject(CATALOG_STORE) private readonly store: CatalogStore) {}
 
@@ -49,7 +50,21 @@ export class CollectionCatalog {
       const result = change(draft);
       await this.store.save(draft);
       this.state = draft;
+      // Inside the lock, so listeners see changes one at a time and in order.
+      for (const listener of this.listeners) await listener(draft);
       return result;
+    });
+  }
+
+  /**
+   * Calls `listener` after every committed change (and once now with the current state), e.g. so
+   * storage can create or drop a collection's data. A listener failure fails the change's request,
+   * but the change itself stays committed; the next change or restart reconciles again.
+   */
+  async subscribe(listener: (state: Readonly<CatalogState>) => Promise<void> | void): Promise<void> {
+    await this.mutex.run(CATALOG_LOCK, async () => {
+      this.listeners.push(listener);
+      await listener(this.state);
     });
   }
 }

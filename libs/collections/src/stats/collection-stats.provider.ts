@@ -26,3 +26,19 @@ export class EmptyCollectionStatsProvider implements CollectionStatsProvider {
     };
   }
 }
+
+/**
+ * The stats source the collections services use. Storage registers itself at start (it depends on
+ * the catalog, so it cannot be injected here); until then collections report as empty.
+ */
+export class CollectionStatsRegistry implements CollectionStatsProvider {
+  private provider: CollectionStatsProvider = new EmptyCollectionStatsProvider();
+
+  register(provider: CollectionStatsProvider): void {
+    this.provider = provider;
+  }
+
+  statsFor(record: CollectionRecord): CollectionRuntimeStats {
+    return this.provider.statsFor(record);
+  }
+}

@@ -1,0 +1,72 @@
+import { ValidationIssues } from '@vectorstore/common';
+import { NamedVectors, Vector } from '../model/vectors.model';
+import { VectorSpace } from '../storage/vector-space';
+
+/** Largest total number of floats in one multivector (Qdrant's release-build limit). */
+export const MAX_MULTIVECTOR_FLOATS = 1_048_576;
+
+function label(name: string): string {
+  return name === '' ? 'default vector' : `vector \`${name}\``;
+}
+
+/**
+ * Checks vectors against the collection's spaces: names exist, kinds and dimensions match, values
+ * are finite. Problems are reported with the path prefix, in Qdrant's wording for dimensions.
+ */
+export function checkNamedVectors(issues: ValidationIssues, path: string, spaces: Map<string, VectorSpace>, vectors: NamedVectors): void {
+  for (const [name, vector] of Object.entries(vectors)) {
+    const space = spaces.get(name);
+    const vectorPath = name === '' ? `${path}.vector` : `${path}.vectors.${name}`;
+    if (!space) {
+      issues.add(vectorPath, `Wrong input: Not existing vector name error: ${name === '' ? '(default vector)' : name}`);
+      continue;
+    }
+    checkVector(issues, vectorPath, space, vector);
+  }
+}
+
+/** Checks one vector against its space. */
+export function checkVector(issues: ValidationIssues, path: string, space: VectorSpace, vector: Vector): void {
+  const expected = space.kind;
+  if (vector.kind !== expected) {
+    issues.add(path, `Wrong input: ${label(space.name)} expects a ${expected} vector, got a ${vector.kind} vector`);
+    return;
+  }
+  if (vector.kind === 'dense' && space.kind === 'dense') {
+    if (vector.values.length !== space.dim) {
+      issues.add(path, `Wrong input: Vector dimension error: expected dim: ${space.dim}, got ${vector.values.length}`);
+    }
+    checkFinite(issues, path, vector.values);
+  } else if (vector.kind === 'multi' && space.kind === 'multi') {
+    if (vector.vectors.length === 0) issues.add(path, 'multivector must hold at least one vector');
+    let total = 0;
+    vector.vectors.forEach((v, i) => {
+      total += v.length;
+      if (v.length !== space.dim) issues.add(`${path}[${i}]`, `Wrong input: Vector dimension error: expected dim: ${space.dim}, got ${v.length}`);
+      checkFinite(issues, `${path}[${i}]`, v);
+    });
+    if (total >= MAX_MULTIVECTOR_FLOATS) issues.add(path, `multivector holds ${total} floats, must be fewer than ${MAX_MULTIVECTOR_FLOATS}`);
+  } else if (vector.kind === 'sparse') {
+    if (vector.indices.length !== vector.values.length) {
+      issues.add(path, `indices and values must have the same length (${vector.indices.length} vs ${vector.values.length})`);
+    }
+    const seen = new Set<number>();
+    for (const index of vector.indices) {
+      if (seen.has(index)) {
+        issues.add(path, `Validation error: duplicate index ${index} in sparse vector`);
+        break;
+      }
+      seen.add(index);
+    }
+    checkFinite(issues, path, vector.values);
+  }
+}
+
+function checkFinite(issues: ValidationIssues, path: string, values: Float32Array): void {
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isFinite(values[i])) {
+      issues.add(`${path}[${i}]`, 'must be a finite number');
+      return;
+    }
+  }
+}

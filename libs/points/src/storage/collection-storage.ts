@@ -1,0 +1,143 @@
+import { CollectionRecord, ShardKey, shardKeyEquals, describeShardKey } from '@vectorstore/collections';
+import { DomainError } from '@vectorstore/common';
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { PointId, pointIdKey } from '../model/point-id.model';
+import { ShardKeySelector } from '../model/selectors.model';
+import { LocalShard } from './local-shard';
+import { OpenShardLog } from './shard-log';
+import { VectorSpace, vectorSpacesOf } from './vector-space';
+
+/** A local shard with what routing needs to know about it. */
+export interface ShardHandle {
+  shardId: number;
+  shardKey?: ShardKey;
+  shard: LocalShard;
+}
+
+/**
+ * The points of one collection on this node: one LocalShard per shard of the catalog record,
+ * routing writes by point id (auto sharding) or shard key (custom sharding).
+ */
+export class CollectionStorage {
+  readonly shards = new Map<number, ShardHandle>();
+  spaces: Map<string, VectorSpace>;
+
+  constructor(
+    public record: CollectionRecord,
+    readonly dir: string,
+    private readonly openLog: OpenShardLog,
+  ) {
+    this.spaces = vectorSpacesOf(record.config);
+  }
+
+  /** Opens shards the record has and we don't; closes (and reports) shards it no longer has. */
+  async reconcile(record: CollectionRecord): Promise<ShardHandle[]> {
+    this.record = record;
+    this.spaces = vectorSpacesOf(record.config);
+    const wanted = new Map(record.shards.map((s) => [s.shardId, s]));
+    const dropped: ShardHandle[] = [];
+    for (const [shardId, handle] of this.shards) {
+      if (!wanted.has(shardId)) {
+        await handle.shard.close();
+        this.shards.delete(shardId);
+        dropped.push(handle);
+      }
+    }
+    for (const shard of record.shards) {
+      if (this.shards.has(shard.shardId)) continue;
+      const wal = record.config.walConfig;
+      const local = await LocalShard.open({
+        dir: this.shardDir(shard.shardId),
+        spaces: this.spaces,
+        openLog: this.openLog,
+        log: {
+          segmentCapacityBytes: (wal.walCapacityMb ?? 32) * 1024 * 1024,
+          segmentsAhead: wal.walSegmentsAhead ?? 0,
+          retainClosed: Math.max(1, wal.walRetainClosed ?? 1),
+        },
+      });
+      this.shards.set(shard.shardId, { shardId: shard.shardId, shardKey: shard.shardKey, shard: local });
+    }
+    return dropped;
+  }
+
+  shardDir(shardId: number): string {
+    return path.join(this.dir, 'shards', String(shardId));
+  }
+
+  /** Shards a read fans out to: all of them, or those of the selected shard keys. */
+  readShards(selector: ShardKeySelector | undefined): ShardHandle[] {
+    if (!selector || selector.shardKeys.length === 0) return [...this.shards.values()];
+    return this.keyShards(selector);
+  }
+
+  /** The shard each point is written to. */
+  routeWrite(ids: readonly PointId[], selector: ShardKeySelector | undefined): Map<ShardHandle, PointId[]> {
+    const routes = new Map<ShardHandle, PointId[]>();
+    const add = (handle: ShardHandle, id: PointId) => {
+      const list = routes.get(handle);
+      if (list) list.push(id);
+      else routes.set(handle, [id]);
+    };
+    if (this.record.config.params.shardingMethod === 'Custom') {
+      if (!selector || selector.shardKeys.length === 0) {
+        throw DomainError.invalidArgument('Bad request: shard_key_selector is required for a collection with custom sharding');
+      }
+      const candidates = this.keyShards(selector);
+      // Within a key's shards, points spread by id; with several keys each point goes to each key.
+      const byKey = new Map<string, ShardHandle[]>();
+      for (const handle of candidates) {
+        const k = JSON.stringify(handle.shardKey);
+        byKey.set(k, [...(byKey.get(k) ?? []), handle]);
+      }
+      for (const id of ids) for (const group of byKey.values()) add(group[hashToShard(id, group.length)], id);
+      return routes;
+    }
+    if (selector && selector.shardKeys.length > 0) {
+      throw DomainError.invalidArgument('Bad request: shard_key_selector is only valid for a collection with custom sharding');
+    }
+    const handles = [...this.shards.values()].sort((a, b) => a.shardId - b.shardId);
+    if (handles.length === 0) throw DomainError.failedPrecondition(`Collection \`${this.record.name}\` has no shards`);
+    for (const id of ids) add(handles[hashToShard(id, handles.length)], id);
+    return routes;
+  }
+
+  /** Every shard, for writes chosen by filter (they touch whatever shard holds a matching point). */
+  writeShardsForFilter(selector: ShardKeySelector | undefined): ShardHandle[] {
+    if (this.record.config.params.shardingMethod === 'Custom' && selector && selector.shardKeys.length > 0) {
+      return this.keyShards(selector);
+    }
+    return [...this.shards.values()];
+  }
+
+  private keyShards(selector: ShardKeySelector): ShardHandle[] {
+    const result: ShardHandle[] = [];
+    for (const key of selector.shardKeys) {
+      let matched = [...this.shards.values()].filter((h) => h.shardKey && shardKeyEquals(h.shardKey, key));
+      if (matched.length === 0 && selector.fallback) {
+        const fallback = selector.fallback;
+        matched = [...this.shards.values()].filter((h) => h.shardKey && shardKeyEquals(h.shardKey, fallback));
+      }
+      if (matched.length === 0) throw DomainError.notFound(`Not found: Shard key ${describeShardKey(key)} does not exist`);
+      for (const handle of matched) if (!result.includes(handle)) result.push(handle);
+    }
+    return result;
+  }
+
+  async flush(): Promise<void> {
+    for (const handle of this.shards.values()) await handle.shard.flush();
+  }
+
+  async close(): Promise<void> {
+    for (const handle of this.shards.values()) await handle.shard.close();
+    this.shards.clear();
+  }
+}
+
+/** Stable placement of a point among `count` shards. */
+export function hashToShard(id: PointId, count: number): number {
+  if (count <= 1) return 0;
+  const digest = createHash('sha1').update(pointIdKey(id)).digest();
+  return digest.readUInt32BE(0) % count;
+}

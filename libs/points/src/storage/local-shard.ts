@@ -1,0 +1,396 @@
+import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
+import { JsonObject, KeyedMutex, parseJson, setOwn, stringifyJson } from '@vectorstore/common';
+import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import { parsePath } from '../filter/payload-path';
+import { Filter } from '../model/filter.model';
+import { UpdateOperation } from '../model/operations.model';
+import { PointId } from '../model/point-id.model';
+import { SearchParams } from '../model/query.model';
+import { PointsSelector } from '../model/selectors.model';
+import { NamedVectors, Vector } from '../model/vectors.model';
+import { decodeOperation, encodeOperation } from './operation-codec';
+import { Segment, setAtPath, SlotPredicate } from './segment';
+import { OpenShardLog, ShardLog, ShardLogOptions } from './shard-log';
+import { VectorSpace } from './vector-space';
+
+export interface LocalShardOptions {
+  dir: string;
+  spaces: Map<string, VectorSpace>;
+  log: Omit<ShardLogOptions, 'dir'>;
+  openLog: OpenShardLog;
+}
+
+/** A point found in a segment. */
+export interface PointRef {
+  segment: Segment;
+  slot: number;
+}
+
+/** A search hit inside a shard. */
+export interface ShardHit extends PointRef {
+  score: number;
+}
+
+export interface FieldIndexSchema {
+  type: PayloadSchemaType;
+  params?: PayloadIndexParams;
+}
+
+interface Manifest {
+  version: 1;
+  persistedOpNum: number;
+  segments: Array<{ id: string; bodyVersion: number }>;
+  fieldIndexes: Array<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>;
+}
+
+/**
+ * One shard on this node: a write-ahead log in front of segments. A write is logged and fsynced,
+ * then applied in op-number order; a flush persists segments and lets the log drop what they hold;
+ * opening replays the log past the last flush, so an acknowledged write survives any crash.
+ */
+export class LocalShard {
+  /** Segments, the active appendable one first. */
+  segments: Segment[] = [];
+  active!: Segment;
+  readonly fieldIndexes = new Map<string, FieldIndexSchema>();
+  lastApplied = 0;
+  private persistedOpNum = 0;
+  /** The version each segment's body file was written at; absent when it has none yet. */
+  private readonly bodyVersions = new Map<string, number>();
+  private readonly deletesVersions = new Map<string, number>();
+  private readonly pending = new Map<number, UpdateOperation>();
+  private readonly flushLock = new KeyedMutex();
+  private log!: ShardLog;
+  private closed = false;
+  /** Set when an operation failed to apply: the shard reports Red and refuses writes. */
+  failure: Error | undefined;
+
+  private constructor(private readonly options: LocalShardOptions) {}
+
+  static async open(options: LocalShardOptions): Promise<LocalShard> {
+    const shard = new LocalShard(options);
+    await shard.load();
+    return shard;
+  }
+
+  private get segmentsDir(): string {
+    return path.join(this.options.dir, 'segments');
+  }
+
+  private async load(): Promise<void> {
+    await fs.mkdir(this.segmentsDir, { recursive: true });
+    await removeStaleTemporaryFiles(this.options.dir);
+    await removeStaleTemporaryFiles(this.segmentsDir);
+    const manifestText = await readFileIfExists(path.join(this.options.dir, 'manifest.json'));
+    if (manifestText !== undefined) {
+      const manifest = revive(parseJson(manifestText)) as Manifest;
+      this.persistedOpNum = manifest.persistedOpNum;
+      for (const entry of manifest.fieldIndexes) this.fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
+      for (const entry of manifest.segments) {
+        const body = await fs.readFile(path.join(this.segmentsDir, `${entry.id}.seg`));
+        const segment = Segment.load(body, this.options.spaces);
+        const deletes = await readFileIfExists(path.join(this.segmentsDir, `${entry.id}.del`));
+        if (deletes !== undefined) this.applySavedDeletes(segment, Buffer.from(deletes, 'base64'));
+        this.bodyVersions.set(segment.id, entry.bodyVersion);
+        this.deletesVersions.set(segment.id, segment.version);
+        this.segments.push(segment);
+      }
+      await this.removeOrphanSegmentFiles(new Set(manifest.segments.map((s) => s.id)));
+    }
+    this.active = this.segments.find((s) => s.appendable) ?? this.newAppendableSegment();
+    this.segments = [this.active, ...this.segments.filter((s) => s !== this.active)];
+    this.lastApplied = this.persistedOpNum;
+    this.log = await this.options.openLog({ ...this.options.log, dir: path.join(this.options.dir, 'wal') });
+    for await (const record of this.log.readFrom(this.persistedOpNum + 1)) {
+      this.apply(record.opNum, decodeOperation(record.data));
+      this.lastApplied = record.opNum;
+    }
+  }
+
+  /** Logs the operation durably, applies it, and returns its op number. */
+  async update(operation: UpdateOperation): Promise<number> {
+    if (this.closed) throw new Error('shard is closed');
+    if (this.failure) throw this.failure;
+    const opNum = await this.log.append(encodeOperation(operation));
+    if (opNum <= this.lastApplied && !this.pending.has(opNum)) {
+      throw new Error(`write-ahead log returned op ${opNum}, but ${this.lastApplied} is already applied`);
+    }
+    this.pending.set(opNum, operation);
+    this.drainPending();
+    return opNum;
+  }
+
+  private drainPending(): void {
+    for (let next = this.lastApplied + 1; this.pending.has(next); next++) {
+      const operation = this.pending.get(next)!;
+      this.pending.delete(next);
+      try {
+        this.apply(next, operation);
+      } catch (error) {
+        this.failure = error instanceof Error ? error : new Error(String(error));
+      }
+      this.lastApplied = next;
+    }
+  }
+
+  // ---- applying operations (deterministic: replay reproduces the same state) ----
+
+  private apply(opNum: number, operation: UpdateOperation): void {
+    if ('upsert' in operation) {
+      const { points, updateFilter, updateMode } = operation.upsert;
+      for (const point of points) {
+        const found = this.find(point.id);
+        if (found && updateMode === 'InsertOnly') continue;
+        if (!found && updateMode === 'UpdateOnly') continue;
+        if (found && updateFilter && !found.segment.filterPredicate(updateFilter)(found.slot)) continue;
+        if (found && found.segment !== this.active) found.segment.delete(opNum, found.slot);
+        this.active.upsert(opNum, point.id, point.vectors, point.payload);
+      }
+    } else if ('deletePoints' in operation) {
+      for (const ref of this.select(operation.deletePoints.selector)) ref.segment.delete(opNum, ref.slot);
+    } else if ('updateVectors' in operation) {
+      const { points, updateFilter } = operation.updateVectors;
+      for (const point of points) {
+        const found = this.find(point.id);
+        if (!found || (updateFilter && !found.segment.filterPredicate(updateFilter)(found.slot))) continue;
+        this.rewrite(opNum, found, (vectors, payload) => ({ vectors: { ...vectors, ...point.vectors }, payload }));
+      }
+    } else if ('deleteVectors' in operation) {
+      const { selector, vectorNames } = operation.deleteVectors;
+      for (const ref of this.select(selector)) {
+        this.rewrite(opNum, ref, (vectors, payload) => ({ vectors: omit(vectors, vectorNames), payload }));
+      }
+    } else if ('setPayload' in operation) {
+      const { selector, payload: update, key } = operation.setPayload;
+      for (const ref of this.select(selector)) {
+        this.rewrite(opNum, ref, (vectors, payload) => ({
+          vectors,
+          payload: key ? setAtPath(payload, key, update) : { ...payload, ...update },
+        }));
+      }
+    } else if ('overwritePayload' in operation) {
+      const { selector, payload: update, key } = operation.overwritePayload;
+      for (const ref of this.select(selector)) {
+        this.rewrite(opNum, ref, (vectors, payload) => ({ vectors, payload: key ? setAtPath(payload, key, update) : update }));
+      }
+    } else if ('deletePayload' in operation) {
+      const { selector, keys } = operation.deletePayload;
+      for (const ref of this.select(selector)) {
+        this.rewrite(opNum, ref, (vectors, payload) => ({ vectors, payload: deleteKeys(payload, keys) }));
+      }
+    } else if ('clearPayload' in operation) {
+      for (const ref of this.select(operation.clearPayload.selector)) this.rewrite(opNum, ref, (vectors) => ({ vectors, payload: {} }));
+    } else if ('createFieldIndex' in operation) {
+      const { field, type, params } = operation.createFieldIndex;
+      this.fieldIndexes.set(field, { type, params });
+      for (const segment of this.segments) segment.createFieldIndex(field, type, params);
+    } else if ('deleteFieldIndex' in operation) {
+      this.fieldIndexes.delete(operation.deleteFieldIndex.field);
+      for (const segment of this.segments) segment.deleteFieldIndex(operation.deleteFieldIndex.field);
+    }
+  }
+
+  /** Changes a point's vectors/payload: in place in the active segment, else copied there (copy-on-write). */
+  private rewrite(
+    opNum: number,
+    ref: PointRef,
+    change: (vectors: NamedVectors, payload: JsonObject) => { vectors: NamedVectors; payload: JsonObject },
+  ): void {
+    const id = ref.segment.pointId(ref.slot);
+    const next = change(ref.segment.pointVectors(ref.slot), ref.segment.payload(ref.slot));
+    if (ref.segment !== this.active) ref.segment.delete(opNum, ref.slot);
+    this.active.upsert(opNum, id, next.vectors, next.payload);
+  }
+
+  /** Where a live point is, if anywhere. */
+  find(id: PointId): PointRef | undefined {
+    for (const segment of this.segments) {
+      const slot = segment.slotOf(id);
+      if (slot !== undefined) return { segment, slot };
+    }
+    return undefined;
+  }
+
+  /** Live points chosen by ids or a filter. */
+  select(selector: PointsSelector): PointRef[] {
+    if ('ids' in selector) {
+      return selector.ids.map((id) => this.find(id)).filter((ref): ref is PointRef => ref !== undefined);
+    }
+    const refs: PointRef[] = [];
+    for (const segment of this.segments) {
+      for (const slot of segment.matchingSlots(selector.filter)) refs.push({ segment, slot });
+    }
+    return refs;
+  }
+
+  // ---- reads ----
+
+  get pointCount(): number {
+    return this.segments.reduce((sum, segment) => sum + segment.pointCount, 0);
+  }
+
+  /** Number of vectors held in indexed (graph-searched) segments. */
+  get indexedVectorCount(): number {
+    let count = 0;
+    for (const segment of this.segments) {
+      for (const name of segment.vectorNames()) {
+        const store = segment.vectorStore(name)!;
+        if (store.indexed && store.space.kind !== 'sparse') count += store.count;
+      }
+    }
+    return count;
+  }
+
+  /**
+   * The `k` best hits for a query on vector space `name` among points passing `filter`, best
+   * first. `higherIsBetter` orders scores (false for distances).
+   */
+  search(name: string, query: Vector, k: number, filter: Filter | undefined, params: SearchParams | undefined, higherIsBetter: boolean): ShardHit[] {
+    const hits: ShardHit[] = [];
+    for (const segment of this.segments) {
+      if (segment.pointCount === 0) continue;
+      const allowed: SlotPredicate | undefined = filter ? segment.filterPredicate(filter) : undefined;
+      const found = segment.search(name, query, k, allowed, params);
+      for (let i = 0; i < found.slots.length; i++) hits.push({ segment, slot: found.slots[i], score: found.scores[i] });
+    }
+    hits.sort((a, b) => (higherIsBetter ? b.score - a.score : a.score - b.score));
+    return hits.slice(0, k);
+  }
+
+  // ---- persistence ----
+
+  /**
+   * Persists every segment changed since the last flush, then the manifest, then lets the log drop
+   * what the segments now hold. Snapshots are taken synchronously, so they agree on one op number.
+   */
+  flush(): Promise<void> {
+    return this.flushLock.run('flush', async () => {
+      const opNum = this.lastApplied;
+      if (opNum === this.persistedOpNum && this.segments.every((s) => this.bodyVersions.has(s.id))) return;
+      const writes: Array<{ file: string; data: Uint8Array | string }> = [];
+      const bodyVersions = new Map(this.bodyVersions);
+      const deletesVersions = new Map(this.deletesVersions);
+      for (const segment of this.segments) {
+        const bodyVersion = bodyVersions.get(segment.id);
+        if (bodyVersion === undefined || (segment.appendable && segment.version > bodyVersion)) {
+          writes.push({ file: `${segment.id}.seg`, data: segment.save() });
+          bodyVersions.set(segment.id, segment.version);
+          deletesVersions.set(segment.id, segment.version);
+          writes.push({ file: `${segment.id}.del`, data: '' });
+        } else if (segment.version > (deletesVersions.get(segment.id) ?? 0)) {
+          // An immutable segment only changes by deletes: persist those, not the whole body.
+          writes.push({ file: `${segment.id}.del`, data: Buffer.from(this.savedDeletes(segment)).toString('base64') });
+          deletesVersions.set(segment.id, segment.version);
+        }
+      }
+      const manifest: Manifest = {
+        version: 1,
+        persistedOpNum: opNum,
+        segments: this.segments.map((s) => ({ id: s.id, bodyVersion: bodyVersions.get(s.id)! })),
+        fieldIndexes: [...this.fieldIndexes].map(([field, schema]) => ({ field, ...schema })),
+      };
+      for (const write of writes) await writeFileAtomic(path.join(this.segmentsDir, write.file), write.data);
+      await writeFileAtomic(path.join(this.options.dir, 'manifest.json'), stringifyJson(manifest, 2));
+      for (const [id, version] of bodyVersions) this.bodyVersions.set(id, version);
+      for (const [id, version] of deletesVersions) this.deletesVersions.set(id, version);
+      this.persistedOpNum = opNum;
+      await this.log.ack(opNum);
+      await this.removeOrphanSegmentFiles(new Set(this.segments.map((s) => s.id)));
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    await this.log.close();
+  }
+
+  /** Replaces `sources` with `replacement` (an optimized segment) and persists the change. */
+  async swapSegments(sources: readonly Segment[], replacement: Segment | undefined): Promise<void> {
+    this.segments = this.segments.filter((s) => !sources.includes(s));
+    if (replacement) this.segments.push(replacement);
+    for (const source of sources) {
+      this.bodyVersions.delete(source.id);
+      this.deletesVersions.delete(source.id);
+    }
+    await this.flush();
+  }
+
+  /** Seals the active segment (for the optimizer) and starts a fresh one for writes. */
+  rollActiveSegment(): Segment {
+    const sealed = this.active;
+    this.active = this.newAppendableSegment();
+    this.segments = [this.active, ...this.segments.filter((s) => s !== this.active)];
+    return sealed;
+  }
+
+  private newAppendableSegment(): Segment {
+    const segment = Segment.create(this.options.spaces, { appendable: true, indexed: false });
+    for (const [field, schema] of this.fieldIndexes) segment.createFieldIndex(field, schema.type, schema.params);
+    this.segments.push(segment);
+    return segment;
+  }
+
+  private savedDeletes(segment: Segment): Uint8Array {
+    const bitmap = new Uint8Array(Math.ceil(segment.size / 8));
+    for (let slot = 0; slot < segment.size; slot++) if (segment.isDeleted(slot)) bitmap[slot >> 3] |= 1 << (slot & 7);
+    return serialize({ version: segment.version, bitmap });
+  }
+
+  private applySavedDeletes(segment: Segment, bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    const { version, bitmap } = deserialize(bytes) as { version: number; bitmap: Uint8Array };
+    for (let slot = 0; slot < segment.size; slot++) {
+      if (bitmap[slot >> 3] & (1 << (slot & 7))) segment.delete(version, slot);
+    }
+    segment.version = Math.max(segment.version, version);
+  }
+
+  private async removeOrphanSegmentFiles(keep: Set<string>): Promise<void> {
+    const names = await fs.readdir(this.segmentsDir).catch(() => [] as string[]);
+    await Promise.all(
+      names
+        .filter((name) => /\.(seg|del)$/.test(name) && !keep.has(name.replace(/\.(seg|del)$/, '')))
+        .map((name) => fs.rm(path.join(this.segmentsDir, name), { force: true })),
+    );
+  }
+}
+
+function omit(vectors: NamedVectors, names: readonly string[]): NamedVectors {
+  const result: NamedVectors = {};
+  for (const [name, vector] of Object.entries(vectors)) if (!names.includes(name)) result[name] = vector;
+  return result;
+}
+
+/** Removes payload keys; a dotted key removes inside nested objects. */
+function deleteKeys(payload: JsonObject, keys: readonly string[]): JsonObject {
+  const result = structuredClone(payload);
+  for (const key of keys) {
+    const segments = parsePath(key);
+    let target: JsonObject | undefined = result;
+    for (let i = 0; i < segments.length - 1 && target; i++) {
+      const segment = segments[i];
+      const next: unknown = segment.kind === 'key' && Object.hasOwn(target, segment.key) ? target[segment.key] : undefined;
+      target = typeof next === 'object' && next !== null && !Array.isArray(next) ? (next as JsonObject) : undefined;
+    }
+    const last = segments[segments.length - 1];
+    if (target && last?.kind === 'key') delete target[last.key];
+  }
+  return result;
+}
+
+/** Manifest numbers are plain numbers; the JSON codec read integers as bigint. */
+function revive(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(revive);
+  if (typeof value === 'object' && value !== null) {
+    const result: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) setOwn(result, k, revive(v) as never);
+    return result;
+  }
+  return value;
+}

@@ -1,0 +1,390 @@
+import { QuantizationConfig } from '@vectorstore/collections';
+import { DomainError } from '@vectorstore/common';
+import {
+  AllowedSlots,
+  QuantizationConfig as EngineQuantization,
+  MultiVectorIndex,
+  SparseIndex,
+  VectorIndex,
+  higherIsBetter,
+} from '@vectorstore/engine';
+import { SearchParams } from '../model/query.model';
+import { Vector } from '../model/vectors.model';
+import { VectorSpace } from './vector-space';
+
+/** Hits of one vector space of one segment, in point-slot space, best first. */
+export interface SlotHits {
+  slots: Uint32Array;
+  scores: Float32Array;
+}
+
+/**
+ * The vectors of one named space inside a segment. Point slots (the segment's) map to dense vector
+ * slots (the engine's), because not every point has every named vector and updates re-add vectors.
+ */
+export interface SegmentVectors {
+  readonly space: VectorSpace;
+  /** Number of points that have a vector here (not deleted). */
+  readonly count: number;
+  /** Whether a graph (or other index) serves searches, rather than a scan. */
+  readonly indexed: boolean;
+  set(pointSlot: number, vector: Vector): void;
+  remove(pointSlot: number): void;
+  has(pointSlot: number): boolean;
+  get(pointSlot: number): Vector | undefined;
+  /** k best point slots among `allowed` (point-slot predicate), or all points with a vector. */
+  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined, params: SearchParams | undefined): SlotHits;
+  /** Scores of the query against these point slots (skipping those without a vector). */
+  score(query: Vector, pointSlots: ArrayLike<number>): SlotHits;
+  save(): Uint8Array;
+}
+
+/** Maps point slots to engine slots and back. */
+class SlotMap {
+  private toEngine: Int32Array = new Int32Array(64).fill(-1);
+  private toPoint: Int32Array = new Int32Array(64).fill(-1);
+  live = 0;
+
+  engineSlot(pointSlot: number): number {
+    return pointSlot < this.toEngine.length ? this.toEngine[pointSlot] : -1;
+  }
+
+  pointSlot(engineSlot: number): number {
+    return engineSlot < this.toPoint.length ? this.toPoint[engineSlot] : -1;
+  }
+
+  link(pointSlot: number, engineSlot: number): void {
+    this.toEngine = grow(this.toEngine, pointSlot);
+    this.toPoint = grow(this.toPoint, engineSlot);
+    if (this.toEngine[pointSlot] < 0) this.live++;
+    this.toEngine[pointSlot] = engineSlot;
+    this.toPoint[engineSlot] = pointSlot;
+  }
+
+  unlink(pointSlot: number): number {
+    const engineSlot = this.engineSlot(pointSlot);
+    if (engineSlot >= 0) {
+      this.toEngine[pointSlot] = -1;
+      this.toPoint[engineSlot] = -1;
+      this.live--;
+    }
+    return engineSlot;
+  }
+
+  toJSON(): { toEngine: Int32Array; toPoint: Int32Array; live: number } {
+    return { toEngine: this.toEngine, toPoint: this.toPoint, live: this.live };
+  }
+
+  static from(state: { toEngine: Int32Array; toPoint: Int32Array; live: number }): SlotMap {
+    const map = new SlotMap();
+    map.toEngine = state.toEngine;
+    map.toPoint = state.toPoint;
+    map.live = state.live;
+    return map;
+  }
+
+  /** Engine-slot predicate for a point-slot predicate. */
+  engineFilter(allowed: ((pointSlot: number) => boolean) | undefined): ((engineSlot: number) => boolean) | undefined {
+    if (!allowed) return undefined;
+    return (engineSlot) => {
+      const pointSlot = this.pointSlot(engineSlot);
+      return pointSlot >= 0 && allowed(pointSlot);
+    };
+  }
+
+  toPointHits(hits: { slots: Uint32Array; scores: Float32Array }): SlotHits {
+    const slots = new Uint32Array(hits.slots.length);
+    for (let i = 0; i < hits.slots.length; i++) slots[i] = this.pointSlot(hits.slots[i]);
+    return { slots, scores: hits.scores };
+  }
+}
+
+function grow(array: Int32Array, index: number): Int32Array {
+  if (index < array.length) return array;
+  let size = array.length;
+  while (size <= index) size *= 2;
+  const next = new Int32Array(size).fill(-1);
+  next.set(array);
+  return next;
+}
+
+/** Our quantization names (Qdrant's) to the engine's. */
+export function engineQuantization(q: QuantizationConfig | undefined): EngineQuantization | undefined {
+  if (!q) return undefined;
+  if ('scalar' in q) return { scalar: { type: 'int8', quantile: q.scalar.quantile, alwaysRam: q.scalar.alwaysRam } };
+  if ('product' in q) return { product: { compression: q.product.compression, alwaysRam: q.product.alwaysRam } };
+  const encoding = { OneBit: 'one_bit', TwoBits: 'two_bits', OneAndHalfBits: 'one_and_half_bits' } as const;
+  const queryEncoding = { Default: 'default', Binary: 'binary', Scalar4Bits: 'scalar4bits', Scalar8Bits: 'scalar8bits' } as const;
+  return {
+    binary: {
+      alwaysRam: q.binary.alwaysRam,
+      encoding: q.binary.encoding ? encoding[q.binary.encoding] : undefined,
+      queryEncoding: q.binary.queryEncoding ? queryEncoding[q.binary.queryEncoding] : undefined,
+    },
+  } as EngineQuantization;
+}
+
+function wrongKind(space: VectorSpace, vector: Vector): DomainError {
+  const name = space.name === '' ? 'default vector' : `vector \`${space.name}\``;
+  return DomainError.invalidArgument(`Wrong input: ${name} expects a ${space.kind} vector, got ${vector.kind}`);
+}
+
+/** Dense vectors in an engine HNSW index (graph built as vectors arrive, searched by graph or scan). */
+export class DenseSegmentVectors implements SegmentVectors {
+  private slots = new SlotMap();
+
+  constructor(
+    readonly space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>,
+    private readonly index: VectorIndex,
+    readonly indexed: boolean,
+  ) {}
+
+  static create(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, indexed: boolean, capacity = 256): DenseSegmentVectors {
+    const index = new VectorIndex({
+      dim: space.dim,
+      distance: space.distance,
+      datatype: space.datatype,
+      m: space.hnsw.m === 0 ? 16 : space.hnsw.m,
+      efConstruct: space.hnsw.efConstruct,
+      fullScanThreshold: space.hnsw.fullScanThreshold,
+      quantization: indexed ? engineQuantization(space.quantization) : undefined,
+      initialCapacity: capacity,
+    });
+    return new DenseSegmentVectors(space, index, indexed);
+  }
+
+  get count(): number {
+    return this.slots.live;
+  }
+
+  set(pointSlot: number, vector: Vector): void {
+    if (vector.kind !== 'dense') throw wrongKind(this.space, vector);
+    this.remove(pointSlot);
+    const engineSlot = this.index.add(vector.values);
+    this.slots.link(pointSlot, engineSlot);
+  }
+
+  remove(pointSlot: number): void {
+    const engineSlot = this.slots.unlink(pointSlot);
+    if (engineSlot >= 0) this.index.delete(engineSlot);
+  }
+
+  has(pointSlot: number): boolean {
+    return this.slots.engineSlot(pointSlot) >= 0;
+  }
+
+  get(pointSlot: number): Vector | undefined {
+    const engineSlot = this.slots.engineSlot(pointSlot);
+    return engineSlot < 0 ? undefined : { kind: 'dense', values: this.index.getVector(engineSlot) };
+  }
+
+  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined, params: SearchParams | undefined): SlotHits {
+    if (query.kind !== 'dense') throw wrongKind(this.space, query);
+    if (this.slots.live === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
+    const hits = this.index.search(query.values, {
+      k: Math.min(k, this.slots.live),
+      ef: params?.hnswEf,
+      exact: params?.exact === true || !this.indexed,
+      allowed: this.slots.engineFilter(allowed) as AllowedSlots | undefined,
+      quantization: params?.quantization,
+    });
+    return this.slots.toPointHits(hits);
+  }
+
+  score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
+    if (query.kind !== 'dense') throw wrongKind(this.space, query);
+    const kept: number[] = [];
+    const engineSlots: number[] = [];
+    for (let i = 0; i < pointSlots.length; i++) {
+      const engineSlot = this.slots.engineSlot(pointSlots[i]);
+      if (engineSlot >= 0) {
+        kept.push(pointSlots[i]);
+        engineSlots.push(engineSlot);
+      }
+    }
+    const scores = engineSlots.length === 0 ? new Float32Array(0) : this.index.scoreSlots(query.values, engineSlots);
+    return { slots: Uint32Array.from(kept), scores };
+  }
+
+  save(): Uint8Array {
+    return serialize({ slots: this.slots.toJSON(), index: this.index.save(), indexed: this.indexed });
+  }
+
+  static load(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, bytes: Uint8Array): DenseSegmentVectors {
+    const state = deserialize(bytes) as { slots: ReturnType<SlotMap['toJSON']>; index: Uint8Array; indexed: boolean };
+    const vectors = new DenseSegmentVectors(space, VectorIndex.load(state.index), state.indexed);
+    vectors.slots = SlotMap.from(state.slots);
+    return vectors;
+  }
+}
+
+/**
+ * Read-back and persistence calls the storage needs from the sparse and multivector indexes.
+ * They are checked at run time so a missing engine method fails loudly, not silently.
+ */
+interface Persistable<V> {
+  get(slot: number): V;
+  save(): Uint8Array;
+}
+type SparseEngineVector = { indices: ArrayLike<number>; values: ArrayLike<number> };
+
+function persistable<V>(index: object, what: string): Persistable<V> {
+  const candidate = index as Partial<Persistable<V>>;
+  if (typeof candidate.get !== 'function' || typeof candidate.save !== 'function') {
+    throw new Error(`engine ${what} index cannot read back or save vectors`);
+  }
+  return candidate as Persistable<V>;
+}
+
+function loader<T>(cls: object, what: string): (bytes: Uint8Array) => T {
+  const load = (cls as { load?: (bytes: Uint8Array) => T }).load;
+  if (typeof load !== 'function') throw new Error(`engine ${what} index cannot load saved vectors`);
+  return load.bind(cls);
+}
+
+/** Sparse vectors in the engine's inverted index. */
+export class SparseSegmentVectors implements SegmentVectors {
+  private slots = new SlotMap();
+  readonly indexed = true;
+
+  constructor(
+    readonly space: Extract<VectorSpace, { kind: 'sparse' }>,
+    private index: SparseIndex,
+  ) {}
+
+  static create(space: Extract<VectorSpace, { kind: 'sparse' }>): SparseSegmentVectors {
+    return new SparseSegmentVectors(space, new SparseIndex({ modifier: space.idf ? 'idf' : 'none' }));
+  }
+
+  get count(): number {
+    return this.slots.live;
+  }
+
+  set(pointSlot: number, vector: Vector): void {
+    if (vector.kind !== 'sparse') throw wrongKind(this.space, vector);
+    this.remove(pointSlot);
+    this.slots.link(pointSlot, this.index.add([{ indices: vector.indices, values: vector.values }]));
+  }
+
+  remove(pointSlot: number): void {
+    const engineSlot = this.slots.unlink(pointSlot);
+    if (engineSlot >= 0) this.index.delete([engineSlot]);
+  }
+
+  has(pointSlot: number): boolean {
+    return this.slots.engineSlot(pointSlot) >= 0;
+  }
+
+  get(pointSlot: number): Vector | undefined {
+    const engineSlot = this.slots.engineSlot(pointSlot);
+    if (engineSlot < 0) return undefined;
+    const v = persistable<SparseEngineVector>(this.index, 'sparse').get(engineSlot);
+    return { kind: 'sparse', indices: Uint32Array.from(v.indices), values: Float32Array.from(v.values) };
+  }
+
+  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined): SlotHits {
+    if (query.kind !== 'sparse') throw wrongKind(this.space, query);
+    if (this.slots.live === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
+    const hits = this.index.search({ indices: query.indices, values: query.values }, k, this.slots.engineFilter(allowed));
+    return this.slots.toPointHits(hits);
+  }
+
+  score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
+    if (query.kind !== 'sparse') throw wrongKind(this.space, query);
+    const set = new Set(Array.from(pointSlots));
+    return this.search(query, set.size || 1, (slot) => set.has(slot));
+  }
+
+  save(): Uint8Array {
+    return serialize({ slots: this.slots.toJSON(), index: persistable(this.index, 'sparse').save() });
+  }
+
+  static load(space: Extract<VectorSpace, { kind: 'sparse' }>, bytes: Uint8Array): SparseSegmentVectors {
+    const state = deserialize(bytes) as { slots: ReturnType<SlotMap['toJSON']>; index: Uint8Array };
+    const vectors = new SparseSegmentVectors(space, loader<SparseIndex>(SparseIndex, 'sparse')(state.index));
+    vectors.slots = SlotMap.from(state.slots);
+    return vectors;
+  }
+}
+
+/** Multivectors scored with MaxSim by the engine. */
+export class MultiSegmentVectors implements SegmentVectors {
+  private slots = new SlotMap();
+  readonly indexed = false;
+
+  constructor(
+    readonly space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>,
+    private index: MultiVectorIndex,
+  ) {}
+
+  static create(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>): MultiSegmentVectors {
+    return new MultiSegmentVectors(space, new MultiVectorIndex({ dim: space.dim, distance: space.distance }));
+  }
+
+  get count(): number {
+    return this.slots.live;
+  }
+
+  set(pointSlot: number, vector: Vector): void {
+    if (vector.kind !== 'multi') throw wrongKind(this.space, vector);
+    this.remove(pointSlot);
+    this.slots.link(pointSlot, this.index.add([vector.vectors]));
+  }
+
+  remove(pointSlot: number): void {
+    const engineSlot = this.slots.unlink(pointSlot);
+    if (engineSlot >= 0) this.index.delete([engineSlot]);
+  }
+
+  has(pointSlot: number): boolean {
+    return this.slots.engineSlot(pointSlot) >= 0;
+  }
+
+  get(pointSlot: number): Vector | undefined {
+    const engineSlot = this.slots.engineSlot(pointSlot);
+    if (engineSlot < 0) return undefined;
+    const stored = persistable<ArrayLike<number>[]>(this.index, 'multivector').get(engineSlot);
+    return { kind: 'multi', vectors: stored.map((v) => Float32Array.from(v)) };
+  }
+
+  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined): SlotHits {
+    if (query.kind !== 'multi') throw wrongKind(this.space, query);
+    if (this.slots.live === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
+    return this.slots.toPointHits(this.index.search(query.vectors, k, this.slots.engineFilter(allowed)));
+  }
+
+  score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
+    const set = new Set(Array.from(pointSlots));
+    return this.search(query, set.size || 1, (slot) => set.has(slot));
+  }
+
+  save(): Uint8Array {
+    return serialize({ slots: this.slots.toJSON(), index: persistable(this.index, 'multivector').save() });
+  }
+
+  static load(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, bytes: Uint8Array): MultiSegmentVectors {
+    const state = deserialize(bytes) as { slots: ReturnType<SlotMap['toJSON']>; index: Uint8Array };
+    const vectors = new MultiSegmentVectors(space, loader<MultiVectorIndex>(MultiVectorIndex, 'multivector')(state.index));
+    vectors.slots = SlotMap.from(state.slots);
+    return vectors;
+  }
+}
+
+export function createSegmentVectors(space: VectorSpace, indexed: boolean): SegmentVectors {
+  if (space.kind === 'sparse') return SparseSegmentVectors.create(space);
+  if (space.kind === 'multi') return MultiSegmentVectors.create(space);
+  return DenseSegmentVectors.create(space, indexed);
+}
+
+export function loadSegmentVectors(space: VectorSpace, bytes: Uint8Array): SegmentVectors {
+  if (space.kind === 'sparse') return SparseSegmentVectors.load(space, bytes);
+  if (space.kind === 'multi') return MultiSegmentVectors.load(space, bytes);
+  return DenseSegmentVectors.load(space, bytes);
+}
+
+/** Whether higher scores are better for a space (sparse and multi are similarities). */
+export function spaceHigherIsBetter(space: VectorSpace): boolean {
+  return space.kind !== 'dense' || higherIsBetter(space.distance);
+}
+
+import { deserialize, serialize } from 'node:v8';

@@ -1,0 +1,308 @@
+import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
+import { JsonObject, JsonValue, isJsonObject, setOwn } from '@vectorstore/common';
+import { randomUUID } from 'node:crypto';
+import { deserialize, serialize } from 'node:v8';
+import { matchesFilter, PointView } from '../filter/filter-evaluator';
+import { parsePath } from '../filter/payload-path';
+import { Filter } from '../model/filter.model';
+import { PointId, pointIdKey } from '../model/point-id.model';
+import { SearchParams } from '../model/query.model';
+import { NamedVectors, Vector } from '../model/vectors.model';
+import { PayloadIndexSet } from '../payload-index/payload-index-set';
+import { createSegmentVectors, loadSegmentVectors, SegmentVectors, SlotHits } from './segment-vectors';
+import { VectorSpace } from './vector-space';
+
+/** A point slot predicate: true for live points that pass a filter. */
+export type SlotPredicate = (slot: number) => boolean;
+
+interface SegmentSnapshot {
+  id: string;
+  appendable: boolean;
+  version: number;
+  ids: PointId[];
+  versions: number[];
+  payloads: Array<JsonObject | undefined>;
+  deleted: Uint8Array;
+  vectors: Array<{ name: string; bytes: Uint8Array }>;
+  payloadIndexes: Uint8Array;
+}
+
+/**
+ * A set of points with their payloads and vectors. Appendable segments take new points; indexed
+ * (immutable) ones only take deletes, so changing one of their points moves it to an appendable
+ * segment (copy-on-write). Slots are dense internal ids; deleted slots stay until the optimizer
+ * rebuilds the segment.
+ */
+export class Segment {
+  /** Largest op number applied to this segment. */
+  version = 0;
+  private ids: PointId[] = [];
+  private readonly slotByKey = new Map<string, number>();
+  private versions: number[] = [];
+  private payloads: Array<JsonObject | undefined> = [];
+  private deleted = new Uint8Array(64);
+  private live = 0;
+  private readonly vectors = new Map<string, SegmentVectors>();
+  readonly payloadIndexes: PayloadIndexSet;
+
+  private constructor(
+    readonly id: string,
+    readonly appendable: boolean,
+    private readonly spaces: Map<string, VectorSpace>,
+    payloadIndexes?: PayloadIndexSet,
+  ) {
+    this.payloadIndexes = payloadIndexes ?? new PayloadIndexSet((visit) => this.forEachLivePayload(visit));
+  }
+
+  /** An empty segment with a vector store per space. */
+  static create(spaces: Map<string, VectorSpace>, options: { appendable: boolean; indexed: boolean; id?: string }): Segment {
+    const segment = new Segment(options.id ?? randomUUID(), options.appendable, spaces);
+    for (const [name, space] of spaces) segment.vectors.set(name, createSegmentVectors(space, options.indexed));
+    return segment;
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** Live (not deleted) points. */
+  get pointCount(): number {
+    return this.live;
+  }
+
+  get deletedCount(): number {
+    return this.ids.length - this.live;
+  }
+
+  /** Live slot of a point, if it is here. */
+  slotOf(id: PointId): number | undefined {
+    const slot = this.slotByKey.get(pointIdKey(id));
+    return slot === undefined || this.isDeleted(slot) ? undefined : slot;
+  }
+
+  isDeleted(slot: number): boolean {
+    return (this.deleted[slot >> 3] & (1 << (slot & 7))) !== 0;
+  }
+
+  pointId(slot: number): PointId {
+    return this.ids[slot];
+  }
+
+  pointVersion(slot: number): number {
+    return this.versions[slot];
+  }
+
+  payload(slot: number): JsonObject {
+    return this.payloads[slot] ?? {};
+  }
+
+  vectorStore(name: string): SegmentVectors | undefined {
+    return this.vectors.get(name);
+  }
+
+  vectorNames(): string[] {
+    return [...this.vectors.keys()];
+  }
+
+  /** Vectors of a point, optionally only some names. */
+  pointVectors(slot: number, names?: readonly string[]): NamedVectors {
+    const result: NamedVectors = {};
+    for (const [name, store] of this.vectors) {
+      if (names && !names.includes(name)) continue;
+      const vector = store.get(slot);
+      if (vector) result[name] = vector;
+    }
+    return result;
+  }
+
+  /** Adds a point, or replaces it entirely (vectors and payload) when it is already here. */
+  upsert(opNum: number, id: PointId, vectors: NamedVectors, payload: JsonObject): number {
+    this.assertAppendable();
+    const existing = this.slotOf(id);
+    const slot = existing ?? this.allocate(id);
+    for (const [name, store] of this.vectors) {
+      const vector = vectors[name];
+      if (vector) store.set(slot, vector);
+      else store.remove(slot);
+    }
+    this.writePayload(slot, payload);
+    this.touch(slot, opNum);
+    return slot;
+  }
+
+  delete(opNum: number, slot: number): void {
+    if (this.isDeleted(slot)) return;
+    this.deleted[slot >> 3] |= 1 << (slot & 7);
+    this.live--;
+    for (const store of this.vectors.values()) store.remove(slot);
+    this.payloadIndexes.onDelete(slot);
+    this.slotByKey.delete(pointIdKey(this.ids[slot]));
+    this.version = Math.max(this.version, opNum);
+  }
+
+  setVectors(opNum: number, slot: number, vectors: NamedVectors): void {
+    this.assertAppendable();
+    for (const [name, vector] of Object.entries(vectors)) this.vectors.get(name)?.set(slot, vector);
+    this.touch(slot, opNum);
+  }
+
+  deleteVectors(opNum: number, slot: number, names: readonly string[]): void {
+    this.assertAppendable();
+    for (const name of names) this.vectors.get(name)?.remove(slot);
+    this.touch(slot, opNum);
+  }
+
+  replacePayload(opNum: number, slot: number, payload: JsonObject): void {
+    this.assertAppendable();
+    this.writePayload(slot, payload);
+    this.touch(slot, opNum);
+  }
+
+  createFieldIndex(field: string, type: PayloadSchemaType, params?: PayloadIndexParams): void {
+    this.payloadIndexes.create(field, type, params);
+  }
+
+  deleteFieldIndex(field: string): void {
+    this.payloadIndexes.drop(field);
+  }
+
+  /**
+   * A predicate for live slots passing `filter`, computed once into a bitmap. Indexed conditions
+   * narrow the candidates first; the rest are checked with the plain evaluator.
+   */
+  filterPredicate(filter: Filter | undefined): SlotPredicate {
+    if (!filter) return (slot) => slot < this.ids.length && !this.isDeleted(slot);
+    const bitmap = new Uint8Array(Math.ceil(this.ids.length / 8));
+    const schemas = this.payloadIndexes.schemas();
+    const check = (slot: number) => {
+      if (this.isDeleted(slot)) return;
+      if (matchesFilter(filter, this.view(slot), schemas)) bitmap[slot >> 3] |= 1 << (slot & 7);
+    };
+    const candidates = this.payloadIndexes.candidates(filter, this.ids.length);
+    if (candidates) for (const slot of candidates) check(slot);
+    else for (let slot = 0; slot < this.ids.length; slot++) check(slot);
+    return (slot) => (bitmap[slot >> 3] & (1 << (slot & 7))) !== 0;
+  }
+
+  /** Live slots passing `filter`, ascending. */
+  matchingSlots(filter: Filter | undefined): number[] {
+    const predicate = this.filterPredicate(filter);
+    const slots: number[] = [];
+    for (let slot = 0; slot < this.ids.length; slot++) if (predicate(slot)) slots.push(slot);
+    return slots;
+  }
+
+  /** Estimated number of live points passing `filter` (from the payload indexes). */
+  estimate(filter: Filter | undefined): { min: number; exp: number; max: number } {
+    if (!filter) return { min: this.live, exp: this.live, max: this.live };
+    const e = this.payloadIndexes.estimate(filter, this.ids.length);
+    return { min: Math.min(e.min, this.live), exp: Math.min(e.exp, this.live), max: Math.min(e.max, this.live) };
+  }
+
+  search(name: string, query: Vector, k: number, allowed: SlotPredicate | undefined, params: SearchParams | undefined): SlotHits {
+    const store = this.vectors.get(name);
+    if (!store || k <= 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
+    return store.search(query, k, allowed, params);
+  }
+
+  view(slot: number): PointView {
+    return {
+      id: this.ids[slot],
+      payload: this.payloads[slot] ?? {},
+      hasVector: (name: string) => this.vectors.get(name)?.has(slot) ?? false,
+    };
+  }
+
+  /** Serialises the whole segment; {@link Segment.load} restores it. */
+  save(): Uint8Array {
+    const snapshot: SegmentSnapshot = {
+      id: this.id,
+      appendable: this.appendable,
+      version: this.version,
+      ids: this.ids,
+      versions: this.versions,
+      payloads: this.payloads,
+      deleted: this.deleted.subarray(0, Math.ceil(this.ids.length / 8)),
+      vectors: [...this.vectors].map(([name, store]) => ({ name, bytes: store.save() })),
+      payloadIndexes: this.payloadIndexes.toBytes(),
+    };
+    return serialize(snapshot);
+  }
+
+  static load(bytes: Uint8Array, spaces: Map<string, VectorSpace>): Segment {
+    const s = deserialize(bytes) as SegmentSnapshot;
+    let segment: Segment | undefined;
+    const payloadIndexes = PayloadIndexSet.fromBytes(s.payloadIndexes, (visit) => segment!.forEachLivePayload(visit));
+    segment = new Segment(s.id, s.appendable, spaces, payloadIndexes);
+    segment.version = s.version;
+    segment.ids = s.ids;
+    segment.versions = s.versions;
+    segment.payloads = s.payloads;
+    segment.deleted = new Uint8Array(Math.max(64, s.deleted.length * 2));
+    segment.deleted.set(s.deleted);
+    for (let slot = 0; slot < s.ids.length; slot++) {
+      if (!segment.isDeleted(slot)) {
+        segment.live++;
+        segment.slotByKey.set(pointIdKey(s.ids[slot]), slot);
+      }
+    }
+    const saved = new Map(s.vectors.map((v) => [v.name, v.bytes]));
+    for (const [name, space] of spaces) {
+      const bytesOf = saved.get(name);
+      // A vector space added since the segment was written starts empty.
+      segment.vectors.set(name, bytesOf ? loadSegmentVectors(space, bytesOf) : createSegmentVectors(space, !s.appendable));
+    }
+    return segment;
+  }
+
+  forEachLivePayload(visit: (slot: number, payload: JsonObject) => void): void {
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      if (!this.isDeleted(slot)) visit(slot, this.payloads[slot] ?? {});
+    }
+  }
+
+  private allocate(id: PointId): number {
+    const slot = this.ids.length;
+    this.ids.push(id);
+    this.versions.push(0);
+    this.payloads.push(undefined);
+    if (slot >> 3 >= this.deleted.length) {
+      const grown = new Uint8Array(this.deleted.length * 2);
+      grown.set(this.deleted);
+      this.deleted = grown;
+    }
+    this.slotByKey.set(pointIdKey(id), slot);
+    this.live++;
+    return slot;
+  }
+
+  private writePayload(slot: number, payload: JsonObject): void {
+    this.payloads[slot] = Object.keys(payload).length === 0 ? undefined : payload;
+    this.payloadIndexes.onDelete(slot);
+    this.payloadIndexes.onUpsert(slot, payload);
+  }
+
+  private touch(slot: number, opNum: number): void {
+    this.versions[slot] = opNum;
+    this.version = Math.max(this.version, opNum);
+  }
+
+  private assertAppendable(): void {
+    if (!this.appendable) throw new Error(`segment ${this.id} is immutable`);
+  }
+}
+
+/** Sets `value` at a dotted path inside `payload` (creating objects on the way), as Qdrant's set_payload `key`. */
+export function setAtPath(payload: JsonObject, key: string, value: JsonObject): JsonObject {
+  const segments = parsePath(key);
+  const root: JsonObject = structuredClone(payload);
+  let target: JsonObject = root;
+  for (const segment of segments) {
+    if (segment.kind !== 'key') throw new Error(`payload key ${key}: only object keys may be used to set a payload`);
+    const next = Object.hasOwn(target, segment.key) ? target[segment.key] : undefined;
+    if (!isJsonObject(next)) setOwn(target, segment.key, {});
+    target = target[segment.key] as JsonObject;
+  }
+  for (const [k, v] of Object.entries(value)) setOwn(target, k, v as JsonValue);
+  return root;
+}

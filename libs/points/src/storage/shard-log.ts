@@ -1,0 +1,19 @@
+/** The write-ahead log as a shard uses it (implemented by `WriteAheadLog` in ../wal). */
+export interface ShardLog {
+  /** Resolves with the record's op number once it is durable. */
+  append(data: Uint8Array): Promise<number>;
+  readFrom(from: number): AsyncIterable<{ opNum: number; data: Uint8Array }>;
+  readonly lastOpNum: number | undefined;
+  /** Records up to `opNum` are durable elsewhere and may be dropped. */
+  ack(opNum: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ShardLogOptions {
+  dir: string;
+  segmentCapacityBytes: number;
+  segmentsAhead: number;
+  retainClosed: number;
+}
+
+export type OpenShardLog = (options: ShardLogOptions) => Promise<ShardLog>;
