@@ -32,6 +32,8 @@ export class CollectionsModule implements OnModuleInit {
     ];
     return {
       module: CollectionsModule,
+      // Global: storage modules depend on the catalog without re-importing this module.
+      global: true,
       providers,
       exports: [CollectionsService, AliasesService, ClusterService, CollectionCatalog, PEER_ID, COLLECTION_STATS_PROVIDER, CollectionStatsRegistry],
     };

@@ -15,7 +15,7 @@ export type ProtoPackage = 'vectorstore' | 'qdrant';
 /** The service definitions of one package, loaded with the same options the server uses. */
 export function loadServiceDefinitions(pkg: ProtoPackage = 'vectorstore'): protoLoader.PackageDefinition {
   return protoLoader.loadSync(
-    [`${pkg}/collections_service.proto`, `${pkg}/qdrant.proto`, 'grpc/health/v1/health.proto'],
+    [`${pkg}/collections_service.proto`, `${pkg}/points_service.proto`, `${pkg}/qdrant.proto`, 'grpc/health/v1/health.proto'],
     { ...protoLoaderOptions(), includeDirs: [path.join(REPO_ROOT, 'proto'), path.join(REPO_ROOT, 'build', 'proto')] },
   );
 }
@@ -49,6 +49,11 @@ export function withMetadata(metadata: grpc.Metadata): grpc.Interceptor {
         next(callMetadata, listener);
       },
     });
+}
+
+/** A Points client on /<pkg>.Points/*; every call carries `metadata`. */
+export function createPointsClient(address: string, metadata: grpc.Metadata = new grpc.Metadata(), pkg: ProtoPackage = 'vectorstore'): grpc.Client {
+  return createClient(address, `${pkg}.Points`, metadata, pkg);
 }
 
 /** A client for any service of the loaded definitions, e.g. `grpc.health.v1.Health` or `qdrant.Qdrant`. */

@@ -21,8 +21,10 @@ export const PROTO_INCLUDE_DIRS = [path.join(root, 'proto'), path.join(root, 'bu
 /** The services this server mounts, each under both packages. */
 export const SERVED_PROTO_FILES = [
   'vectorstore/collections_service.proto',
+  'vectorstore/points_service.proto',
   'vectorstore/qdrant.proto',
   'qdrant/collections_service.proto',
+  'qdrant/points_service.proto',
   'qdrant/qdrant.proto',
   'grpc/health/v1/health.proto',
 ];

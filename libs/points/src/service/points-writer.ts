@@ -30,14 +30,14 @@ export class PointsWriter {
   async updateBatch(
     collectionName: string,
     operations: UpdateOperation[],
-    options: { wait: boolean; timeout?: number; shardKeySelector?: ShardKeySelector },
+    options: { wait: boolean; timeout?: number; shardKeySelector?: ShardKeySelector; shardKeySelectors?: Array<ShardKeySelector | undefined> },
   ): Promise<UpdateResult[]> {
     const context = this.contexts.resolve(collectionName);
     operations.forEach((operation, i) => this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : ''));
     const results: UpdateResult[] = [];
     const run = async () => {
-      for (const operation of operations) {
-        const opNum = await this.apply(context.storage, operation, options.shardKeySelector);
+      for (const [i, operation] of operations.entries()) {
+        const opNum = await this.apply(context.storage, operation, options.shardKeySelectors?.[i] ?? options.shardKeySelector);
         results.push({ operationId: opNum, status: options.wait ? 'Completed' : 'Acknowledged' });
       }
     };

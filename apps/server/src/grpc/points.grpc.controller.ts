@@ -1,0 +1,231 @@
+import { Controller } from '@nestjs/common';
+import { GrpcMethod } from '@nestjs/microservices';
+import { DomainError } from '@vectorstore/common';
+import { PointsReader, PointsWriter, QueryEngine } from '@vectorstore/points';
+import type { ClearPayloadPoints__Output } from './generated/vectorstore/ClearPayloadPoints';
+import type { CountPoints__Output } from './generated/vectorstore/CountPoints';
+import type { CreateFieldIndexCollection__Output } from './generated/vectorstore/CreateFieldIndexCollection';
+import type { DeleteFieldIndexCollection__Output } from './generated/vectorstore/DeleteFieldIndexCollection';
+import type { DeletePayloadPoints__Output } from './generated/vectorstore/DeletePayloadPoints';
+import type { DeletePointVectors__Output } from './generated/vectorstore/DeletePointVectors';
+import type { DeletePoints__Output } from './generated/vectorstore/DeletePoints';
+import type { FacetCounts__Output } from './generated/vectorstore/FacetCounts';
+import type { GetPoints__Output } from './generated/vectorstore/GetPoints';
+import type { QueryBatchPoints__Output } from './generated/vectorstore/QueryBatchPoints';
+import type { QueryPoints__Output } from './generated/vectorstore/QueryPoints';
+import type { RecommendBatchPoints__Output } from './generated/vectorstore/RecommendBatchPoints';
+import type { RecommendPoints__Output } from './generated/vectorstore/RecommendPoints';
+import type { ScrollPoints__Output } from './generated/vectorstore/ScrollPoints';
+import type { SearchBatchPoints__Output } from './generated/vectorstore/SearchBatchPoints';
+import type { SearchPoints__Output } from './generated/vectorstore/SearchPoints';
+import type { SetPayloadPoints__Output } from './generated/vectorstore/SetPayloadPoints';
+import type { UpdateBatchPoints__Output } from './generated/vectorstore/UpdateBatchPoints';
+import type { UpdatePointVectors__Output } from './generated/vectorstore/UpdatePointVectors';
+import type { UpsertPoints__Output } from './generated/vectorstore/UpsertPoints';
+import * as map from './mappers/points';
+
+type Response = object;
+
+/** Points methods not served yet; each answers UNIMPLEMENTED naming itself (listed in the README). */
+export const UNIMPLEMENTED_POINTS_METHODS = [
+  'CreateVectorName',
+  'DeleteVectorName',
+  'SearchGroups',
+  'RecommendGroups',
+  'Discover',
+  'DiscoverBatch',
+  'QueryGroups',
+  'SearchMatrixPairs',
+  'SearchMatrixOffsets',
+] as const;
+
+/**
+ * `Points` service, at /vectorstore.Points/* and /qdrant.Points/*: map the request, call the points
+ * services, map the answer. `time` is added by the timing interceptor.
+ */
+@Controller()
+export class PointsGrpcController {
+  constructor(
+    private readonly writer: PointsWriter,
+    private readonly reader: PointsReader,
+    private readonly queries: QueryEngine,
+  ) {}
+
+  private async write(mapping: map.PointsWriteMapping): Promise<Response> {
+    return map.pointsOperationResponseToProto(await this.writer.update(mapping.collectionName, mapping.request));
+  }
+
+  @GrpcMethod('Points', 'Upsert')
+  upsert(r: UpsertPoints__Output): Promise<Response> {
+    return this.write(map.upsertPointsFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'Delete')
+  delete(r: DeletePoints__Output): Promise<Response> {
+    return this.write(map.deletePointsFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'UpdateVectors')
+  updateVectors(r: UpdatePointVectors__Output): Promise<Response> {
+    return this.write(map.updatePointVectorsFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'DeleteVectors')
+  deleteVectors(r: DeletePointVectors__Output): Promise<Response> {
+    return this.write(map.deletePointVectorsFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'SetPayload')
+  setPayload(r: SetPayloadPoints__Output): Promise<Response> {
+    return this.write(map.setPayloadFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'OverwritePayload')
+  overwritePayload(r: SetPayloadPoints__Output): Promise<Response> {
+    return this.write(map.overwritePayloadFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'DeletePayload')
+  deletePayload(r: DeletePayloadPoints__Output): Promise<Response> {
+    return this.write(map.deletePayloadFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'ClearPayload')
+  clearPayload(r: ClearPayloadPoints__Output): Promise<Response> {
+    return this.write(map.clearPayloadFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'CreateFieldIndex')
+  createFieldIndex(r: CreateFieldIndexCollection__Output): Promise<Response> {
+    return this.write(map.createFieldIndexFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'DeleteFieldIndex')
+  deleteFieldIndex(r: DeleteFieldIndexCollection__Output): Promise<Response> {
+    return this.write(map.deleteFieldIndexFromProto(r));
+  }
+
+  @GrpcMethod('Points', 'UpdateBatch')
+  async updateBatch(r: UpdateBatchPoints__Output): Promise<Response> {
+    const m = map.updateBatchFromProto(r);
+    const results = await this.writer.updateBatch(m.collectionName, m.operations, {
+      wait: m.wait,
+      timeout: m.timeout,
+      shardKeySelectors: m.shardKeySelectors,
+    });
+    return map.updateBatchResponseToProto(results);
+  }
+
+  @GrpcMethod('Points', 'Get')
+  get(r: GetPoints__Output): Response {
+    const m = map.getPointsFromProto(r);
+    return map.getResponseToProto(this.reader.get(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'Scroll')
+  scroll(r: ScrollPoints__Output): Response {
+    const m = map.scrollPointsFromProto(r);
+    const page = this.reader.scroll(m.collectionName, m.request);
+    return map.scrollResponseToProto(page.points, page.nextPageOffset);
+  }
+
+  @GrpcMethod('Points', 'Count')
+  count(r: CountPoints__Output): Response {
+    const m = map.countPointsFromProto(r);
+    return map.countResponseToProto(this.reader.count(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'Facet')
+  facet(r: FacetCounts__Output): Response {
+    const m = map.facetCountsFromProto(r);
+    return map.facetResponseToProto(this.reader.facet(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'Search')
+  search(r: SearchPoints__Output): Response {
+    const m = map.searchPointsFromProto(r);
+    return map.scoredPointsResponseToProto(this.queries.search(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'SearchBatch')
+  searchBatch(r: SearchBatchPoints__Output): Response {
+    const m = map.searchBatchFromProto(r);
+    return map.batchResponseToProto(m.requests.map((request) => this.queries.search(m.collectionName, request)));
+  }
+
+  @GrpcMethod('Points', 'Recommend')
+  recommend(r: RecommendPoints__Output): Response {
+    const m = map.recommendPointsFromProto(r);
+    return map.scoredPointsResponseToProto(this.queries.recommend(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'RecommendBatch')
+  recommendBatch(r: RecommendBatchPoints__Output): Response {
+    const batches = (r.recommendPoints ?? []).map((inner) => {
+      const m = map.recommendPointsFromProto({ ...inner, collectionName: r.collectionName });
+      return this.queries.recommend(m.collectionName, m.request);
+    });
+    return map.batchResponseToProto(batches);
+  }
+
+  @GrpcMethod('Points', 'Query')
+  query(r: QueryPoints__Output): Response {
+    const m = map.queryPointsFromProto(r);
+    return map.scoredPointsResponseToProto(this.queries.query(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'QueryBatch')
+  queryBatch(r: QueryBatchPoints__Output): Response {
+    const m = map.queryBatchFromProto(r);
+    return map.batchResponseToProto(m.requests.map((request) => this.queries.query(m.collectionName, request)));
+  }
+
+  @GrpcMethod('Points', 'CreateVectorName')
+  createVectorName(): never {
+    throw unimplemented('CreateVectorName');
+  }
+
+  @GrpcMethod('Points', 'DeleteVectorName')
+  deleteVectorName(): never {
+    throw unimplemented('DeleteVectorName');
+  }
+
+  @GrpcMethod('Points', 'SearchGroups')
+  searchGroups(): never {
+    throw unimplemented('SearchGroups');
+  }
+
+  @GrpcMethod('Points', 'RecommendGroups')
+  recommendGroups(): never {
+    throw unimplemented('RecommendGroups');
+  }
+
+  @GrpcMethod('Points', 'Discover')
+  discover(): never {
+    throw unimplemented('Discover');
+  }
+
+  @GrpcMethod('Points', 'DiscoverBatch')
+  discoverBatch(): never {
+    throw unimplemented('DiscoverBatch');
+  }
+
+  @GrpcMethod('Points', 'QueryGroups')
+  queryGroups(): never {
+    throw unimplemented('QueryGroups');
+  }
+
+  @GrpcMethod('Points', 'SearchMatrixPairs')
+  searchMatrixPairs(): never {
+    throw unimplemented('SearchMatrixPairs');
+  }
+
+  @GrpcMethod('Points', 'SearchMatrixOffsets')
+  searchMatrixOffsets(): never {
+    throw unimplemented('SearchMatrixOffsets');
+  }
+}
+
+function unimplemented(method: (typeof UNIMPLEMENTED_POINTS_METHODS)[number]): DomainError {
+  return DomainError.unimplemented(`Points/${method} is not implemented yet in vectorstore`);
+}

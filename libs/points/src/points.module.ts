@@ -1,0 +1,33 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { CollectionContexts } from './service/collection-context';
+import { PointsReader } from './service/points-reader';
+import { PointsWriter } from './service/points-writer';
+import { QueryEngine } from './service/query-engine';
+import { OPEN_SHARD_LOG, POINTS_DATA_DIR, PointsStorage } from './storage/points-storage';
+import { OpenShardLog } from './storage/shard-log';
+import { WriteAheadLog } from './wal/write-ahead-log';
+
+export interface PointsModuleOptions {
+  dataDir: string;
+}
+
+/** Points storage and the services over it. Needs the (global) CollectionsModule for the catalog. */
+@Module({})
+export class PointsModule {
+  static forRoot(options: PointsModuleOptions): DynamicModule {
+    const openLog: OpenShardLog = (logOptions) => WriteAheadLog.open(logOptions);
+    return {
+      module: PointsModule,
+      providers: [
+        { provide: POINTS_DATA_DIR, useValue: options.dataDir },
+        { provide: OPEN_SHARD_LOG, useValue: openLog },
+        PointsStorage,
+        CollectionContexts,
+        PointsWriter,
+        PointsReader,
+        QueryEngine,
+      ],
+      exports: [PointsWriter, PointsReader, QueryEngine, PointsStorage],
+    };
+  }
+}

@@ -1,0 +1,362 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError, ValidationIssues } from '@vectorstore/common';
+import { validateFilter } from '../filter/filter-validation';
+import { Filter } from '../model/filter.model';
+import { comparePointIds, PointId, pointIdKey } from '../model/point-id.model';
+import { ScoredPoint } from '../model/point.model';
+import {
+  LookupLocation,
+  PrefetchQuery,
+  QueryRequest,
+  QueryVariant,
+  RecommendInput,
+  RecommendRequest,
+  SearchParams,
+  SearchRequest,
+  VectorInput,
+} from '../model/query.model';
+import { ShardKeySelector } from '../model/selectors.model';
+import { DEFAULT_VECTOR_NAME, Vector } from '../model/vectors.model';
+import { spaceHigherIsBetter } from '../storage/segment-vectors';
+import { requireSpace, VectorSpace } from '../storage/vector-space';
+import { CollectionContext, CollectionContexts } from './collection-context';
+import { PointLocation, scoredPoint } from './point-materializer';
+import { orderedPoints, PointsReader } from './points-reader';
+import { checkVector } from './vector-validation';
+
+/** A scored point during query evaluation. */
+interface Candidate {
+  key: string;
+  location: PointLocation;
+  score: number;
+  orderValue?: ScoredPoint['orderValue'];
+}
+
+/** Qdrant's default RRF constant: score = sum of 1 / (k + rank), rank from 0. */
+export const DEFAULT_RRF_K = 2;
+const DEFAULT_PREFETCH_LIMIT = 10;
+
+/**
+ * Similarity queries: Search, Recommend and the universal Query (prefetch stages, fusion,
+ * rescoring, order_by, sampling). Evaluation is synchronous, so point locations stay valid.
+ */
+@Injectable()
+export class QueryEngine {
+  constructor(
+    private readonly contexts: CollectionContexts,
+    private readonly reader: PointsReader,
+  ) {}
+
+  search(collectionName: string, request: SearchRequest): ScoredPoint[] {
+    return this.query(collectionName, {
+      prefetch: [],
+      query: { nearest: { vector: request.vector } },
+      using: request.using,
+      filter: request.filter,
+      params: request.params,
+      scoreThreshold: request.scoreThreshold,
+      limit: request.limit,
+      offset: request.offset,
+      withPayload: request.withPayload,
+      withVectors: request.withVectors,
+      shardKeySelector: request.shardKeySelector,
+      timeout: request.timeout,
+    });
+  }
+
+  recommend(collectionName: string, request: RecommendRequest): ScoredPoint[] {
+    const input: RecommendInput = {
+      positive: [...request.positive.map((pointId) => ({ pointId })), ...request.positiveVectors.map((vector) => ({ vector }))],
+      negative: [...request.negative.map((pointId) => ({ pointId })), ...request.negativeVectors.map((vector) => ({ vector }))],
+      strategy: request.strategy,
+    };
+    if (input.positive.length === 0 && (request.strategy === 'AverageVector' || input.negative.length === 0)) {
+      throw DomainError.invalidArgument('Validation error in body: [positive: At least one positive example is required]');
+    }
+    // The examples themselves are not recommended back (Qdrant excludes them).
+    const exclude: Filter | undefined =
+      request.positive.length + request.negative.length === 0 ? undefined : { mustNot: [{ hasId: [...request.positive, ...request.negative] }] };
+    return this.query(collectionName, {
+      prefetch: [],
+      query: { recommend: input },
+      using: request.using,
+      filter: mergeFilters(request.filter, exclude),
+      params: request.params,
+      scoreThreshold: request.scoreThreshold,
+      limit: request.limit,
+      offset: request.offset,
+      withPayload: request.withPayload,
+      withVectors: request.withVectors,
+      lookupFrom: request.lookupFrom,
+      shardKeySelector: request.shardKeySelector,
+      timeout: request.timeout,
+    });
+  }
+
+  query(collectionName: string, request: QueryRequest): ScoredPoint[] {
+    const context = this.contexts.resolve(collectionName);
+    this.checkRequest(context, request);
+    const stage: PrefetchQuery = { ...request, limit: request.limit + request.offset };
+    const candidates = this.evaluate(context, stage, request.shardKeySelector, request.lookupFrom);
+    return candidates
+      .slice(request.offset, request.offset + request.limit)
+      .map((c) => scoredPoint(c.location, c.score, request.withPayload, request.withVectors, c.orderValue));
+  }
+
+  private checkRequest(context: CollectionContext, request: QueryRequest | PrefetchQuery, depth = 0): void {
+    if (depth > 16) throw DomainError.invalidArgument('Validation error in body: [prefetch: nested too deeply (more than 16 levels)]');
+    if (request.filter) validateFilter(request.filter);
+    this.contexts.strict.checkRead(
+      context.record.name,
+      context.record.config.strictModeConfig,
+      { limit: request.limit, filter: request.filter, params: request.params, timeout: 'timeout' in request ? request.timeout : undefined },
+      context.isIndexed,
+    );
+    for (const prefetch of request.prefetch) this.checkRequest(context, prefetch, depth + 1);
+  }
+
+  /** Candidates of one stage, best first, at most `stage.limit`. */
+  private evaluate(context: CollectionContext, stage: PrefetchQuery, selector: ShardKeySelector | undefined, lookupFrom: LookupLocation | undefined): Candidate[] {
+    const limit = stage.limit ?? DEFAULT_PREFETCH_LIMIT;
+    const using = stage.using ?? DEFAULT_VECTOR_NAME;
+    const lookup = stage.lookupFrom ?? lookupFrom;
+    const sources = stage.prefetch.map((p) => this.evaluate(context, p, selector, lookupFrom));
+    const query: QueryVariant | undefined = stage.query;
+    let result: Candidate[];
+    if (!query) {
+      // No query: prefetch results as they are, or points in id order.
+      result = sources.length > 0 ? dedupe(sources.flat()).sort(byScoreDesc) : this.byId(context, stage.filter, selector, limit);
+    } else if ('fusion' in query || 'rrf' in query) {
+      if (sources.length === 0) throw DomainError.invalidArgument('Validation error in body: [query: fusion requires at least one prefetch]');
+      result = 'rrf' in query || query.fusion === 'RRF' ? rrf(sources, 'rrf' in query ? query.rrf.k ?? DEFAULT_RRF_K : DEFAULT_RRF_K) : dbsf(sources);
+    } else if ('orderBy' in query) {
+      const locations = sources.length > 0 ? dedupe(sources.flat()).map((c) => c.location) : this.reader.matching(context, stage.filter, selector);
+      result = orderedPoints(context, locations, query.orderBy).map((o) => ({
+        key: pointIdKey(o.location.segment.pointId(o.location.slot)),
+        location: o.location,
+        score: 0,
+        orderValue: o.orderValue,
+      }));
+      return result.slice(0, limit);
+    } else if ('sample' in query) {
+      const pool = sources.length > 0 ? dedupe(sources.flat()) : this.byId(context, stage.filter, selector, Number.MAX_SAFE_INTEGER);
+      result = shuffle(pool).map((c) => ({ ...c, score: 0 }));
+    } else {
+      const space = requireSpace(context.storage.spaces, using);
+      const higher = spaceHigherIsBetter(space);
+      const pool = sources.length > 0 ? dedupe(sources.flat()) : undefined;
+      if ('nearest' in query) {
+        const vector = this.resolveVector(context, query.nearest, space, lookup, 'query.nearest');
+        result = pool ? this.rescore(pool, using, vector, higher) : this.nearest(context, using, vector, stage.filter, stage.params, limit, selector, higher);
+      } else {
+        result = this.recommendScores(context, query.recommend, space, using, stage.filter, stage.params, limit, selector, lookup, pool);
+      }
+      result = applyThreshold(result, stage.scoreThreshold, higher);
+      return result.slice(0, limit);
+    }
+    return applyThreshold(result, stage.scoreThreshold, true).slice(0, limit);
+  }
+
+  private nearest(
+    context: CollectionContext,
+    using: string,
+    vector: Vector,
+    filter: Filter | undefined,
+    params: SearchParams | undefined,
+    limit: number,
+    selector: ShardKeySelector | undefined,
+    higher: boolean,
+  ): Candidate[] {
+    const result: Candidate[] = [];
+    for (const handle of context.storage.readShards(selector)) {
+      for (const hit of handle.shard.search(using, vector, limit, filter, params, higher)) {
+        const location = { segment: hit.segment, slot: hit.slot, shardKey: handle.shardKey };
+        result.push({ key: pointIdKey(hit.segment.pointId(hit.slot)), location, score: hit.score });
+      }
+    }
+    return result.sort(higher ? byScoreDesc : byScoreAsc).slice(0, limit);
+  }
+
+  /** Scores given candidates against a vector (a prefetch rescored by the outer query). */
+  private rescore(pool: Candidate[], using: string, vector: Vector, higher: boolean): Candidate[] {
+    const result: Candidate[] = [];
+    const bySegment = new Map<PointLocation['segment'], Candidate[]>();
+    for (const c of pool) bySegment.set(c.location.segment, [...(bySegment.get(c.location.segment) ?? []), c]);
+    for (const [segment, candidates] of bySegment) {
+      const store = segment.vectorStore(using);
+      if (!store) continue;
+      const scored = store.score(vector, candidates.map((c) => c.location.slot));
+      const bySlot = new Map(candidates.map((c) => [c.location.slot, c]));
+      for (let i = 0; i < scored.slots.length; i++) {
+        const c = bySlot.get(scored.slots[i]);
+        if (c) result.push({ ...c, score: scored.scores[i] });
+      }
+    }
+    return result.sort(higher ? byScoreDesc : byScoreAsc);
+  }
+
+  private recommendScores(
+    context: CollectionContext,
+    input: RecommendInput,
+    space: VectorSpace,
+    using: string,
+    filter: Filter | undefined,
+    params: SearchParams | undefined,
+    limit: number,
+    selector: ShardKeySelector | undefined,
+    lookup: LookupLocation | undefined,
+    pool: Candidate[] | undefined,
+  ): Candidate[] {
+    const higher = spaceHigherIsBetter(space);
+    const positives = input.positive.map((v, i) => this.resolveVector(context, v, space, lookup, `positive[${i}]`));
+    const negatives = input.negative.map((v, i) => this.resolveVector(context, v, space, lookup, `negative[${i}]`));
+    const strategy = input.strategy ?? 'AverageVector';
+    if (strategy === 'AverageVector') {
+      const target = averageQuery(positives, negatives);
+      return pool ? this.rescore(pool, using, target, higher) : this.nearest(context, using, target, filter, params, limit, selector, higher);
+    }
+    // BestScore / SumScores score every candidate against every example, as similarities (higher is better).
+    const candidates = pool ?? this.reader.matching(context, filter, selector).map((location) => ({ key: pointIdKey(location.segment.pointId(location.slot)), location, score: 0 }));
+    const similarity = (examples: Vector[]) => examples.map((example) => {
+      const scored = new Map<string, number>();
+      for (const c of this.rescore(candidates, using, example, higher)) scored.set(c.key, higher ? c.score : -c.score);
+      return scored;
+    });
+    const pos = similarity(positives);
+    const neg = similarity(negatives);
+    const result: Candidate[] = [];
+    for (const c of candidates) {
+      const ps = pos.map((m) => m.get(c.key)).filter((s): s is number => s !== undefined);
+      const ns = neg.map((m) => m.get(c.key)).filter((s): s is number => s !== undefined);
+      if (ps.length + ns.length === 0) continue;
+      let score: number;
+      if (strategy === 'SumScores') score = ps.reduce((a, b) => a + b, 0) - ns.reduce((a, b) => a + b, 0);
+      else {
+        const bestPos = ps.length ? Math.max(...ps) : -Infinity;
+        const bestNeg = ns.length ? Math.max(...ns) : -Infinity;
+        // Closer to a positive than to any negative: ranked by that similarity; otherwise below all of those.
+        score = bestPos > bestNeg ? bestPos : -bestNeg;
+        if (ps.length === 0) score = -bestNeg;
+      }
+      result.push({ ...c, score });
+    }
+    return result.sort(byScoreDesc).slice(0, limit);
+  }
+
+  private byId(context: CollectionContext, filter: Filter | undefined, selector: ShardKeySelector | undefined, limit: number): Candidate[] {
+    return this.reader
+      .matching(context, filter, selector)
+      .map((location) => ({ key: pointIdKey(location.segment.pointId(location.slot)), location, score: 0 }))
+      .sort((a, b) => comparePointIds(a.location.segment.pointId(a.location.slot), b.location.segment.pointId(b.location.slot)))
+      .slice(0, limit);
+  }
+
+  /** A query vector: given directly, or the stored vector of a point (here or in `lookup`'s collection). */
+  private resolveVector(context: CollectionContext, input: VectorInput, space: VectorSpace, lookup: LookupLocation | undefined, path: string): Vector {
+    if ('vector' in input) {
+      const issues = new ValidationIssues();
+      checkVector(issues, path, space, input.vector);
+      issues.throwIfAny();
+      return input.vector;
+    }
+    const source = lookup ? this.contexts.resolve(lookup.collectionName) : context;
+    const name = lookup?.vectorName ?? space.name;
+    const location = this.reader.locate(source, input.pointId);
+    if (!location) throw DomainError.notFound(`Not found: No point with id ${formatId(input.pointId)} found`);
+    const vector = location.segment.vectorStore(name)?.get(location.slot);
+    if (!vector) throw DomainError.invalidArgument(`Wrong input: point ${formatId(input.pointId)} has no vector \`${name}\``);
+    return vector;
+  }
+}
+
+function formatId(id: PointId): string {
+  return typeof id === 'bigint' ? id.toString() : id;
+}
+
+function byScoreDesc(a: Candidate, b: Candidate): number {
+  return b.score - a.score;
+}
+
+function byScoreAsc(a: Candidate, b: Candidate): number {
+  return a.score - b.score;
+}
+
+function applyThreshold(candidates: Candidate[], threshold: number | undefined, higher: boolean): Candidate[] {
+  if (threshold === undefined) return candidates;
+  return candidates.filter((c) => (higher ? c.score >= threshold : c.score <= threshold));
+}
+
+/** One entry per point, keeping the first (best) occurrence. */
+function dedupe(candidates: Candidate[]): Candidate[] {
+  const seen = new Set<string>();
+  return candidates.filter((c) => (seen.has(c.key) ? false : (seen.add(c.key), true)));
+}
+
+function rrf(sources: Candidate[][], k: number): Candidate[] {
+  const fused = new Map<string, Candidate>();
+  for (const list of sources) {
+    list.forEach((c, rank) => {
+      const entry = fused.get(c.key) ?? { ...c, score: 0 };
+      entry.score += 1 / (k + rank);
+      fused.set(c.key, entry);
+    });
+  }
+  return [...fused.values()].sort(byScoreDesc);
+}
+
+/** Distribution-based score fusion: each list normalised by mean ± 3 standard deviations, then summed. */
+function dbsf(sources: Candidate[][]): Candidate[] {
+  const fused = new Map<string, Candidate>();
+  for (const list of sources) {
+    if (list.length === 0) continue;
+    const mean = list.reduce((s, c) => s + c.score, 0) / list.length;
+    const std = Math.sqrt(list.reduce((s, c) => s + (c.score - mean) ** 2, 0) / list.length);
+    const low = mean - 3 * std;
+    const high = mean + 3 * std;
+    for (const c of list) {
+      const normalized = high === low ? 0.5 : Math.min(1, Math.max(0, (c.score - low) / (high - low)));
+      const entry = fused.get(c.key) ?? { ...c, score: 0 };
+      entry.score += normalized;
+      fused.set(c.key, entry);
+    }
+  }
+  return [...fused.values()].sort(byScoreDesc);
+}
+
+/** Qdrant's average-vector recommendation: avg(positive) + avg(positive) - avg(negative). */
+function averageQuery(positives: Vector[], negatives: Vector[]): Vector {
+  const dense = (vs: Vector[]) => vs.map((v) => {
+    if (v.kind !== 'dense') throw DomainError.invalidArgument('Bad request: the average_vector strategy needs dense vectors');
+    return v.values;
+  });
+  const pos = dense(positives);
+  const neg = dense(negatives);
+  const dim = (pos[0] ?? neg[0]).length;
+  const avg = (vs: Float32Array[]) => {
+    const out = new Float32Array(dim);
+    for (const v of vs) for (let i = 0; i < dim; i++) out[i] += v[i] / vs.length;
+    return out;
+  };
+  const p = avg(pos);
+  if (neg.length === 0) return { kind: 'dense', values: p };
+  const n = avg(neg);
+  const out = new Float32Array(dim);
+  for (let i = 0; i < dim; i++) out[i] = p[i] + p[i] - n[i];
+  return { kind: 'dense', values: out };
+}
+
+function mergeFilters(a: Filter | undefined, b: Filter | undefined): Filter | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { must: [{ filter: a }, { filter: b }] };
+}
+
+/** Deterministic per call order is not needed: sampling is random, as in Qdrant. */
+function shuffle<T>(items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
