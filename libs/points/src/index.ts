@@ -13,4 +13,6 @@ export * from './service/points-writer';
 export * from './service/points-reader';
 export * from './service/query-engine';
 export * from './service/collection-context';
+export * from './optimizer/optimization-planner';
+export * from './optimizer/optimizer.service';
 export * from './points.module';

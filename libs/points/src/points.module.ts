@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { OptimizerService } from './optimizer/optimizer.service';
 import { CollectionContexts } from './service/collection-context';
 import { PointsReader } from './service/points-reader';
 import { PointsWriter } from './service/points-writer';
@@ -26,6 +27,7 @@ export class PointsModule {
         PointsWriter,
         PointsReader,
         QueryEngine,
+        OptimizerService,
       ],
       exports: [PointsWriter, PointsReader, QueryEngine, PointsStorage],
     };

@@ -67,6 +67,13 @@ export class LocalShard {
   private closed = false;
   /** Set when an operation failed to apply: the shard reports Red and refuses writes. */
   failure: Error | undefined;
+  /** What the optimizer is doing here; read for the collection status. */
+  readonly optimization = {
+    /** Optimizations run only once a write arrived since start (after a restart pending work shows Grey). */
+    triggered: false,
+    running: 0,
+    error: undefined as string | undefined,
+  };
 
   private constructor(private readonly options: LocalShardOptions) {}
 
@@ -74,6 +81,14 @@ export class LocalShard {
     const shard = new LocalShard(options);
     await shard.load();
     return shard;
+  }
+
+  get spaces(): Map<string, VectorSpace> {
+    return this.options.spaces;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   private get segmentsDir(): string {
@@ -114,6 +129,7 @@ export class LocalShard {
   async update(operation: UpdateOperation): Promise<number> {
     if (this.closed) throw new Error('shard is closed');
     if (this.failure) throw this.failure;
+    this.optimization.triggered = true;
     const opNum = await this.log.append(encodeOperation(operation));
     if (opNum <= this.lastApplied && !this.pending.has(opNum)) {
       throw new Error(`write-ahead log returned op ${opNum}, but ${this.lastApplied} is already applied`);

@@ -6,11 +6,14 @@ import {
   CollectionRuntimeStats,
   CollectionStatsProvider,
   CollectionStatsRegistry,
+  CollectionStatus,
+  OptimizersConfig,
   PayloadSchemaInfo,
 } from '@vectorstore/collections';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CollectionStorage } from './collection-storage';
+import { LocalShard } from './local-shard';
 import { OpenShardLog } from './shard-log';
 
 export const POINTS_DATA_DIR = Symbol('POINTS_DATA_DIR');
@@ -56,6 +59,14 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown, Colle
     }
     this.storages.clear();
   }
+
+  /** Every open collection storage. */
+  openStorages(): CollectionStorage[] {
+    return [...this.storages.values()];
+  }
+
+  /** Set by the optimizer so status can tell running and pending work apart. */
+  pendingWork: ((shard: LocalShard, config: OptimizersConfig) => boolean) | undefined;
 
   /** The storage of a collection record (opened by the last reconcile). */
   storageOf(record: CollectionRecord): CollectionStorage {
@@ -121,10 +132,9 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown, Colle
       stats.pointsCount += shard.pointCount;
       stats.indexedVectorsCount += shard.indexedVectorCount;
       stats.shardPoints[handle.shardId] = shard.pointCount;
-      if (shard.failure) {
-        stats.status = 'Red';
-        stats.optimizerStatus = { ok: false, error: shard.failure.message };
-      }
+      stats.status = worse(stats.status, this.shardStatus(shard, storage.record.config.optimizerConfig));
+      const error = shard.failure?.message ?? shard.optimization.error;
+      if (error) stats.optimizerStatus = { ok: false, error };
       for (const [field, index] of shard.fieldIndexes) {
         let points = 0;
         for (const segment of shard.segments) points += segment.payloadIndexes.get(field)?.pointsCount() ?? 0;
@@ -135,4 +145,19 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown, Colle
     stats.payloadSchema = schema;
     return stats;
   }
+
+  /** Red on failure; Yellow while optimizing (or pending after a write); Grey when pending since start. */
+  private shardStatus(shard: LocalShard, config: OptimizersConfig): CollectionStatus {
+    if (shard.failure || shard.optimization.error) return 'Red';
+    if (shard.optimization.running > 0) return 'Yellow';
+    if (this.pendingWork?.(shard, config)) return shard.optimization.triggered ? 'Yellow' : 'Grey';
+    return 'Green';
+  }
+}
+
+const SEVERITY: Record<CollectionStatus, number> = { Green: 0, Yellow: 1, Grey: 2, Red: 3 };
+
+/** The worse of two statuses, in Qdrant's order Green < Yellow < Grey < Red. */
+function worse(a: CollectionStatus, b: CollectionStatus): CollectionStatus {
+  return SEVERITY[a] >= SEVERITY[b] ? a : b;
 }

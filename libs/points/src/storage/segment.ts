@@ -12,6 +12,14 @@ import { PayloadIndexSet } from '../payload-index/payload-index-set';
 import { createSegmentVectors, loadSegmentVectors, SegmentVectors, SlotHits } from './segment-vectors';
 import { VectorSpace } from './vector-space';
 
+/** A point as the optimizer copies it between segments. */
+export interface SegmentPoint {
+  id: PointId;
+  version: number;
+  payload: JsonObject;
+  vectors: NamedVectors;
+}
+
 /** A point slot predicate: true for live points that pass a filter. */
 export type SlotPredicate = (slot: number) => boolean;
 
@@ -59,6 +67,49 @@ export class Segment {
     const segment = new Segment(options.id ?? randomUUID(), options.appendable, spaces);
     for (const [name, space] of spaces) segment.vectors.set(name, createSegmentVectors(space, options.indexed));
     return segment;
+  }
+
+  /**
+   * An immutable, indexed segment holding `points` (the optimizer's output). Vectors go into graph
+   * indexes and payload indexes are built for `fieldIndexes`.
+   */
+  static build(
+    spaces: Map<string, VectorSpace>,
+    points: readonly SegmentPoint[],
+    fieldIndexes: ReadonlyArray<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>,
+  ): Segment {
+    const segment = new Segment(randomUUID(), false, spaces);
+    for (const [name, space] of spaces) segment.vectors.set(name, createSegmentVectors(space, true));
+    for (const point of points) {
+      const slot = segment.allocate(point.id);
+      for (const [name, vector] of Object.entries(point.vectors)) segment.vectors.get(name)?.set(slot, vector);
+      segment.payloads[slot] = Object.keys(point.payload).length === 0 ? undefined : point.payload;
+      segment.touch(slot, point.version);
+    }
+    for (const index of fieldIndexes) segment.createFieldIndex(index.field, index.type, index.params);
+    return segment;
+  }
+
+  /** Live points with everything stored about them (input of an optimization). */
+  livePoints(): SegmentPoint[] {
+    const points: SegmentPoint[] = [];
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      if (this.isDeleted(slot)) continue;
+      points.push({ id: this.ids[slot], version: this.versions[slot], payload: this.payload(slot), vectors: this.pointVectors(slot) });
+    }
+    return points;
+  }
+
+  /** Kilobytes of dense vector data (1 KB = one 256-dim float32 vector), as thresholds count them. */
+  vectorDataKb(): number {
+    let bytes = 0;
+    for (const store of this.vectors.values()) {
+      const space = store.space;
+      if (space.kind === 'sparse') continue;
+      const element = space.datatype === 'float16' ? 2 : space.datatype === 'uint8' ? 1 : 4;
+      bytes += store.count * space.dim * (space.kind === 'multi' ? 1 : element);
+    }
+    return bytes / 1024;
   }
 
   get size(): number {

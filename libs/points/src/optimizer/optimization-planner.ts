@@ -1,0 +1,60 @@
+import { OptimizersConfig } from '@vectorstore/collections';
+import { availableParallelism } from 'node:os';
+import { LocalShard } from '../storage/local-shard';
+import { Segment } from '../storage/segment';
+
+export type OptimizationKind = 'indexing' | 'vacuum' | 'merge';
+
+/** One rebuild: `sources` become one new indexed segment. */
+export interface OptimizationPlan {
+  kind: OptimizationKind;
+  sources: Segment[];
+}
+
+/** Qdrant's automatic target segment count: half the CPUs, between 2 and 8. */
+export function defaultSegmentTarget(): number {
+  return Math.min(8, Math.max(2, Math.floor(availableParallelism() / 2)));
+}
+
+/** Jobs allowed to run at once per shard; 0 disables optimization. */
+export function maxConcurrentJobs(config: OptimizersConfig): number {
+  const threads = config.maxOptimizationThreads;
+  if (threads && 'value' in threads) return threads.value;
+  if (config.deprecatedMaxOptimizationThreads !== undefined) return config.deprecatedMaxOptimizationThreads;
+  return Math.max(1, availableParallelism() - 1);
+}
+
+/**
+ * What a shard needs, in priority order: index appendable segments that grew past
+ * `indexing_threshold`; vacuum indexed segments with too many deletes; merge the smallest indexed
+ * segments while there are more than `default_segment_number`. `busy` segments are skipped.
+ */
+export function planOptimizations(shard: LocalShard, config: OptimizersConfig, busy: ReadonlySet<Segment>): OptimizationPlan[] {
+  const plans: OptimizationPlan[] = [];
+  const threshold = config.indexingThreshold ?? 20000;
+  if (threshold > 0) {
+    for (const segment of shard.segments) {
+      if (segment.appendable && !busy.has(segment) && segment.pointCount > 0 && segment.vectorDataKb() >= threshold) {
+        plans.push({ kind: 'indexing', sources: [segment] });
+      }
+    }
+  }
+  const deletedThreshold = config.deletedThreshold ?? 0.2;
+  const minVectors = config.vacuumMinVectorNumber ?? 1000;
+  for (const segment of shard.segments) {
+    if (segment.appendable || busy.has(segment) || segment.size < minVectors) continue;
+    if (segment.deletedCount / segment.size > deletedThreshold) plans.push({ kind: 'vacuum', sources: [segment] });
+  }
+  const target = config.defaultSegmentNumber && config.defaultSegmentNumber > 0 ? config.defaultSegmentNumber : defaultSegmentTarget();
+  const indexed = shard.segments.filter((s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)));
+  if (indexed.length > target) {
+    const smallest = [...indexed].sort((a, b) => a.pointCount - b.pointCount).slice(0, indexed.length - target + 1);
+    if (smallest.length >= 2) plans.push({ kind: 'merge', sources: smallest });
+  }
+  return plans;
+}
+
+/** Whether a shard has optimization work it is not doing (for Grey / Yellow status). */
+export function hasPendingWork(shard: LocalShard, config: OptimizersConfig, busy: ReadonlySet<Segment>): boolean {
+  return planOptimizations(shard, config, busy).length > 0;
+}

@@ -1,0 +1,104 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { OptimizersConfig } from '@vectorstore/collections';
+import { LocalShard } from '../storage/local-shard';
+import { PointsStorage } from '../storage/points-storage';
+import { Segment } from '../storage/segment';
+import { OptimizationPlan, maxConcurrentJobs, planOptimizations } from './optimization-planner';
+import { runSegmentBuild } from './segment-build-runner';
+
+const SCAN_INTERVAL_MS = 200;
+
+/**
+ * Background optimization: indexes appendable segments that crossed `indexing_threshold`, vacuums
+ * segments with too many deletes, merges small ones. A job copies the live points of its source
+ * segments, builds the new segment on a worker thread, then swaps it in, dropping points that were
+ * deleted or moved meanwhile. Searches keep using the sources until the swap.
+ */
+@Injectable()
+export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(OptimizerService.name);
+  private readonly busy = new WeakMap<LocalShard, Set<Segment>>();
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly storage: PointsStorage) {}
+
+  onModuleInit(): void {
+    this.storage.pendingWork = (shard, config) => planOptimizations(shard, config, this.busySegments(shard)).length > 0;
+    this.timer = setInterval(() => this.scan(), SCAN_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Segments being rebuilt in a shard. */
+  busySegments(shard: LocalShard): ReadonlySet<Segment> {
+    return this.busy.get(shard) ?? new Set();
+  }
+
+  /** Looks at every shard and starts the jobs it needs and may run. */
+  scan(): void {
+    if (this.stopped) return;
+    for (const storage of this.storage.openStorages()) {
+      const config = storage.record.config.optimizerConfig;
+      for (const handle of storage.shards.values()) this.scanShard(handle.shard, config);
+    }
+  }
+
+  private scanShard(shard: LocalShard, config: OptimizersConfig): void {
+    if (shard.isClosed || shard.failure || !shard.optimization.triggered) return;
+    const limit = maxConcurrentJobs(config);
+    if (limit <= 0) return;
+    const busy = this.busy.get(shard) ?? new Set<Segment>();
+    this.busy.set(shard, busy);
+    for (const plan of planOptimizations(shard, config, busy)) {
+      if (shard.optimization.running >= limit) break;
+      if (plan.sources.some((s) => busy.has(s))) continue;
+      this.start(shard, plan, busy);
+    }
+  }
+
+  private start(shard: LocalShard, plan: OptimizationPlan, busy: Set<Segment>): void {
+    for (const source of plan.sources) busy.add(source);
+    shard.optimization.running++;
+    const job = this.run(shard, plan)
+      .catch((error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        shard.optimization.error = `${plan.kind} optimization failed: ${message}`;
+        this.logger.error({ err: error }, shard.optimization.error);
+      })
+      .finally(() => {
+        shard.optimization.running--;
+        for (const source of plan.sources) busy.delete(source);
+        this.running.delete(job);
+      });
+    this.running.add(job);
+  }
+
+  private async run(shard: LocalShard, plan: OptimizationPlan): Promise<void> {
+    // Writes must not land in a segment being rebuilt: give them a fresh one.
+    if (plan.sources.includes(shard.active)) shard.rollActiveSegment();
+    const points = plan.sources.flatMap((source) => source.livePoints());
+    const fieldIndexes = [...shard.fieldIndexes].map(([field, schema]) => ({ field, ...schema }));
+    const bytes = await runSegmentBuild({ spaces: [...shard.spaces], points, fieldIndexes });
+    if (this.stopped || shard.isClosed) return;
+    const built = Segment.load(bytes, shard.spaces);
+    // Points deleted or moved (changed) while building are gone from their sources: drop them here too.
+    for (let slot = 0; slot < built.size; slot++) {
+      const id = built.pointId(slot);
+      if (!plan.sources.some((source) => source.slotOf(id) !== undefined)) built.delete(shard.lastApplied, slot);
+    }
+    // Payload indexes created or dropped while building.
+    for (const [field, schema] of shard.fieldIndexes) {
+      if (!fieldIndexes.some((f) => f.field === field)) built.createFieldIndex(field, schema.type, schema.params);
+    }
+    for (const { field } of fieldIndexes) if (!shard.fieldIndexes.has(field)) built.deleteFieldIndex(field);
+    await shard.swapSegments(plan.sources, built.pointCount > 0 ? built : undefined);
+    this.logger.log({ kind: plan.kind, points: built.pointCount, sources: plan.sources.length }, 'optimization finished');
+  }
+}
