@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { OptimizerService } from './optimizer/optimizer.service';
 import { CollectionContexts } from './service/collection-context';
+import { CollectionStatsReporter } from './service/collection-stats.reporter';
 import { PointsReader } from './service/points-reader';
 import { PointsWriter } from './service/points-writer';
 import { QueryEngine } from './service/query-engine';
@@ -28,6 +29,7 @@ export class PointsModule {
         PointsReader,
         QueryEngine,
         OptimizerService,
+        CollectionStatsReporter,
       ],
       exports: [PointsWriter, PointsReader, QueryEngine, PointsStorage],
     };

@@ -25,7 +25,6 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
   constructor(private readonly storage: PointsStorage) {}
 
   onModuleInit(): void {
-    this.storage.pendingWork = (shard, config) => planOptimizations(shard, config, this.busySegments(shard)).length > 0;
     this.timer = setInterval(() => this.scan(), SCAN_INTERVAL_MS);
     this.timer.unref();
   }

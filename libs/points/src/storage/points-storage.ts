@@ -1,19 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import {
-  CatalogState,
-  CollectionCatalog,
-  CollectionRecord,
-  CollectionRuntimeStats,
-  CollectionStatsProvider,
-  CollectionStatsRegistry,
-  CollectionStatus,
-  OptimizersConfig,
-  PayloadSchemaInfo,
-} from '@vectorstore/collections';
+import { CatalogState, CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CollectionStorage } from './collection-storage';
-import { LocalShard } from './local-shard';
 import { OpenShardLog } from './shard-log';
 
 export const POINTS_DATA_DIR = Symbol('POINTS_DATA_DIR');
@@ -25,7 +14,7 @@ export const OPEN_SHARD_LOG = Symbol('OPEN_SHARD_LOG');
  * two) is removed at start. It also flushes each collection on its `flush_interval_sec`.
  */
 @Injectable()
-export class PointsStorage implements OnModuleInit, OnApplicationShutdown, CollectionStatsProvider {
+export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(PointsStorage.name);
   private readonly storages = new Map<string, CollectionStorage>();
   private readonly lastFlush = new Map<string, number>();
@@ -34,7 +23,6 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown, Colle
 
   constructor(
     private readonly catalog: CollectionCatalog,
-    private readonly statsRegistry: CollectionStatsRegistry,
     @Inject(POINTS_DATA_DIR) private readonly dataDir: string,
     @Inject(OPEN_SHARD_LOG) private readonly openLog: OpenShardLog,
   ) {}
@@ -46,7 +34,6 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown, Colle
   async onModuleInit(): Promise<void> {
     await fs.mkdir(this.collectionsDir, { recursive: true });
     await this.catalog.subscribe((state) => this.reconcile(state));
-    this.statsRegistry.register(this);
     this.flushTimer = setInterval(() => void this.flushDue(), 1000);
     this.flushTimer.unref();
   }
@@ -64,9 +51,6 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown, Colle
   openStorages(): CollectionStorage[] {
     return [...this.storages.values()];
   }
-
-  /** Set by the optimizer so status can tell running and pending work apart. */
-  pendingWork: ((shard: LocalShard, config: OptimizersConfig) => boolean) | undefined;
 
   /** The storage of a collection record (opened by the last reconcile). */
   storageOf(record: CollectionRecord): CollectionStorage {
@@ -110,54 +94,4 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown, Colle
       await storage.flush().catch((error: unknown) => this.logger.error({ err: error }, `flushing ${storage.record.name} failed`));
     }
   }
-
-  statsFor(record: CollectionRecord): CollectionRuntimeStats {
-    const storage = this.storages.get(record.id);
-    const stats: CollectionRuntimeStats = {
-      status: 'Green',
-      optimizerStatus: { ok: true, error: '' },
-      segmentsCount: 0,
-      pointsCount: 0,
-      indexedVectorsCount: 0,
-      payloadSchema: {},
-      warnings: [],
-      updateQueueLength: 0,
-      shardPoints: {},
-    };
-    if (!storage) return stats;
-    const schema: Record<string, PayloadSchemaInfo> = {};
-    for (const handle of storage.shards.values()) {
-      const shard = handle.shard;
-      stats.segmentsCount += shard.segments.length;
-      stats.pointsCount += shard.pointCount;
-      stats.indexedVectorsCount += shard.indexedVectorCount;
-      stats.shardPoints[handle.shardId] = shard.pointCount;
-      stats.status = worse(stats.status, this.shardStatus(shard, storage.record.config.optimizerConfig));
-      const error = shard.failure?.message ?? shard.optimization.error;
-      if (error) stats.optimizerStatus = { ok: false, error };
-      for (const [field, index] of shard.fieldIndexes) {
-        let points = 0;
-        for (const segment of shard.segments) points += segment.payloadIndexes.get(field)?.pointsCount() ?? 0;
-        const entry = (schema[field] ??= { dataType: index.type, params: index.params, points: 0 });
-        entry.points = (entry.points ?? 0) + points;
-      }
-    }
-    stats.payloadSchema = schema;
-    return stats;
-  }
-
-  /** Red on failure; Yellow while optimizing (or pending after a write); Grey when pending since start. */
-  private shardStatus(shard: LocalShard, config: OptimizersConfig): CollectionStatus {
-    if (shard.failure || shard.optimization.error) return 'Red';
-    if (shard.optimization.running > 0) return 'Yellow';
-    if (this.pendingWork?.(shard, config)) return shard.optimization.triggered ? 'Yellow' : 'Grey';
-    return 'Green';
-  }
-}
-
-const SEVERITY: Record<CollectionStatus, number> = { Green: 0, Yellow: 1, Grey: 2, Red: 3 };
-
-/** The worse of two statuses, in Qdrant's order Green < Yellow < Grey < Red. */
-function worse(a: CollectionStatus, b: CollectionStatus): CollectionStatus {
-  return SEVERITY[a] >= SEVERITY[b] ? a : b;
 }

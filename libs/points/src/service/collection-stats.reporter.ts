@@ -1,0 +1,80 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import {
+  CollectionRecord,
+  CollectionRuntimeStats,
+  CollectionStatsProvider,
+  CollectionStatsRegistry,
+  CollectionStatus,
+  OptimizersConfig,
+  PayloadSchemaInfo,
+} from '@vectorstore/collections';
+import { planOptimizations } from '../optimizer/optimization-planner';
+import { OptimizerService } from '../optimizer/optimizer.service';
+import { LocalShard } from '../storage/local-shard';
+import { PointsStorage } from '../storage/points-storage';
+
+const SEVERITY: Record<CollectionStatus, number> = { Green: 0, Yellow: 1, Grey: 2, Red: 3 };
+
+/** Live collection state for Get and cluster info: counts from storage, status from the optimizer. */
+@Injectable()
+export class CollectionStatsReporter implements CollectionStatsProvider, OnModuleInit {
+  constructor(
+    private readonly storage: PointsStorage,
+    private readonly optimizer: OptimizerService,
+    private readonly registry: CollectionStatsRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
+
+  statsFor(record: CollectionRecord): CollectionRuntimeStats {
+    const stats: CollectionRuntimeStats = {
+      status: 'Green',
+      optimizerStatus: { ok: true, error: '' },
+      segmentsCount: 0,
+      pointsCount: 0,
+      indexedVectorsCount: 0,
+      payloadSchema: {},
+      warnings: [],
+      updateQueueLength: 0,
+      shardPoints: {},
+    };
+    const storage = this.storage.openStorages().find((s) => s.record.id === record.id);
+    if (!storage) return stats;
+    const schema: Record<string, PayloadSchemaInfo> = {};
+    for (const handle of storage.shards.values()) {
+      const shard = handle.shard;
+      stats.segmentsCount += shard.segments.length;
+      stats.pointsCount += shard.pointCount;
+      stats.indexedVectorsCount += shard.indexedVectorCount;
+      stats.shardPoints[handle.shardId] = shard.pointCount;
+      stats.status = worse(stats.status, this.shardStatus(shard, storage.record.config.optimizerConfig));
+      const error = shard.failure?.message ?? shard.optimization.error;
+      if (error) stats.optimizerStatus = { ok: false, error };
+      for (const [field, index] of shard.fieldIndexes) {
+        let points = 0;
+        for (const segment of shard.segments) points += segment.payloadIndexes.get(field)?.pointsCount() ?? 0;
+        const entry = (schema[field] ??= { dataType: index.type, params: index.params, points: 0 });
+        entry.points = (entry.points ?? 0) + points;
+      }
+    }
+    stats.payloadSchema = schema;
+    return stats;
+  }
+
+  /** Red on failure; Yellow while optimizing (or pending after a write); Grey when pending since start. */
+  private shardStatus(shard: LocalShard, config: OptimizersConfig): CollectionStatus {
+    if (shard.failure || shard.optimization.error) return 'Red';
+    if (shard.optimization.running > 0) return 'Yellow';
+    if (planOptimizations(shard, config, this.optimizer.busySegments(shard)).length > 0) {
+      return shard.optimization.triggered ? 'Yellow' : 'Grey';
+    }
+    return 'Green';
+  }
+}
+
+/** The worse of two statuses, in Qdrant's order Green < Yellow < Grey < Red. */
+function worse(a: CollectionStatus, b: CollectionStatus): CollectionStatus {
+  return SEVERITY[a] >= SEVERITY[b] ? a : b;
+}
