@@ -1,0 +1,45 @@
+import { VectorIndex, reference } from '@vectorstore/engine';
+import { clustered } from '../kernels/random-data';
+
+const N = 8000;
+const DIM = 32;
+const data = clustered(N, DIM, 40, 31);
+const queries = clustered(40, DIM, 40, 32);
+
+describe(VectorIndex.name, () => {
+  describe('add with maxIndexingThreads = 2', () => {
+    const index = new VectorIndex({ dim: DIM, distance: 'Euclid', maxIndexingThreads: 2 });
+    afterAll(() => index.dispose());
+
+    it('should build a graph with recall@10 >= 0.95 (ef 200)', () => {
+      index.add(data.slice(0, 5000));
+      index.add(data.slice(5000));
+      expect(index.size).toBe(N);
+      let hits = 0;
+      for (const q of queries) {
+        const truth = new Set(reference.bruteForceRef('Euclid', q, data, 10).map((t) => t.slot));
+        for (const s of index.search(q, { k: 10, ef: 200 }).slots) if (truth.has(s)) hits++;
+      }
+      expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+    });
+
+    it('should give the same results from searchAsync as from search, also concurrently', async () => {
+      const sync = queries.map((q) => index.search(q, { k: 10, ef: 64 }));
+      const asyncResults = await Promise.all(queries.map((q) => index.searchAsync(q, { k: 10, ef: 64 })));
+      asyncResults.forEach((r, i) => {
+        expect(Array.from(r.slots)).toEqual(Array.from(sync[i].slots));
+        expect(Array.from(r.scores)).toEqual(Array.from(sync[i].scores));
+      });
+      const exact = await index.searchAsync(queries[0], { k: 5, exact: true, allowed: (s) => s % 2 === 1 });
+      expect(Array.from(exact.slots)).toEqual(Array.from(index.exactSearch(queries[0], 5, (s) => s % 2 === 1).slots));
+    });
+
+    it('should refuse to mutate while async searches run', async () => {
+      const pending = index.searchAsync(queries[1], { k: 10, exact: true });
+      expect(() => index.delete(0)).toThrow('engine: delete while 1 async searches are pending; await them first');
+      expect(() => index.add([queries[0]])).toThrow(/async searches are pending/);
+      await pending;
+      expect(() => index.delete(0)).not.toThrow();
+    });
+  });
+});
