@@ -4,7 +4,7 @@ import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { parsePath } from '../filter/payload-path';
 import { UpdateOperation, UpdateRequest, UpdateResult, UpdateStatus } from '../model/operations.model';
-import { PointId } from '../model/point-id.model';
+import { PointId, pointIdKey } from '../model/point-id.model';
 import { PointsSelector, ShardKeySelector } from '../model/selectors.model';
 import { NamedVectors } from '../model/vectors.model';
 import { validateIndexParams } from '../payload-index/field-index';
@@ -33,7 +33,9 @@ export class PointsWriter {
     options: { wait: boolean; timeout?: number; shardKeySelector?: ShardKeySelector; shardKeySelectors?: Array<ShardKeySelector | undefined> },
   ): Promise<UpdateResult[]> {
     const context = this.contexts.resolve(collectionName);
-    operations.forEach((operation, i) => this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : ''));
+    // Existence checks see the batch's own earlier upserts and deletes.
+    const batch: BatchView = { created: new Set(), deleted: new Set() };
+    operations.forEach((operation, i) => this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : '', batch));
     const results: UpdateResult[] = [];
     const run = async () => {
       for (const [i, operation] of operations.entries()) {
@@ -54,7 +56,7 @@ export class PointsWriter {
     return operations.map((_, i) => results[i] ?? { operationId: 0, status });
   }
 
-  private validate(context: CollectionContext, operation: UpdateOperation, prefix: string): void {
+  private validate(context: CollectionContext, operation: UpdateOperation, prefix: string, batch: BatchView): void {
     const issues = new ValidationIssues();
     const spaces = context.storage.spaces;
     const strict = context.record.config.strictModeConfig;
@@ -69,29 +71,40 @@ export class PointsWriter {
       });
       if (updateFilter) validateFilter(updateFilter);
       this.checkCapacity(context, points.length);
+      for (const point of points) {
+        batch.created.add(pointIdKey(point.id));
+        batch.deleted.delete(pointIdKey(point.id));
+      }
     } else if ('updateVectors' in operation) {
       operation.updateVectors.points.forEach((point, i) => {
         checkNamedVectors(issues, `${prefix}points[${i}].vectors`, spaces, point.vectors);
         this.checkVectorLimits(context, point.vectors);
       });
       guard.checkWrite(name, strict, { filter: operation.updateVectors.updateFilter }, context.isIndexed);
-      this.requireExisting(context, operation.updateVectors.points.map((p) => p.id));
+      this.requireExisting(context, operation.updateVectors.points.map((p) => p.id), batch);
     } else if ('deleteVectors' in operation) {
       for (const vectorName of operation.deleteVectors.vectorNames) {
         if (!spaces.has(vectorName)) issues.add(`${prefix}vectors`, `Wrong input: Not existing vector name error: ${vectorName}`);
       }
-      this.checkSelector(context, operation.deleteVectors.selector);
+      this.checkSelector(context, operation.deleteVectors.selector, batch);
     } else if ('deletePoints' in operation) {
-      this.checkSelector(context, operation.deletePoints.selector);
+      this.checkSelector(context, operation.deletePoints.selector, batch);
+      const selector = operation.deletePoints.selector;
+      if ('ids' in selector) {
+        for (const id of selector.ids) {
+          batch.deleted.add(pointIdKey(id));
+          batch.created.delete(pointIdKey(id));
+        }
+      }
     } else if ('setPayload' in operation || 'overwritePayload' in operation) {
       const body = 'setPayload' in operation ? operation.setPayload : operation.overwritePayload;
       if (body.key !== undefined) parsePath(body.key);
-      this.checkSelector(context, body.selector, true);
+      this.checkSelector(context, body.selector, batch, true);
     } else if ('deletePayload' in operation) {
       operation.deletePayload.keys.forEach((key) => parsePath(key));
-      this.checkSelector(context, operation.deletePayload.selector, true);
+      this.checkSelector(context, operation.deletePayload.selector, batch, true);
     } else if ('clearPayload' in operation) {
-      this.checkSelector(context, operation.clearPayload.selector, true);
+      this.checkSelector(context, operation.clearPayload.selector, batch, true);
     } else if ('createFieldIndex' in operation) {
       const { field, type, params } = operation.createFieldIndex;
       parsePath(field);
@@ -105,20 +118,21 @@ export class PointsWriter {
     issues.throwIfAny();
   }
 
-  private checkSelector(context: CollectionContext, selector: PointsSelector, idsMustExist = false): void {
+  private checkSelector(context: CollectionContext, selector: PointsSelector, batch: BatchView, idsMustExist = false): void {
     if ('filter' in selector) {
       validateFilter(selector.filter);
       this.contexts.strict.checkWrite(context.record.name, context.record.config.strictModeConfig, { filter: selector.filter }, context.isIndexed);
     } else if (idsMustExist) {
-      this.requireExisting(context, selector.ids);
+      this.requireExisting(context, selector.ids, batch);
     }
   }
 
   /** Qdrant answers 404 when a write names a point that does not exist (payload and vector updates). */
-  private requireExisting(context: CollectionContext, ids: readonly PointId[]): void {
+  private requireExisting(context: CollectionContext, ids: readonly PointId[], batch: BatchView): void {
     for (const id of ids) {
-      const found = [...context.storage.shards.values()].some((h) => h.shard.find(id) !== undefined);
-      if (!found) throw DomainError.notFound(`Not found: No point with id ${String(id)} found`);
+      const key = pointIdKey(id);
+      const stored = !batch.deleted.has(key) && [...context.storage.shards.values()].some((h) => h.shard.find(id) !== undefined);
+      if (!stored && !batch.created.has(key)) throw DomainError.notFound(`Not found: No point with id ${String(id)} found`);
     }
   }
 
@@ -169,6 +183,12 @@ export class PointsWriter {
     }
     return parts;
   }
+}
+
+/** Ids an update batch creates or deletes before a later operation of the same batch runs. */
+interface BatchView {
+  created: Set<string>;
+  deleted: Set<string>;
 }
 
 function delay(ms: number): Promise<void> {

@@ -129,9 +129,12 @@ export class CollectionStorage {
     for (const handle of this.shards.values()) await handle.shard.flush();
   }
 
+  /** Closes every shard, even when one fails; the first failure is rethrown after. */
   async close(): Promise<void> {
-    for (const handle of this.shards.values()) await handle.shard.close();
+    const results = await Promise.allSettled([...this.shards.values()].map((handle) => handle.shard.close()));
     this.shards.clear();
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }
 

@@ -320,9 +320,12 @@ export class LocalShard {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.flush();
-    this.closed = true;
-    await this.log.close();
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      await this.log.close();
+    }
   }
 
   /** Replaces `sources` with `replacement` (an optimized segment) and persists the change. */

@@ -64,8 +64,9 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
     const wanted = new Map([...state.collections.values()].map((record) => [record.id, record]));
     for (const [id, storage] of this.storages) {
       if (!wanted.has(id)) {
-        await storage.close();
+        // The collection is gone from the catalog: its data goes even if closing it fails.
         this.storages.delete(id);
+        await storage.close().catch((error: unknown) => this.logger.error({ err: error }, `closing ${storage.record.name} failed`));
         await fs.rm(storage.dir, { recursive: true, force: true });
       }
     }

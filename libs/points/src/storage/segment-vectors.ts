@@ -9,7 +9,7 @@ import {
   higherIsBetter,
 } from '@vectorstore/engine';
 import { SearchParams } from '../model/query.model';
-import { Vector } from '../model/vectors.model';
+import { MultiDenseVector, SparseVector, Vector } from '../model/vectors.model';
 import { VectorSpace } from './vector-space';
 
 /** Hits of one vector space of one segment, in point-slot space, best first. */
@@ -219,37 +219,17 @@ export class DenseSegmentVectors implements SegmentVectors {
 }
 
 /**
- * Read-back and persistence calls the storage needs from the sparse and multivector indexes.
- * They are checked at run time so a missing engine method fails loudly, not silently.
+ * Sparse vectors in the engine's inverted index. The segment keeps each vector too, to return and
+ * persist it; loading re-adds them to a fresh index (an inverted index rebuilds in linear time).
  */
-interface Persistable<V> {
-  get(slot: number): V;
-  save(): Uint8Array;
-}
-type SparseEngineVector = { indices: ArrayLike<number>; values: ArrayLike<number> };
-
-function persistable<V>(index: object, what: string): Persistable<V> {
-  const candidate = index as Partial<Persistable<V>>;
-  if (typeof candidate.get !== 'function' || typeof candidate.save !== 'function') {
-    throw new Error(`engine ${what} index cannot read back or save vectors`);
-  }
-  return candidate as Persistable<V>;
-}
-
-function loader<T>(cls: object, what: string): (bytes: Uint8Array) => T {
-  const load = (cls as { load?: (bytes: Uint8Array) => T }).load;
-  if (typeof load !== 'function') throw new Error(`engine ${what} index cannot load saved vectors`);
-  return load.bind(cls);
-}
-
-/** Sparse vectors in the engine's inverted index. */
 export class SparseSegmentVectors implements SegmentVectors {
-  private slots = new SlotMap();
+  private readonly slots = new Map<number, SparseVector>();
+  private readonly engineSlots = new SlotMap();
   readonly indexed = true;
 
-  constructor(
+  private constructor(
     readonly space: Extract<VectorSpace, { kind: 'sparse' }>,
-    private index: SparseIndex,
+    private readonly index: SparseIndex,
   ) {}
 
   static create(space: Extract<VectorSpace, { kind: 'sparse' }>): SparseSegmentVectors {
@@ -257,36 +237,35 @@ export class SparseSegmentVectors implements SegmentVectors {
   }
 
   get count(): number {
-    return this.slots.live;
+    return this.slots.size;
   }
 
   set(pointSlot: number, vector: Vector): void {
     if (vector.kind !== 'sparse') throw wrongKind(this.space, vector);
     this.remove(pointSlot);
-    this.slots.link(pointSlot, this.index.add([{ indices: vector.indices, values: vector.values }]));
+    this.engineSlots.link(pointSlot, this.index.add([{ indices: vector.indices, values: vector.values }]));
+    this.slots.set(pointSlot, vector);
   }
 
   remove(pointSlot: number): void {
-    const engineSlot = this.slots.unlink(pointSlot);
+    const engineSlot = this.engineSlots.unlink(pointSlot);
     if (engineSlot >= 0) this.index.delete([engineSlot]);
+    this.slots.delete(pointSlot);
   }
 
   has(pointSlot: number): boolean {
-    return this.slots.engineSlot(pointSlot) >= 0;
+    return this.slots.has(pointSlot);
   }
 
   get(pointSlot: number): Vector | undefined {
-    const engineSlot = this.slots.engineSlot(pointSlot);
-    if (engineSlot < 0) return undefined;
-    const v = persistable<SparseEngineVector>(this.index, 'sparse').get(engineSlot);
-    return { kind: 'sparse', indices: Uint32Array.from(v.indices), values: Float32Array.from(v.values) };
+    return this.slots.get(pointSlot);
   }
 
   search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined): SlotHits {
     if (query.kind !== 'sparse') throw wrongKind(this.space, query);
-    if (this.slots.live === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
-    const hits = this.index.search({ indices: query.indices, values: query.values }, k, this.slots.engineFilter(allowed));
-    return this.slots.toPointHits(hits);
+    if (this.slots.size === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
+    const hits = this.index.search({ indices: query.indices, values: query.values }, k, this.engineSlots.engineFilter(allowed));
+    return this.engineSlots.toPointHits(hits);
   }
 
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
@@ -296,25 +275,26 @@ export class SparseSegmentVectors implements SegmentVectors {
   }
 
   save(): Uint8Array {
-    return serialize({ slots: this.slots.toJSON(), index: persistable(this.index, 'sparse').save() });
+    return serialize({ vectors: [...this.slots] });
   }
 
   static load(space: Extract<VectorSpace, { kind: 'sparse' }>, bytes: Uint8Array): SparseSegmentVectors {
-    const state = deserialize(bytes) as { slots: ReturnType<SlotMap['toJSON']>; index: Uint8Array };
-    const vectors = new SparseSegmentVectors(space, loader<SparseIndex>(SparseIndex, 'sparse')(state.index));
-    vectors.slots = SlotMap.from(state.slots);
+    const state = deserialize(bytes) as { vectors: Array<[number, SparseVector]> };
+    const vectors = SparseSegmentVectors.create(space);
+    for (const [slot, vector] of state.vectors) vectors.set(slot, vector);
     return vectors;
   }
 }
 
-/** Multivectors scored with MaxSim by the engine. */
+/** Multivectors scored with MaxSim by the engine; copies kept for read-back and persistence, as for sparse. */
 export class MultiSegmentVectors implements SegmentVectors {
-  private slots = new SlotMap();
+  private readonly slots = new Map<number, MultiDenseVector>();
+  private readonly engineSlots = new SlotMap();
   readonly indexed = false;
 
-  constructor(
+  private constructor(
     readonly space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>,
-    private index: MultiVectorIndex,
+    private readonly index: MultiVectorIndex,
   ) {}
 
   static create(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>): MultiSegmentVectors {
@@ -322,35 +302,34 @@ export class MultiSegmentVectors implements SegmentVectors {
   }
 
   get count(): number {
-    return this.slots.live;
+    return this.slots.size;
   }
 
   set(pointSlot: number, vector: Vector): void {
     if (vector.kind !== 'multi') throw wrongKind(this.space, vector);
     this.remove(pointSlot);
-    this.slots.link(pointSlot, this.index.add([vector.vectors]));
+    this.engineSlots.link(pointSlot, this.index.add([vector.vectors]));
+    this.slots.set(pointSlot, vector);
   }
 
   remove(pointSlot: number): void {
-    const engineSlot = this.slots.unlink(pointSlot);
+    const engineSlot = this.engineSlots.unlink(pointSlot);
     if (engineSlot >= 0) this.index.delete([engineSlot]);
+    this.slots.delete(pointSlot);
   }
 
   has(pointSlot: number): boolean {
-    return this.slots.engineSlot(pointSlot) >= 0;
+    return this.slots.has(pointSlot);
   }
 
   get(pointSlot: number): Vector | undefined {
-    const engineSlot = this.slots.engineSlot(pointSlot);
-    if (engineSlot < 0) return undefined;
-    const stored = persistable<ArrayLike<number>[]>(this.index, 'multivector').get(engineSlot);
-    return { kind: 'multi', vectors: stored.map((v) => Float32Array.from(v)) };
+    return this.slots.get(pointSlot);
   }
 
   search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined): SlotHits {
     if (query.kind !== 'multi') throw wrongKind(this.space, query);
-    if (this.slots.live === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
-    return this.slots.toPointHits(this.index.search(query.vectors, k, this.slots.engineFilter(allowed)));
+    if (this.slots.size === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
+    return this.engineSlots.toPointHits(this.index.search(query.vectors, k, this.engineSlots.engineFilter(allowed)));
   }
 
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
@@ -359,13 +338,13 @@ export class MultiSegmentVectors implements SegmentVectors {
   }
 
   save(): Uint8Array {
-    return serialize({ slots: this.slots.toJSON(), index: persistable(this.index, 'multivector').save() });
+    return serialize({ vectors: [...this.slots] });
   }
 
   static load(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, bytes: Uint8Array): MultiSegmentVectors {
-    const state = deserialize(bytes) as { slots: ReturnType<SlotMap['toJSON']>; index: Uint8Array };
-    const vectors = new MultiSegmentVectors(space, loader<MultiVectorIndex>(MultiVectorIndex, 'multivector')(state.index));
-    vectors.slots = SlotMap.from(state.slots);
+    const state = deserialize(bytes) as { vectors: Array<[number, MultiDenseVector]> };
+    const vectors = MultiSegmentVectors.create(space);
+    for (const [slot, vector] of state.vectors) vectors.set(slot, vector);
     return vectors;
   }
 }
