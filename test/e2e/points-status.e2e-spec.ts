@@ -116,4 +116,22 @@ describe('Collection status while the optimizer indexes (e2e)', () => {
     const final = await info('unindexed');
     expect(final).toMatchObject({ status: 'Green', indexedVectorsCount: '0', pointsCount: String(N) });
   });
+
+  it('should hold writes back with prevent_unoptimized until the optimizer has indexed them', async () => {
+    await unary(collections, 'Create', {
+      collectionName: 'held',
+      vectorsConfig: { params: { size: DIM, distance: 'Euclid' } },
+      optimizersConfig: { indexingThreshold: 10, preventUnoptimized: true },
+    });
+    for (let i = 0; i < N; i += 100) {
+      await call('Upsert', {
+        collectionName: 'held',
+        wait: true,
+        points: data.slice(i, i + 100).map(([key, v]) => ({ id: pid(key.slice(2)), vectors: { vector: { dense: { data: v } } } })),
+      });
+      const current = await info('held');
+      // Each write waited until less than the threshold (160 vectors) was unindexed, then added 100.
+      expect(Number(current.pointsCount) - Number(current.indexedVectorsCount)).toBeLessThan(160 + 100);
+    }
+  });
 });
