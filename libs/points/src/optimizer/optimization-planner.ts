@@ -53,8 +53,3 @@ export function planOptimizations(shard: LocalShard, config: OptimizersConfig, b
   }
   return plans;
 }
-
-/** Whether a shard has optimization work it is not doing (for Grey / Yellow status). */
-export function hasPendingWork(shard: LocalShard, config: OptimizersConfig, busy: ReadonlySet<Segment>): boolean {
-  return planOptimizations(shard, config, busy).length > 0;
-}
