@@ -140,12 +140,13 @@ export class DenseSegmentVectors implements SegmentVectors {
   ) {}
 
   static create(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, indexed: boolean, capacity = 256): DenseSegmentVectors {
+    // Appendable segments are always scanned exactly, so their graph only costs inserts: keep it minimal.
     const index = new VectorIndex({
       dim: space.dim,
       distance: space.distance,
       datatype: space.datatype,
-      m: space.hnsw.m === 0 ? 16 : space.hnsw.m,
-      efConstruct: space.hnsw.efConstruct,
+      m: indexed ? (space.hnsw.m === 0 ? 16 : space.hnsw.m) : 2,
+      efConstruct: indexed ? space.hnsw.efConstruct : 4,
       fullScanThreshold: space.hnsw.fullScanThreshold,
       quantization: indexed ? engineQuantization(space.quantization) : undefined,
       initialCapacity: capacity,
