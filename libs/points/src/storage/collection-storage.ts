@@ -44,6 +44,7 @@ export class CollectionStorage {
         dropped.push(handle);
       }
     }
+    for (const handle of this.shards.values()) handle.shard.updateSpaces(this.spaces);
     for (const shard of record.shards) {
       if (this.shards.has(shard.shardId)) continue;
       const wal = record.config.walConfig;

@@ -75,7 +75,11 @@ export class LocalShard {
     error: undefined as string | undefined,
   };
 
-  private constructor(private readonly options: LocalShardOptions) {}
+  private currentSpaces: Map<string, VectorSpace>;
+
+  private constructor(private readonly options: LocalShardOptions) {
+    this.currentSpaces = options.spaces;
+  }
 
   static async open(options: LocalShardOptions): Promise<LocalShard> {
     const shard = new LocalShard(options);
@@ -84,7 +88,15 @@ export class LocalShard {
   }
 
   get spaces(): Map<string, VectorSpace> {
-    return this.options.spaces;
+    return this.currentSpaces;
+  }
+
+  /**
+   * Takes a changed collection config (HNSW, quantization): new and rebuilt segments use it;
+   * existing segments keep what they were built with until the optimizer rebuilds them.
+   */
+  updateSpaces(spaces: Map<string, VectorSpace>): void {
+    this.currentSpaces = spaces;
   }
 
   get isClosed(): boolean {
@@ -106,7 +118,7 @@ export class LocalShard {
       for (const entry of manifest.fieldIndexes) this.fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
       for (const entry of manifest.segments) {
         const body = await fs.readFile(path.join(this.segmentsDir, `${entry.id}.seg`));
-        const segment = Segment.load(body, this.options.spaces);
+        const segment = Segment.load(body, this.currentSpaces);
         const deletes = await readFileIfExists(path.join(this.segmentsDir, `${entry.id}.del`));
         if (deletes !== undefined) this.applySavedDeletes(segment, Buffer.from(deletes, 'base64'));
         this.bodyVersions.set(segment.id, entry.bodyVersion);
@@ -348,7 +360,7 @@ export class LocalShard {
   }
 
   private newAppendableSegment(): Segment {
-    const segment = Segment.create(this.options.spaces, { appendable: true, indexed: false });
+    const segment = Segment.create(this.currentSpaces, { appendable: true, indexed: false });
     for (const [field, schema] of this.fieldIndexes) segment.createFieldIndex(field, schema.type, schema.params);
     this.segments.push(segment);
     return segment;
