@@ -2,7 +2,7 @@
 // lower is better (-dot for Cosine/Dot, squared L2 for Euclid, L1 for Manhattan).
 import * as L from '../layout';
 import * as S from '../state';
-import { dotF32, l1F32, l2sqF32 } from './f32';
+import { dotF32Padded, l1F32, l2sqF32Padded } from './f32';
 import { decodeF16, dotF16, l1F16, l2sqF16 } from './f16';
 import { decodeU8, dotU8, l1U8, l2sqU8 } from './u8';
 import { dotCodes, l1Codes, l2sqCodes } from '../quantization/int8';
@@ -18,8 +18,9 @@ import { pqDistance } from '../quantization/pq';
   const v = vecPtr(slot);
   const n = S.dim;
   if (S.dtype == L.DT_F32) {
-    if (S.metric == L.MT_DOT) return -dotF32(q, v, n);
-    if (S.metric == L.MT_L2) return l2sqF32(q, v, n);
+    // f32 queries and vectors are zero padded to dimPad (a multiple of 16): tail-free inlined kernels
+    if (S.metric == L.MT_DOT) return -dotF32Padded(q, v, S.dimPad);
+    if (S.metric == L.MT_L2) return l2sqF32Padded(q, v, S.dimPad);
     return l1F32(q, v, n);
   }
   if (S.dtype == L.DT_F16) {

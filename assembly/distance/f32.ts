@@ -102,3 +102,41 @@ export function l1F32Scalar(a: usize, b: usize, n: i32): f32 {
   for (let i = 0; i < n; i++) s += Mathf.abs(load<f32>(a + (<usize>i << 2)) - load<f32>(b + (<usize>i << 2)));
   return s;
 }
+
+// Block kernels for zero-padded data (n a multiple of 16): no tails, inlined into hot loops.
+
+@inline export function l2sqF32Padded(a: usize, b: usize, n: i32): f32 {
+  let s0 = f32x4.splat(0);
+  let s1 = s0;
+  let s2 = s0;
+  let s3 = s0;
+  for (let i = 0; i < n; i += 16) {
+    const pa = a + (<usize>i << 2);
+    const pb = b + (<usize>i << 2);
+    const d0 = f32x4.sub(v128.load(pa), v128.load(pb));
+    const d1 = f32x4.sub(v128.load(pa, 16), v128.load(pb, 16));
+    const d2 = f32x4.sub(v128.load(pa, 32), v128.load(pb, 32));
+    const d3 = f32x4.sub(v128.load(pa, 48), v128.load(pb, 48));
+    s0 = f32x4.add(s0, f32x4.mul(d0, d0));
+    s1 = f32x4.add(s1, f32x4.mul(d1, d1));
+    s2 = f32x4.add(s2, f32x4.mul(d2, d2));
+    s3 = f32x4.add(s3, f32x4.mul(d3, d3));
+  }
+  return hsum(f32x4.add(f32x4.add(s0, s1), f32x4.add(s2, s3)));
+}
+
+@inline export function dotF32Padded(a: usize, b: usize, n: i32): f32 {
+  let s0 = f32x4.splat(0);
+  let s1 = s0;
+  let s2 = s0;
+  let s3 = s0;
+  for (let i = 0; i < n; i += 16) {
+    const pa = a + (<usize>i << 2);
+    const pb = b + (<usize>i << 2);
+    s0 = f32x4.add(s0, f32x4.mul(v128.load(pa), v128.load(pb)));
+    s1 = f32x4.add(s1, f32x4.mul(v128.load(pa, 16), v128.load(pb, 16)));
+    s2 = f32x4.add(s2, f32x4.mul(v128.load(pa, 32), v128.load(pb, 32)));
+    s3 = f32x4.add(s3, f32x4.mul(v128.load(pa, 48), v128.load(pb, 48)));
+  }
+  return hsum(f32x4.add(f32x4.add(s0, s1), f32x4.add(s2, s3)));
+}

@@ -24,6 +24,15 @@ describe(VectorIndex.name, () => {
     });
   });
 
+  describe('addVector', () => {
+    it('should add one vector and reject any other length, even a multiple of the dimension', () => {
+      const single = new VectorIndex({ dim: 4, distance: 'Dot' });
+      expect(single.addVector(Float32Array.of(1, 2, 3, 4))).toBe(0);
+      expect(() => single.addVector(new Float32Array(8))).toThrow('vector 0: expected dimension 4, got 8');
+      expect(single.size).toBe(1);
+    });
+  });
+
   describe('search', () => {
     it('should reject bad queries and parameters', () => {
       expect(() => index.search([1, 2, 3], { k: 1 })).toThrow('query: expected dimension 4, got 3');

@@ -6,15 +6,15 @@ import { EngineExports } from '../wasm/exports';
 import { instantiateEngine } from '../wasm/loader';
 import { DT, H, TR } from '../wasm/layout';
 import { internalMetric, normalizeInPlace, toScore } from '../distance/metric';
-import { f16ToF32, f32ToF16 } from '../distance/f16';
 import { QuantizationConfig, QuantizationSearchParams, checkQuantizationConfig } from '../quantization/config';
 import { QuantizerState, trainQuantizer } from '../quantization/train';
 import { checkInt, checkQuery, flattenBatch, VectorBatch } from '../validate';
 import { IndexConfig, ResolvedConfig, resolveConfig } from './index-config';
 import { AllowedSlots, writeAllowedBitmap } from './allowed-bitmap';
+import { decodeVector, encodeVector } from './vector-codec';
 import { SeededRandom, randomLevel } from './random';
 
-export { AllowedSlots };
+export type { AllowedSlots };
 
 export interface SearchParams {
   /** Number of results. */
@@ -167,6 +167,17 @@ export class IndexCore {
     return start;
   }
 
+  /**
+   * Adds exactly one vector and returns its slot. Unlike `add(Float32Array)`, which reads a flat batch, a
+   * vector of the wrong length is rejected ("vector 0: expected dimension 128, got 256").
+   */
+  addVector(vector: ArrayLike<number>): number {
+    if (vector == null || vector.length !== this.config.dim) {
+      throw new EngineInputError(`vector 0: expected dimension ${this.config.dim}, got ${vector?.length}`);
+    }
+    return this.add([vector]);
+  }
+
   /** Links slots into the graph (the single-threaded build path). */
   protected insert(start: number, count: number): void {
     const chunk = 4096;
@@ -205,20 +216,9 @@ export class IndexCore {
   /** The stored vector of a slot, decoded to f32 (Cosine vectors come back normalized). */
   getVector(slot: number): Float32Array {
     checkInt('slot', slot, 0, this.size - 1);
-    const { dim, datatype } = this.config;
     const a = this.arena;
-    const off = this.vecOffset(slot);
-    if (datatype === 'float32') return a.views.f32.slice(off >>> 2, (off >>> 2) + dim);
-    const out = new Float32Array(dim);
-    if (datatype === 'float16') {
-      const u8 = a.views.u8;
-      for (let i = 0; i < dim; i++) out[i] = f16ToF32(u8[off + 2 * i] | (u8[off + 2 * i + 1] << 8));
-    } else {
-      const u8 = a.views.u8;
-      const scale = this.normed ? a.views.f32[(a.offset('NORM') >>> 2) + slot] : 1;
-      for (let i = 0; i < dim; i++) out[i] = u8[off + i] * scale;
-    }
-    return out;
+    const scale = this.normed ? a.views.f32[(a.offset('NORM') >>> 2) + slot] : 1;
+    return decodeVector(this.config.datatype, this.config.dim, a.views.u8, a.views.f32, this.vecOffset(slot), scale);
   }
 
   /**
@@ -320,9 +320,11 @@ export class IndexCore {
     return this.arena.offset('VEC') + slot * this.vecStride;
   }
 
+  /** Writes the query at an address, zero padded to dimPad (the kernels read whole 16-float blocks). */
   protected writeQuery(q: Float32Array, at: number): void {
     const f32 = this.arena.views.f32;
     f32.set(q, at >>> 2);
+    f32.fill(0, (at >>> 2) + this.config.dim, (at >>> 2) + this.dimPad);
     if (this.config.distance === 'Cosine') normalizeInPlace(f32.subarray(at >>> 2, (at >>> 2) + this.config.dim));
   }
 
@@ -356,26 +358,8 @@ export class IndexCore {
     for (let i = 0; i < count; i++) {
       row.set(data.subarray(i * dim, (i + 1) * dim));
       if (distance === 'Cosine' && datatype !== 'uint8') normalizeInPlace(row);
-      const off = this.vecOffset(start + i);
-      if (datatype === 'float32') {
-        a.views.f32.set(row, off >>> 2);
-      } else if (datatype === 'float16') {
-        const u8 = a.views.u8;
-        for (let j = 0; j < dim; j++) {
-          const h = f32ToF16(row[j]);
-          u8[off + 2 * j] = h & 0xff;
-          u8[off + 2 * j + 1] = h >>> 8;
-        }
-      } else {
-        const u8 = a.views.u8;
-        let s = 0;
-        for (let j = 0; j < dim; j++) {
-          const v = Math.max(0, Math.min(255, Math.round(row[j])));
-          u8[off + j] = v;
-          s += v * v;
-        }
-        if (this.normed) a.views.f32[(a.offset('NORM') >>> 2) + start + i] = s > 0 ? 1 / Math.sqrt(s) : 0;
-      }
+      const invNorm = encodeVector(row, datatype, a.views.u8, a.views.f32, this.vecOffset(start + i));
+      if (this.normed) a.views.f32[(a.offset('NORM') >>> 2) + start + i] = invNorm;
     }
   }
 
