@@ -161,7 +161,7 @@ export class DenseSegmentVectors implements SegmentVectors {
   set(pointSlot: number, vector: Vector): void {
     if (vector.kind !== 'dense') throw wrongKind(this.space, vector);
     this.remove(pointSlot);
-    const engineSlot = this.index.add(vector.values);
+    const engineSlot = this.index.addVector(vector.values);
     this.slots.link(pointSlot, engineSlot);
   }
 
