@@ -11,5 +11,10 @@ export interface SegmentBuildJob {
 
 /** Builds the segment (HNSW graphs, quantization, payload indexes) and returns its saved bytes. */
 export function buildSegmentBytes(job: SegmentBuildJob): Uint8Array {
-  return Segment.build(new Map(job.spaces), job.points, job.fieldIndexes).save();
+  const segment = Segment.build(new Map(job.spaces), job.points, job.fieldIndexes);
+  try {
+    return segment.save();
+  } finally {
+    segment.dispose();
+  }
 }

@@ -37,6 +37,8 @@ export interface SegmentVectors {
   /** Scores of the query against these point slots (skipping those without a vector). */
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits;
   save(): Uint8Array;
+  /** Releases worker threads and memory held outside the JS heap. */
+  dispose(): void;
 }
 
 /** Maps point slots to engine slots and back. */
@@ -150,8 +152,26 @@ export class DenseSegmentVectors implements SegmentVectors {
       fullScanThreshold: space.hnsw.fullScanThreshold,
       quantization: indexed ? engineQuantization(space.quantization) : undefined,
       initialCapacity: capacity,
+      // Indexed segments are built by the optimizer in one batch, which the engine parallelises.
+      maxIndexingThreads: indexed ? space.hnsw.maxIndexingThreads : 1,
     });
     return new DenseSegmentVectors(space, index, indexed);
+  }
+
+  /** Adds many vectors in one engine call (a parallel graph build); slots must not have vectors yet. */
+  addBatch(pointSlots: readonly number[], vectors: readonly Float32Array[]): void {
+    if (pointSlots.length === 0) return;
+    const flat = new Float32Array(vectors.length * this.space.dim);
+    vectors.forEach((v, i) => {
+      if (v.length !== this.space.dim) throw new Error(`vector of length ${v.length} in a ${this.space.dim}-d space`);
+      flat.set(v, i * this.space.dim);
+    });
+    const first = this.index.add(flat);
+    pointSlots.forEach((pointSlot, i) => this.slots.link(pointSlot, first + i));
+  }
+
+  dispose(): void {
+    this.index.dispose();
   }
 
   get count(): number {
@@ -279,6 +299,10 @@ export class SparseSegmentVectors implements SegmentVectors {
     return serialize({ vectors: [...this.slots] });
   }
 
+  dispose(): void {
+    // Plain JS memory; nothing to release.
+  }
+
   static load(space: Extract<VectorSpace, { kind: 'sparse' }>, bytes: Uint8Array): SparseSegmentVectors {
     const state = deserialize(bytes) as { vectors: Array<[number, SparseVector]> };
     const vectors = SparseSegmentVectors.create(space);
@@ -340,6 +364,10 @@ export class MultiSegmentVectors implements SegmentVectors {
 
   save(): Uint8Array {
     return serialize({ vectors: [...this.slots] });
+  }
+
+  dispose(): void {
+    // One WASM instance without workers; garbage collected with this object.
   }
 
   static load(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, bytes: Uint8Array): MultiSegmentVectors {

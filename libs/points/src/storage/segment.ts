@@ -9,7 +9,7 @@ import { PointId, pointIdKey } from '../model/point-id.model';
 import { SearchParams } from '../model/query.model';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { PayloadIndexSet } from '../payload-index/payload-index-set';
-import { createSegmentVectors, loadSegmentVectors, SegmentVectors, SlotHits } from './segment-vectors';
+import { createSegmentVectors, DenseSegmentVectors, loadSegmentVectors, SegmentVectors, SlotHits } from './segment-vectors';
 import { VectorSpace } from './vector-space';
 
 /** A point as the optimizer copies it between segments. */
@@ -80,12 +80,25 @@ export class Segment {
   ): Segment {
     const segment = new Segment(randomUUID(), false, spaces);
     for (const [name, space] of spaces) segment.vectors.set(name, createSegmentVectors(space, true));
+    // Dense vectors go in one batch per space, so the engine can build the graph on several threads.
+    const batches = new Map<string, { slots: number[]; vectors: Float32Array[] }>();
     for (const point of points) {
       const slot = segment.allocate(point.id);
-      for (const [name, vector] of Object.entries(point.vectors)) segment.vectors.get(name)?.set(slot, vector);
+      for (const [name, vector] of Object.entries(point.vectors)) {
+        const store = segment.vectors.get(name);
+        if (store instanceof DenseSegmentVectors && vector.kind === 'dense') {
+          const batch = batches.get(name) ?? { slots: [], vectors: [] };
+          batch.slots.push(slot);
+          batch.vectors.push(vector.values);
+          batches.set(name, batch);
+        } else {
+          store?.set(slot, vector);
+        }
+      }
       segment.payloads[slot] = Object.keys(point.payload).length === 0 ? undefined : point.payload;
       segment.touch(slot, point.version);
     }
+    for (const [name, batch] of batches) (segment.vectors.get(name) as DenseSegmentVectors).addBatch(batch.slots, batch.vectors);
     for (const index of fieldIndexes) segment.createFieldIndex(index.field, index.type, index.params);
     return segment;
   }
@@ -114,6 +127,11 @@ export class Segment {
 
   get size(): number {
     return this.ids.length;
+  }
+
+  /** Releases engine resources (worker threads); the segment must not be used afterwards. */
+  dispose(): void {
+    for (const store of this.vectors.values()) store.dispose();
   }
 
   /** Live (not deleted) points. */

@@ -10,7 +10,7 @@ export type VectorSpace =
       dim: number;
       distance: 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
       datatype: 'float32' | 'float16' | 'uint8';
-      hnsw: Required<Pick<HnswConfig, 'm' | 'efConstruct' | 'fullScanThreshold'>>;
+      hnsw: Required<Pick<HnswConfig, 'm' | 'efConstruct' | 'fullScanThreshold' | 'maxIndexingThreads'>>;
       quantization?: QuantizationConfig;
       onDisk: boolean;
     }
@@ -36,7 +36,13 @@ function denseSpace(name: string, params: VectorParams, config: CollectionConfig
     dim: params.size,
     distance: params.distance,
     datatype: params.datatype === 'Float16' ? 'float16' : params.datatype === 'Uint8' ? 'uint8' : 'float32',
-    hnsw: { m: hnsw.m ?? 16, efConstruct: hnsw.efConstruct ?? 100, fullScanThreshold: hnsw.fullScanThreshold ?? 10000 },
+    hnsw: {
+      m: hnsw.m ?? 16,
+      efConstruct: hnsw.efConstruct ?? 100,
+      fullScanThreshold: hnsw.fullScanThreshold ?? 10000,
+      // 0 = automatic (one per CPU), as Qdrant.
+      maxIndexingThreads: hnsw.maxIndexingThreads ?? 0,
+    },
     quantization: params.quantizationConfig ?? config.quantizationConfig,
     onDisk: params.onDisk ?? false,
   };
