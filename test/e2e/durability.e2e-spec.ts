@@ -101,3 +101,21 @@ describe('Collections durability (e2e)', () => {
     await expect(startServer({ dataDir: server.dataDir })).rejects.toThrow(/in use by process/);
   });
 });
+
+describe('Data folder lock (e2e)', () => {
+  it('should remove its lock file on a clean stop and take over the lock left by a killed server', async () => {
+    const { existsSync } = await import('node:fs');
+    const path = await import('node:path');
+    const first = await startServer();
+    const lockFile = path.join(first.dataDir, 'vectorstore.lock');
+    expect(existsSync(lockFile)).toBe(true);
+    await first.stop();
+    expect(existsSync(lockFile)).toBe(false);
+    const second = await first.restart();
+    await second.kill();
+    expect(existsSync(lockFile)).toBe(true);
+    const third = await second.restart();
+    expect(existsSync(lockFile)).toBe(true);
+    await third.stop();
+  });
+});

@@ -23,7 +23,6 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bufferLogs: true, bodyParser: false });
   configureHttp(app);
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
   app.connectMicroservice(grpcServerOptions(config), { inheritAppConfig: true });
   await app.startAllMicroservices();
   await app.listen(config.http.port, config.http.host);
@@ -35,9 +34,21 @@ async function bootstrap(): Promise<void> {
     host: config.http.host,
     dataDir: config.dataDir,
   });
-  // Nest's shutdown hooks close HTTP and gRPC; the lock goes last so a restart can take the folder.
-  const release = () => void lock.release();
-  process.once('exit', release);
+  // On SIGTERM/SIGINT: close HTTP and gRPC and run every shutdown hook (storage flushes), then
+  // release the data folder. Nest's own hook would re-raise the signal and skip the release.
+  const stop = (signal: NodeJS.Signals) => {
+    logger.log({ msg: 'stopping', signal });
+    setTimeout(() => process.exit(1), 30_000).unref();
+    void app
+      .close()
+      .catch((error: unknown) => logger.error({ msg: 'shutdown failed', err: error }))
+      .finally(() => {
+        lock.releaseSync();
+        process.exit(0);
+      });
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, rmSync } from 'node:fs';
 import * as path from 'node:path';
 
 const LOCK_FILE = 'vectorstore.lock';
@@ -33,6 +33,11 @@ export class DataDirLock {
 
   async release(): Promise<void> {
     await fs.rm(this.lockPath, { force: true });
+  }
+
+  /** For `process.on('exit')`, where asynchronous work no longer runs. */
+  releaseSync(): void {
+    rmSync(this.lockPath, { force: true });
   }
 }
 
