@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PAYLOAD_SCHEMA_TYPES } from '@vectorstore/collections';
-import { DomainError, ValidationIssues } from '@vectorstore/common';
+import { DomainError, stringifyJson, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { parsePath } from '../filter/payload-path';
 import { UpdateOperation, UpdateRequest, UpdateResult, UpdateStatus } from '../model/operations.model';
@@ -70,7 +70,7 @@ export class PointsWriter {
         this.checkVectorLimits(context, point.vectors);
       });
       if (updateFilter) validateFilter(updateFilter);
-      this.checkCapacity(context, points.length);
+      this.checkCapacity(context, points.length, points.reduce((bytes, p) => bytes + Buffer.byteLength(stringifyJson(p.payload)), 0));
       for (const point of points) {
         batch.created.add(pointIdKey(point.id));
         batch.deleted.delete(pointIdKey(point.id));
@@ -144,14 +144,19 @@ export class PointsWriter {
     }
   }
 
-  private checkCapacity(context: CollectionContext, adding: number): void {
+  /** Size limits count what the collection would hold after this write (upserts may replace points, so this errs high). */
+  private checkCapacity(context: CollectionContext, addingPoints: number, addingPayloadBytes: number): void {
     const strict = context.record.config.strictModeConfig;
     if (!strict?.enabled) return;
-    let points = adding;
+    let points = addingPoints;
+    let payloadBytes = addingPayloadBytes;
     let vectorBytes = 0;
-    for (const handle of context.storage.shards.values()) points += handle.shard.pointCount;
+    for (const handle of context.storage.shards.values()) {
+      points += handle.shard.pointCount;
+      for (const segment of handle.shard.segments) payloadBytes += segment.payloadBytes;
+    }
     for (const space of context.storage.spaces.values()) if (space.kind !== 'sparse') vectorBytes += points * space.dim * 4;
-    this.contexts.strict.checkCapacity(strict, { points, vectorBytes, payloadBytes: 0, payloadIndexes: 0 });
+    this.contexts.strict.checkCapacity(strict, { points, vectorBytes, payloadBytes, payloadIndexes: 0 });
   }
 
   /** Splits an operation per shard and applies it; returns the largest op number used. */

@@ -1,5 +1,5 @@
 import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
-import { JsonObject, JsonValue, isJsonObject, setOwn } from '@vectorstore/common';
+import { JsonObject, JsonValue, isJsonObject, setOwn, stringifyJson } from '@vectorstore/common';
 import { randomUUID } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import { matchesFilter, PointView } from '../filter/filter-evaluator';
@@ -50,6 +50,9 @@ export class Segment {
   private payloads: Array<JsonObject | undefined> = [];
   private deleted = new Uint8Array(64);
   private live = 0;
+  /** Serialized size of each slot's payload, and their sum over live points (strict mode limits). */
+  private payloadSizes: number[] = [];
+  private livePayloadBytes = 0;
   private readonly vectors = new Map<string, SegmentVectors>();
   readonly payloadIndexes: PayloadIndexSet;
 
@@ -96,6 +99,7 @@ export class Segment {
         }
       }
       segment.payloads[slot] = Object.keys(point.payload).length === 0 ? undefined : point.payload;
+      segment.setPayloadSize(slot, segment.payloads[slot]);
       segment.touch(slot, point.version);
     }
     for (const [name, batch] of batches) (segment.vectors.get(name) as DenseSegmentVectors).addBatch(batch.slots, batch.vectors);
@@ -141,6 +145,11 @@ export class Segment {
 
   get deletedCount(): number {
     return this.ids.length - this.live;
+  }
+
+  /** Bytes of payload held by live points (their JSON size). */
+  get payloadBytes(): number {
+    return this.livePayloadBytes;
   }
 
   /** Live slot of a point, if it is here. */
@@ -203,6 +212,7 @@ export class Segment {
     if (this.isDeleted(slot)) return;
     this.deleted[slot >> 3] |= 1 << (slot & 7);
     this.live--;
+    this.livePayloadBytes -= this.payloadSizes[slot] ?? 0;
     for (const store of this.vectors.values()) store.remove(slot);
     this.payloadIndexes.onDelete(slot);
     this.slotByKey.delete(pointIdKey(this.ids[slot]));
@@ -313,6 +323,7 @@ export class Segment {
       if (!segment.isDeleted(slot)) {
         segment.live++;
         segment.slotByKey.set(pointIdKey(s.ids[slot]), slot);
+        segment.setPayloadSize(slot, s.payloads[slot]);
       }
     }
     const saved = new Map(s.vectors.map((v) => [v.name, v.bytes]));
@@ -347,8 +358,15 @@ export class Segment {
 
   private writePayload(slot: number, payload: JsonObject): void {
     this.payloads[slot] = Object.keys(payload).length === 0 ? undefined : payload;
+    this.setPayloadSize(slot, this.payloads[slot]);
     this.payloadIndexes.onDelete(slot);
     this.payloadIndexes.onUpsert(slot, payload);
+  }
+
+  private setPayloadSize(slot: number, payload: JsonObject | undefined): void {
+    const size = payload === undefined ? 0 : Buffer.byteLength(stringifyJson(payload));
+    this.livePayloadBytes += size - (this.payloadSizes[slot] ?? 0);
+    this.payloadSizes[slot] = size;
   }
 
   private touch(slot: number, opNum: number): void {
