@@ -18,6 +18,8 @@ const SCAN_INTERVAL_MS = 200;
 export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(OptimizerService.name);
   private readonly busy = new WeakMap<LocalShard, Set<Segment>>();
+  /** After a failed job a shard waits before the next try, doubling up to 5 minutes. */
+  private readonly backoff = new WeakMap<LocalShard, { until: number; delayMs: number }>();
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -51,6 +53,7 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
 
   private scanShard(shard: LocalShard, config: OptimizersConfig): void {
     if (shard.isClosed || shard.failure || !shard.optimization.triggered) return;
+    if ((this.backoff.get(shard)?.until ?? 0) > Date.now()) return;
     const limit = maxConcurrentJobs(config);
     if (limit <= 0) return;
     const busy = this.busy.get(shard) ?? new Set<Segment>();
@@ -66,10 +69,16 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     for (const source of plan.sources) busy.add(source);
     shard.optimization.running++;
     const job = this.run(shard, plan)
+      .then(() => {
+        shard.optimization.error = undefined;
+        this.backoff.delete(shard);
+      })
       .catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
         shard.optimization.error = `${plan.kind} optimization failed: ${message}`;
-        this.logger.error({ err: error }, shard.optimization.error);
+        const delayMs = Math.min(300_000, (this.backoff.get(shard)?.delayMs ?? 2_500) * 2);
+        this.backoff.set(shard, { until: Date.now() + delayMs, delayMs });
+        this.logger.error({ err: error, retryInMs: delayMs }, shard.optimization.error);
       })
       .finally(() => {
         shard.optimization.running--;
@@ -92,9 +101,12 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
       const id = built.pointId(slot);
       if (!plan.sources.some((source) => source.slotOf(id) !== undefined)) built.delete(shard.lastApplied, slot);
     }
-    // Payload indexes created or dropped while building.
+    // Payload indexes created, changed or dropped while building.
     for (const [field, schema] of shard.fieldIndexes) {
-      if (!fieldIndexes.some((f) => f.field === field)) built.createFieldIndex(field, schema.type, schema.params);
+      const used = fieldIndexes.find((f) => f.field === field);
+      if (!used || used.type !== schema.type || JSON.stringify(used.params) !== JSON.stringify(schema.params)) {
+        built.createFieldIndex(field, schema.type, schema.params);
+      }
     }
     for (const { field } of fieldIndexes) if (!shard.fieldIndexes.has(field)) built.deleteFieldIndex(field);
     await shard.swapSegments(plan.sources, built.pointCount > 0 ? built : undefined);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainError } from '@vectorstore/common';
 import { CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
 import { CollectionStorage } from '../storage/collection-storage';
 import { PointsStorage } from '../storage/points-storage';
@@ -24,6 +25,9 @@ export class CollectionContexts {
   resolve(nameOrAlias: string): CollectionContext {
     const record = this.catalog.require(nameOrAlias);
     const storage = this.storage.storageOf(record);
+    if (storage.failure) {
+      throw DomainError.internal(`Service internal error: collection \`${record.name}\` could not be loaded: ${storage.failure.message}`);
+    }
     return {
       record,
       storage,

@@ -98,7 +98,9 @@ export class PointsWriter {
       }
     } else if ('setPayload' in operation || 'overwritePayload' in operation) {
       const body = 'setPayload' in operation ? operation.setPayload : operation.overwritePayload;
-      if (body.key !== undefined) parsePath(body.key);
+      if (body.key !== undefined && parsePath(body.key).some((segment) => segment.kind !== 'key')) {
+        issues.add(`${prefix}key`, `payload key \`${body.key}\` must be a path of object keys (no array indexes or [])`);
+      }
       this.checkSelector(context, body.selector, batch, true);
     } else if ('deletePayload' in operation) {
       operation.deletePayload.keys.forEach((key) => parsePath(key));

@@ -73,9 +73,12 @@ export class QueryEngine {
     if (input.positive.length === 0 && (request.strategy === 'AverageVector' || input.negative.length === 0)) {
       throw DomainError.invalidArgument('Validation error in body: [positive: At least one positive example is required]');
     }
-    // The examples themselves are not recommended back (Qdrant excludes them).
-    const exclude: Filter | undefined =
-      request.positive.length + request.negative.length === 0 ? undefined : { mustNot: [{ hasId: [...request.positive, ...request.negative] }] };
+    // The examples themselves are not recommended back (Qdrant excludes them), unless they were
+    // looked up in another collection, where their ids mean other points.
+    const sameCollection =
+      !request.lookupFrom || this.contexts.resolve(request.lookupFrom.collectionName).record.id === this.contexts.resolve(collectionName).record.id;
+    const exampleIds = [...request.positive, ...request.negative];
+    const exclude: Filter | undefined = sameCollection && exampleIds.length > 0 ? { mustNot: [{ hasId: exampleIds }] } : undefined;
     return this.query(collectionName, {
       prefetch: [],
       query: { recommend: input },
@@ -120,12 +123,14 @@ export class QueryEngine {
     const limit = stage.limit ?? DEFAULT_PREFETCH_LIMIT;
     const using = stage.using ?? DEFAULT_VECTOR_NAME;
     const lookup = stage.lookupFrom ?? lookupFrom;
-    const sources = stage.prefetch.map((p) => this.evaluate(context, p, selector, lookupFrom));
+    // The stage's filter also holds for its prefetches: it is passed down, so their limits count matching points.
+    const sources = stage.prefetch.map((p) => this.evaluate(context, { ...p, filter: mergeFilters(p.filter, stage.filter) }, selector, lookupFrom));
     const query: QueryVariant | undefined = stage.query;
     let result: Candidate[];
     if (!query) {
-      // No query: prefetch results as they are, or points in id order.
-      result = sources.length > 0 ? dedupe(sources.flat()).sort(byScoreDesc) : this.byId(context, stage.filter, selector, limit);
+      // No query: prefetch results in their own order (each already best first), or points in id order.
+      if (sources.length === 0) return this.byId(context, stage.filter, selector, limit);
+      return applyThreshold(dedupe(sources.flat()), stage.scoreThreshold, true).slice(0, limit);
     } else if ('fusion' in query || 'rrf' in query) {
       if (sources.length === 0) throw DomainError.invalidArgument('Validation error in body: [query: fusion requires at least one prefetch]');
       result = 'rrf' in query || query.fusion === 'RRF' ? rrf(sources, 'rrf' in query ? query.rrf.k ?? DEFAULT_RRF_K : DEFAULT_RRF_K) : dbsf(sources);
@@ -150,6 +155,10 @@ export class QueryEngine {
         result = pool ? this.rescore(pool, using, vector, higher) : this.nearest(context, using, vector, stage.filter, stage.params, limit, selector, higher);
       } else {
         result = this.recommendScores(context, query.recommend, space, using, stage.filter, stage.params, limit, selector, lookup, pool);
+        // Best-score and sum-score results are similarities (higher is better) whatever the distance.
+        if ((query.recommend.strategy ?? 'AverageVector') !== 'AverageVector') {
+          return applyThreshold(result, stage.scoreThreshold, true).slice(0, limit);
+        }
       }
       result = applyThreshold(result, stage.scoreThreshold, higher);
       return result.slice(0, limit);
@@ -208,9 +217,12 @@ export class QueryEngine {
     pool: Candidate[] | undefined,
   ): Candidate[] {
     const higher = spaceHigherIsBetter(space);
+    const strategy = input.strategy ?? 'AverageVector';
+    if (input.positive.length === 0 && (strategy === 'AverageVector' || input.negative.length === 0)) {
+      throw DomainError.invalidArgument('Validation error in body: [query.recommend.positive: At least one positive example is required]');
+    }
     const positives = input.positive.map((v, i) => this.resolveVector(context, v, space, lookup, `positive[${i}]`));
     const negatives = input.negative.map((v, i) => this.resolveVector(context, v, space, lookup, `negative[${i}]`));
-    const strategy = input.strategy ?? 'AverageVector';
     if (strategy === 'AverageVector') {
       const target = averageQuery(positives, negatives);
       return pool ? this.rescore(pool, using, target, higher) : this.nearest(context, using, target, filter, params, limit, selector, higher);
@@ -234,9 +246,9 @@ export class QueryEngine {
       else {
         const bestPos = ps.length ? Math.max(...ps) : -Infinity;
         const bestNeg = ns.length ? Math.max(...ns) : -Infinity;
-        // Closer to a positive than to any negative: ranked by that similarity; otherwise below all of those.
-        score = bestPos > bestNeg ? bestPos : -bestNeg;
-        if (ps.length === 0) score = -bestNeg;
+        // Disjoint ranges, as Qdrant: closer to a positive → (0, 1) by that similarity; closer to a
+        // negative → (-1, 0), lower the closer it is to the negative.
+        score = bestPos > bestNeg ? sigmoid(bestPos) : -sigmoid(bestNeg);
       }
       result.push({ ...c, score });
     }
@@ -265,12 +277,20 @@ export class QueryEngine {
     if (!location) throw DomainError.notFound(`Not found: No point with id ${formatId(input.pointId)} found`);
     const vector = location.segment.vectorStore(name)?.get(location.slot);
     if (!vector) throw DomainError.invalidArgument(`Wrong input: point ${formatId(input.pointId)} has no vector \`${name}\``);
+    // A vector looked up in another collection must still fit this one.
+    const issues = new ValidationIssues();
+    checkVector(issues, path, space, vector);
+    issues.throwIfAny();
     return vector;
   }
 }
 
 function formatId(id: PointId): string {
   return typeof id === 'bigint' ? id.toString() : id;
+}
+
+function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
 }
 
 function byScoreDesc(a: Candidate, b: Candidate): number {

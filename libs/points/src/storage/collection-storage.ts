@@ -22,6 +22,8 @@ export interface ShardHandle {
 export class CollectionStorage {
   readonly shards = new Map<number, ShardHandle>();
   spaces: Map<string, VectorSpace>;
+  /** Set when a shard could not be opened: the collection reports Red and refuses requests. */
+  failure: Error | undefined;
 
   constructor(
     public record: CollectionRecord,

@@ -42,7 +42,8 @@ export interface FieldIndexSchema {
 interface Manifest {
   version: 1;
   persistedOpNum: number;
-  segments: Array<{ id: string; bodyVersion: number }>;
+  /** Exact files of each segment: bodies and delete files are never overwritten, so a crash mid-flush leaves the last manifest's files intact. */
+  segments: Array<{ id: string; bodyVersion: number; body: string; deletes?: string }>;
   fieldIndexes: Array<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>;
 }
 
@@ -62,6 +63,9 @@ export class LocalShard {
   private readonly bodyVersions = new Map<string, number>();
   private readonly deletesVersions = new Map<string, number>();
   private readonly pending = new Map<number, UpdateOperation>();
+  private readonly failedOps = new Map<number, Error>();
+  /** Files the last written manifest lists for each segment. */
+  private readonly files = new Map<string, { body: string; deletes?: string }>();
   private readonly flushLock = new KeyedMutex();
   private log!: ShardLog;
   private closed = false;
@@ -117,22 +121,28 @@ export class LocalShard {
       this.persistedOpNum = manifest.persistedOpNum;
       for (const entry of manifest.fieldIndexes) this.fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
       for (const entry of manifest.segments) {
-        const body = await fs.readFile(path.join(this.segmentsDir, `${entry.id}.seg`));
+        const body = await fs.readFile(path.join(this.segmentsDir, entry.body));
         const segment = Segment.load(body, this.currentSpaces);
-        const deletes = await readFileIfExists(path.join(this.segmentsDir, `${entry.id}.del`));
-        if (deletes !== undefined) this.applySavedDeletes(segment, Buffer.from(deletes, 'base64'));
+        if (entry.deletes) this.applySavedDeletes(segment, await fs.readFile(path.join(this.segmentsDir, entry.deletes)));
         this.bodyVersions.set(segment.id, entry.bodyVersion);
         this.deletesVersions.set(segment.id, segment.version);
+        this.files.set(segment.id, { body: entry.body, deletes: entry.deletes });
         this.segments.push(segment);
       }
-      await this.removeOrphanSegmentFiles(new Set(manifest.segments.map((s) => s.id)));
+      await this.removeUnlistedSegmentFiles(manifest);
     }
     this.active = this.segments.find((s) => s.appendable) ?? this.newAppendableSegment();
     this.segments = [this.active, ...this.segments.filter((s) => s !== this.active)];
     this.lastApplied = this.persistedOpNum;
     this.log = await this.options.openLog({ ...this.options.log, dir: path.join(this.options.dir, 'wal') });
     for await (const record of this.log.readFrom(this.persistedOpNum + 1)) {
-      this.apply(record.opNum, decodeOperation(record.data));
+      // An operation that cannot be applied marks the shard failed (Red) but never stops it from
+      // opening: the records after it are still applied, so no later acknowledged write is lost.
+      try {
+        this.apply(record.opNum, decodeOperation(record.data));
+      } catch (error) {
+        this.failure ??= error instanceof Error ? error : new Error(String(error));
+      }
       this.lastApplied = record.opNum;
     }
   }
@@ -148,6 +158,11 @@ export class LocalShard {
     }
     this.pending.set(opNum, operation);
     this.drainPending();
+    const failed = this.failedOps.get(opNum);
+    if (failed) {
+      this.failedOps.delete(opNum);
+      throw failed;
+    }
     return opNum;
   }
 
@@ -158,7 +173,11 @@ export class LocalShard {
       try {
         this.apply(next, operation);
       } catch (error) {
-        this.failure = error instanceof Error ? error : new Error(String(error));
+        // Validation should make this impossible; if it happens the caller is told, and the shard
+        // stops taking writes (Red) because the operation may be half-applied.
+        const failure = error instanceof Error ? error : new Error(String(error));
+        this.failure = failure;
+        this.failedOps.set(next, failure);
       }
       this.lastApplied = next;
     }
@@ -173,7 +192,7 @@ export class LocalShard {
         const found = this.find(point.id);
         if (found && updateMode === 'InsertOnly') continue;
         if (!found && updateMode === 'UpdateOnly') continue;
-        if (found && updateFilter && !found.segment.filterPredicate(updateFilter)(found.slot)) continue;
+        if (found && updateFilter && !found.segment.matches(found.slot, updateFilter)) continue;
         if (found && found.segment !== this.active) found.segment.delete(opNum, found.slot);
         this.active.upsert(opNum, point.id, point.vectors, point.payload);
       }
@@ -183,7 +202,7 @@ export class LocalShard {
       const { points, updateFilter } = operation.updateVectors;
       for (const point of points) {
         const found = this.find(point.id);
-        if (!found || (updateFilter && !found.segment.filterPredicate(updateFilter)(found.slot))) continue;
+        if (!found || (updateFilter && !found.segment.matches(found.slot, updateFilter))) continue;
         this.rewrite(opNum, found, (vectors, payload) => ({ vectors: { ...vectors, ...point.vectors }, payload }));
       }
     } else if ('deleteVectors' in operation) {
@@ -228,9 +247,15 @@ export class LocalShard {
     change: (vectors: NamedVectors, payload: JsonObject) => { vectors: NamedVectors; payload: JsonObject },
   ): void {
     const id = ref.segment.pointId(ref.slot);
-    const next = change(ref.segment.pointVectors(ref.slot), ref.segment.payload(ref.slot));
-    if (ref.segment !== this.active) ref.segment.delete(opNum, ref.slot);
-    this.active.upsert(opNum, id, next.vectors, next.payload);
+    const current = ref.segment.pointVectors(ref.slot);
+    const next = change(current, ref.segment.payload(ref.slot));
+    if (ref.segment !== this.active) {
+      ref.segment.delete(opNum, ref.slot);
+      this.active.upsert(opNum, id, next.vectors, next.payload);
+    } else {
+      // Unchanged vectors keep their identity through `change`, so only changed ones are re-added.
+      this.active.rewrite(opNum, ref.slot, current, next.vectors, next.payload);
+    }
   }
 
   /** Where a live point is, if anywhere. */
@@ -298,35 +323,42 @@ export class LocalShard {
     return this.flushLock.run('flush', async () => {
       const opNum = this.lastApplied;
       if (opNum === this.persistedOpNum && this.segments.every((s) => this.bodyVersions.has(s.id))) return;
-      const writes: Array<{ file: string; data: Uint8Array | string }> = [];
+      // New files get new names (segment id + version); nothing the current manifest lists is overwritten.
+      const writes: Array<{ file: string; data: Uint8Array }> = [];
       const bodyVersions = new Map(this.bodyVersions);
       const deletesVersions = new Map(this.deletesVersions);
+      const files = new Map(this.files);
       for (const segment of this.segments) {
         const bodyVersion = bodyVersions.get(segment.id);
         if (bodyVersion === undefined || (segment.appendable && segment.version > bodyVersion)) {
-          writes.push({ file: `${segment.id}.seg`, data: segment.save() });
+          const body = `${segment.id}.${segment.version}.seg`;
+          writes.push({ file: body, data: segment.save() });
           bodyVersions.set(segment.id, segment.version);
           deletesVersions.set(segment.id, segment.version);
-          writes.push({ file: `${segment.id}.del`, data: '' });
+          files.set(segment.id, { body });
         } else if (segment.version > (deletesVersions.get(segment.id) ?? 0)) {
           // An immutable segment only changes by deletes: persist those, not the whole body.
-          writes.push({ file: `${segment.id}.del`, data: Buffer.from(this.savedDeletes(segment)).toString('base64') });
+          const deletes = `${segment.id}.${segment.version}.del`;
+          writes.push({ file: deletes, data: this.savedDeletes(segment) });
           deletesVersions.set(segment.id, segment.version);
+          files.set(segment.id, { body: files.get(segment.id)!.body, deletes });
         }
       }
       const manifest: Manifest = {
         version: 1,
         persistedOpNum: opNum,
-        segments: this.segments.map((s) => ({ id: s.id, bodyVersion: bodyVersions.get(s.id)! })),
+        segments: this.segments.map((s) => ({ id: s.id, bodyVersion: bodyVersions.get(s.id)!, ...files.get(s.id)! })),
         fieldIndexes: [...this.fieldIndexes].map(([field, schema]) => ({ field, ...schema })),
       };
       for (const write of writes) await writeFileAtomic(path.join(this.segmentsDir, write.file), write.data);
       await writeFileAtomic(path.join(this.options.dir, 'manifest.json'), stringifyJson(manifest, 2));
       for (const [id, version] of bodyVersions) this.bodyVersions.set(id, version);
       for (const [id, version] of deletesVersions) this.deletesVersions.set(id, version);
+      for (const [id, entry] of files) this.files.set(id, entry);
       this.persistedOpNum = opNum;
       await this.log.ack(opNum);
-      await this.removeOrphanSegmentFiles(new Set(this.segments.map((s) => s.id)));
+      // Only what this manifest lists survives; a concurrent swap cannot make it drop a listed file.
+      await this.removeUnlistedSegmentFiles(manifest);
     });
   }
 
@@ -347,6 +379,7 @@ export class LocalShard {
     for (const source of sources) {
       this.bodyVersions.delete(source.id);
       this.deletesVersions.delete(source.id);
+      this.files.delete(source.id);
     }
     await this.flush();
   }
@@ -381,11 +414,12 @@ export class LocalShard {
     segment.version = Math.max(segment.version, version);
   }
 
-  private async removeOrphanSegmentFiles(keep: Set<string>): Promise<void> {
+  private async removeUnlistedSegmentFiles(manifest: Manifest): Promise<void> {
+    const keep = new Set(manifest.segments.flatMap((s) => (s.deletes ? [s.body, s.deletes] : [s.body])));
     const names = await fs.readdir(this.segmentsDir).catch(() => [] as string[]);
     await Promise.all(
       names
-        .filter((name) => /\.(seg|del)$/.test(name) && !keep.has(name.replace(/\.(seg|del)$/, '')))
+        .filter((name) => /\.(seg|del)$/.test(name) && !keep.has(name))
         .map((name) => fs.rm(path.join(this.segmentsDir, name), { force: true })),
     );
   }

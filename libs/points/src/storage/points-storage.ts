@@ -76,8 +76,15 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
         storage = new CollectionStorage(record, path.join(this.collectionsDir, record.id), this.openLog);
         this.storages.set(record.id, storage);
       }
-      const dropped = await storage.reconcile(record);
-      for (const handle of dropped) await fs.rm(storage.shardDir(handle.shardId), { recursive: true, force: true });
+      try {
+        const dropped = await storage.reconcile(record);
+        for (const handle of dropped) await fs.rm(storage.shardDir(handle.shardId), { recursive: true, force: true });
+        storage.failure = undefined;
+      } catch (error) {
+        // One collection that cannot load must not keep the server (and every other collection) down.
+        storage.failure = error instanceof Error ? error : new Error(String(error));
+        this.logger.error({ err: error }, `collection ${record.name} could not be loaded`);
+      }
     }
     // Folders of collections the catalog no longer has (deleted just before a crash).
     const folders = await fs.readdir(this.collectionsDir).catch(() => [] as string[]);

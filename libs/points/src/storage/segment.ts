@@ -188,7 +188,7 @@ export class Segment {
     for (const [name, store] of this.vectors) {
       if (names && !names.includes(name)) continue;
       const vector = store.get(slot);
-      if (vector) result[name] = vector;
+      if (vector) Object.defineProperty(result, name, { value: vector, enumerable: true, writable: true, configurable: true });
     }
     return result;
   }
@@ -199,13 +199,36 @@ export class Segment {
     const existing = this.slotOf(id);
     const slot = existing ?? this.allocate(id);
     for (const [name, store] of this.vectors) {
-      const vector = vectors[name];
+      // Own properties only: a vector may be named like an Object.prototype member.
+      const vector = Object.hasOwn(vectors, name) ? vectors[name] : undefined;
       if (vector) store.set(slot, vector);
       else store.remove(slot);
     }
     this.writePayload(slot, payload);
     this.touch(slot, opNum);
     return slot;
+  }
+
+  /**
+   * Changes a live point in place: vectors are re-added only where they changed (a payload-only
+   * update must not leave a dead vector behind in the engine index), the payload is replaced.
+   */
+  rewrite(opNum: number, slot: number, previous: NamedVectors, vectors: NamedVectors, payload: JsonObject): void {
+    this.assertAppendable();
+    for (const [name, store] of this.vectors) {
+      const vector = Object.hasOwn(vectors, name) ? vectors[name] : undefined;
+      const before = Object.hasOwn(previous, name) ? previous[name] : undefined;
+      if (vector === before) continue;
+      if (vector) store.set(slot, vector);
+      else store.remove(slot);
+    }
+    this.writePayload(slot, payload);
+    this.touch(slot, opNum);
+  }
+
+  /** Whether one live slot passes a filter (cheaper than a whole-segment predicate). */
+  matches(slot: number, filter: Filter): boolean {
+    return !this.isDeleted(slot) && matchesFilter(filter, this.view(slot), this.payloadIndexes.schemas());
   }
 
   delete(opNum: number, slot: number): void {

@@ -1,0 +1,103 @@
+import * as grpc from '@grpc/grpc-js';
+import { createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
+import { RunningServer, startServer } from './support/server-harness';
+
+jest.setTimeout(60_000);
+
+interface Hit {
+  id: { num: string };
+  score: number;
+}
+
+describe('Points regressions found in review (e2e)', () => {
+  let server: RunningServer;
+  let points: grpc.Client;
+  let collections: grpc.Client;
+  const call = <Res = unknown>(client: grpc.Client, method: string, request: object) => unary<object, Res>(client, method, request);
+  const code = async (promise: Promise<unknown>) => ((await promise.then(() => undefined, (e: unknown) => e)) as grpc.ServiceError | undefined)?.code;
+  const ids = (hits: Hit[]) => hits.map((h) => Number(h.id.num));
+
+  beforeAll(async () => {
+    server = await startServer();
+    points = createPointsClient(server.grpcAddress, credentials(server.apiKey));
+    collections = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
+    await call(collections, 'Create', { collectionName: 'line', vectorsConfig: { params: { size: 2, distance: 'Euclid' } } });
+    // Points on a line at x = 0, 1, 5, 10.
+    const xs = [0, 1, 5, 10];
+    await call(points, 'Upsert', {
+      collectionName: 'line',
+      wait: true,
+      points: xs.map((x, i) => ({ id: { num: i + 1 }, vectors: { vector: { dense: { data: [x, 0] } } }, payload: { keep: { boolValue: i !== 1 } } })),
+    });
+  });
+
+  afterAll(async () => {
+    points?.close();
+    collections?.close();
+    await server?.stop();
+  });
+
+  it('should reject a payload key with array parts and keep accepting writes', async () => {
+    expect(await code(call(points, 'SetPayload', { collectionName: 'line', pointsSelector: { points: { ids: [{ num: 1 }] } }, payload: { x: { integerValue: '1' } }, key: 'a[0]' }))).toBe(
+      grpc.status.INVALID_ARGUMENT,
+    );
+    await call(points, 'SetPayload', { collectionName: 'line', wait: true, pointsSelector: { points: { ids: [{ num: 1 }] } }, payload: { x: { integerValue: '1' } }, key: 'a.b' });
+    const info = await call<{ result: { status: string } }>(collections, 'Get', { collectionName: 'line' });
+    expect(info.result.status).toBe('Green');
+  });
+
+  it('should keep prefetch order (nearest first) for a query without its own query on a distance metric', async () => {
+    const result = await call<{ result: Hit[] }>(points, 'Query', {
+      collectionName: 'line',
+      prefetch: [{ query: { nearest: { dense: { data: [0, 0] } } }, limit: 4 }],
+      limit: 2,
+    });
+    expect(ids(result.result)).toEqual([1, 2]);
+  });
+
+  it('should apply the root filter to prefetch results', async () => {
+    const result = await call<{ result: Hit[] }>(points, 'Query', {
+      collectionName: 'line',
+      prefetch: [{ query: { nearest: { dense: { data: [0, 0] } } }, limit: 2 }],
+      query: { nearest: { dense: { data: [0, 0] } } },
+      filter: { must: [{ field: { key: 'keep', match: { boolean: true } } }] },
+      limit: 2,
+    });
+    expect(ids(result.result)).toEqual([1, 3]);
+  });
+
+  it('should rank points closer to a positive example above points closer to a negative one (best_score)', async () => {
+    const result = await call<{ result: Hit[] }>(points, 'Recommend', {
+      collectionName: 'line',
+      positive: [{ num: 1 }],
+      negative: [{ num: 4 }],
+      strategy: 'BestScore',
+      limit: 2,
+    });
+    // Point 2 (x=1) is near the positive; point 3 (x=5) is as far from either.
+    expect(ids(result.result)).toEqual([2, 3]);
+    expect(result.result[0].score).toBeGreaterThan(0);
+  });
+
+  it('should answer INVALID_ARGUMENT, not INTERNAL, for inputs the engine rejects', async () => {
+    expect(await code(call(points, 'Search', { collectionName: 'line', vector: [0, 0], limit: 1, params: { hnswEf: 0 } }))).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(await code(call(points, 'Query', { collectionName: 'line', query: { recommend: { positive: [], negative: [] } } }))).toBe(
+      grpc.status.INVALID_ARGUMENT,
+    );
+  });
+
+  it('should handle vectors named like Object.prototype members', async () => {
+    await call(collections, 'Create', {
+      collectionName: 'proto-names',
+      vectorsConfig: { paramsMap: { map: { a: { size: 2, distance: 'Dot' }, constructor: { size: 2, distance: 'Dot' } } } },
+    });
+    await call(points, 'Upsert', { collectionName: 'proto-names', wait: true, points: [{ id: { num: 1 }, vectors: { vectors: { vectors: { a: { dense: { data: [1, 0] } } } } } }] });
+    await call(points, 'SetPayload', { collectionName: 'proto-names', wait: true, pointsSelector: { points: { ids: [{ num: 1 }] } }, payload: { x: { boolValue: true } } });
+    const got = await call<{ result: Array<{ vectors: { vectors: { vectors: Record<string, unknown> } } }> }>(points, 'Get', {
+      collectionName: 'proto-names',
+      ids: [{ num: 1 }],
+      withVectors: { enable: true },
+    });
+    expect(Object.keys(got.result[0].vectors.vectors.vectors)).toEqual(['a']);
+  });
+});
