@@ -100,4 +100,55 @@ describe('Points regressions found in review (e2e)', () => {
     });
     expect(Object.keys(got.result[0].vectors.vectors.vectors)).toEqual(['a']);
   });
+
+  it('should store, search, return and persist multivectors (MaxSim) and sparse vectors across a restart', async () => {
+    await call(collections, 'Create', {
+      collectionName: 'multi',
+      vectorsConfig: { paramsMap: { map: { colbert: { size: 2, distance: 'Dot', multivectorConfig: { comparator: 'MaxSim' } } } } },
+      sparseVectorsConfig: { map: { words: {} } },
+    });
+    const doc = (id: number, rows: number[][], indices: number[], values: number[]) => ({
+      id: { num: id },
+      vectors: {
+        vectors: {
+          vectors: {
+            colbert: { multiDense: { vectors: rows.map((data) => ({ data })) } },
+            words: { sparse: { indices, values } },
+          },
+        },
+      },
+    });
+    await call(points, 'Upsert', {
+      collectionName: 'multi',
+      wait: true,
+      points: [doc(1, [[1, 0], [0, 1]], [1, 5], [1, 2]), doc(2, [[0.1, 0.1]], [5, 9], [3, 1]), doc(3, [[-1, 0]], [2], [1])],
+    });
+    const maxSim = async () =>
+      call<{ result: Hit[] }>(points, 'Query', {
+        collectionName: 'multi',
+        query: { nearest: { multiDense: { vectors: [{ data: [1, 0] }, { data: [0, 1] }] } } },
+        using: 'colbert',
+        limit: 3,
+      });
+    const sparse = async () =>
+      call<{ result: Hit[] }>(points, 'Query', { collectionName: 'multi', query: { nearest: { sparse: { indices: [5], values: [1] } } }, using: 'words', limit: 3 });
+    // MaxSim: point 1 scores 1 + 1 = 2; point 2 scores 0.1 + 0.1 = 0.2; point 3 scores -1 + 0 = -1.
+    expect(ids((await maxSim()).result)).toEqual([1, 2, 3]);
+    expect((await maxSim()).result[0].score).toBeCloseTo(2, 5);
+    expect(ids((await sparse()).result)).toEqual([2, 1]);
+
+    server = await server.restart();
+    points.close();
+    collections.close();
+    points = createPointsClient(server.grpcAddress, credentials(server.apiKey));
+    collections = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
+    expect(ids((await maxSim()).result)).toEqual([1, 2, 3]);
+    expect(ids((await sparse()).result)).toEqual([2, 1]);
+    const got = await call<{ result: Array<{ vectors: { vectors: { vectors: Record<string, { multiDense?: { vectors: Array<{ data: number[] }> } }> } } }> }>(
+      points,
+      'Get',
+      { collectionName: 'multi', ids: [{ num: 1 }], withVectors: { enable: true } },
+    );
+    expect(got.result[0].vectors.vectors.vectors.colbert.multiDense?.vectors.map((v) => v.data)).toEqual([[1, 0], [0, 1]]);
+  });
 });

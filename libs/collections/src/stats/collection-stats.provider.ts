@@ -11,19 +11,24 @@ export interface CollectionStatsProvider {
 export const COLLECTION_STATS_PROVIDER = Symbol('COLLECTION_STATS_PROVIDER');
 
 /** Stats of a collection with no stored points: Green, no segments, nothing queued. */
+export function emptyCollectionStats(record: CollectionRecord): CollectionRuntimeStats {
+  return {
+    status: 'Green',
+    optimizerStatus: { ok: true, error: '' },
+    segmentsCount: 0,
+    pointsCount: 0,
+    indexedVectorsCount: 0,
+    payloadSchema: {},
+    warnings: [],
+    updateQueueLength: 0,
+    shardPoints: Object.fromEntries(record.shards.map((shard) => [shard.shardId, 0])),
+  };
+}
+
+/** Reports every collection as empty (used until storage registers, and in domain tests). */
 export class EmptyCollectionStatsProvider implements CollectionStatsProvider {
   statsFor(record: CollectionRecord): CollectionRuntimeStats {
-    return {
-      status: 'Green',
-      optimizerStatus: { ok: true, error: '' },
-      segmentsCount: 0,
-      pointsCount: 0,
-      indexedVectorsCount: 0,
-      payloadSchema: {},
-      warnings: [],
-      updateQueueLength: 0,
-      shardPoints: Object.fromEntries(record.shards.map((shard) => [shard.shardId, 0])),
-    };
+    return emptyCollectionStats(record);
   }
 }
 

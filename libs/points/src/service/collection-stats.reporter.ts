@@ -5,6 +5,7 @@ import {
   CollectionStatsProvider,
   CollectionStatsRegistry,
   CollectionStatus,
+  emptyCollectionStats,
   OptimizersConfig,
   PayloadSchemaInfo,
 } from '@vectorstore/collections';
@@ -29,17 +30,7 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
   }
 
   statsFor(record: CollectionRecord): CollectionRuntimeStats {
-    const stats: CollectionRuntimeStats = {
-      status: 'Green',
-      optimizerStatus: { ok: true, error: '' },
-      segmentsCount: 0,
-      pointsCount: 0,
-      indexedVectorsCount: 0,
-      payloadSchema: {},
-      warnings: [],
-      updateQueueLength: 0,
-      shardPoints: {},
-    };
+    const stats: CollectionRuntimeStats = { ...emptyCollectionStats(record), shardPoints: {} };
     const storage = this.storage.openStorages().find((s) => s.record.id === record.id);
     if (!storage) return stats;
     if (storage.failure) {

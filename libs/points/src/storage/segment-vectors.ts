@@ -240,141 +240,121 @@ export class DenseSegmentVectors implements SegmentVectors {
 }
 
 /**
- * Sparse vectors in the engine's inverted index. The segment keeps each vector too, to return and
- * persist it; loading re-adds them to a fresh index (an inverted index rebuilds in linear time).
+ * A store over an engine index that cannot read vectors back or save itself (sparse, multivector):
+ * the segment keeps each vector, to return and persist it, and loading re-adds them.
  */
-export class SparseSegmentVectors implements SegmentVectors {
-  private readonly slots = new Map<number, SparseVector>();
-  private readonly engineSlots = new SlotMap();
-  readonly indexed = true;
+abstract class CopyKeepingVectors<V extends Vector, E extends { delete(slots: ArrayLike<number>): void }> implements SegmentVectors {
+  protected readonly vectors = new Map<number, V>();
+  protected readonly engineSlots = new SlotMap();
+  abstract readonly indexed: boolean;
 
-  private constructor(
-    readonly space: Extract<VectorSpace, { kind: 'sparse' }>,
-    private readonly index: SparseIndex,
+  protected constructor(
+    readonly space: VectorSpace,
+    protected readonly index: E,
+    private readonly kind: V['kind'],
   ) {}
 
-  static create(space: Extract<VectorSpace, { kind: 'sparse' }>): SparseSegmentVectors {
-    return new SparseSegmentVectors(space, new SparseIndex({ modifier: space.idf ? 'idf' : 'none' }));
-  }
+  /** Adds one vector to the engine index; returns its engine slot. */
+  protected abstract addToIndex(vector: V): number;
+  /** Engine search on this index's own query form. */
+  protected abstract searchIndex(query: V, k: number, allowed: ((engineSlot: number) => boolean) | undefined): { slots: Uint32Array; scores: Float32Array };
 
   get count(): number {
-    return this.slots.size;
+    return this.vectors.size;
   }
 
   set(pointSlot: number, vector: Vector): void {
-    if (vector.kind !== 'sparse') throw wrongKind(this.space, vector);
+    const typed = this.checked(vector);
     this.remove(pointSlot);
-    this.engineSlots.link(pointSlot, this.index.add([{ indices: vector.indices, values: vector.values }]));
-    this.slots.set(pointSlot, vector);
+    this.engineSlots.link(pointSlot, this.addToIndex(typed));
+    this.vectors.set(pointSlot, typed);
   }
 
   remove(pointSlot: number): void {
     const engineSlot = this.engineSlots.unlink(pointSlot);
     if (engineSlot >= 0) this.index.delete([engineSlot]);
-    this.slots.delete(pointSlot);
+    this.vectors.delete(pointSlot);
   }
 
   has(pointSlot: number): boolean {
-    return this.slots.has(pointSlot);
+    return this.vectors.has(pointSlot);
   }
 
   get(pointSlot: number): Vector | undefined {
-    return this.slots.get(pointSlot);
+    return this.vectors.get(pointSlot);
   }
 
   search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined): SlotHits {
-    if (query.kind !== 'sparse') throw wrongKind(this.space, query);
-    if (this.slots.size === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
-    const hits = this.index.search({ indices: query.indices, values: query.values }, k, this.engineSlots.engineFilter(allowed));
-    return this.engineSlots.toPointHits(hits);
+    const typed = this.checked(query);
+    if (this.vectors.size === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
+    return this.engineSlots.toPointHits(this.searchIndex(typed, k, this.engineSlots.engineFilter(allowed)));
   }
 
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
-    if (query.kind !== 'sparse') throw wrongKind(this.space, query);
     const set = new Set(Array.from(pointSlots));
     return this.search(query, set.size || 1, (slot) => set.has(slot));
   }
 
   save(): Uint8Array {
-    return serialize({ vectors: [...this.slots] });
+    return serialize({ vectors: [...this.vectors] });
   }
 
   dispose(): void {
-    // Plain JS memory; nothing to release.
+    // Engine memory here is released with the object; no worker threads.
   }
 
-  static load(space: Extract<VectorSpace, { kind: 'sparse' }>, bytes: Uint8Array): SparseSegmentVectors {
-    const state = deserialize(bytes) as { vectors: Array<[number, SparseVector]> };
-    const vectors = SparseSegmentVectors.create(space);
-    for (const [slot, vector] of state.vectors) vectors.set(slot, vector);
-    return vectors;
+  /** Re-adds saved vectors (an inverted index or a flat list rebuilds in linear time). */
+  protected restore(bytes: Uint8Array): this {
+    const state = deserialize(bytes) as { vectors: Array<[number, V]> };
+    for (const [slot, vector] of state.vectors) this.set(slot, vector);
+    return this;
+  }
+
+  private checked(vector: Vector): V {
+    if (vector.kind !== this.kind) throw wrongKind(this.space, vector);
+    return vector as V;
   }
 }
 
-/** Multivectors scored with MaxSim by the engine; copies kept for read-back and persistence, as for sparse. */
-export class MultiSegmentVectors implements SegmentVectors {
-  private readonly slots = new Map<number, MultiDenseVector>();
-  private readonly engineSlots = new SlotMap();
+/** Sparse vectors in the engine's inverted index. */
+export class SparseSegmentVectors extends CopyKeepingVectors<SparseVector, SparseIndex> {
+  readonly indexed = true;
+
+  static create(space: Extract<VectorSpace, { kind: 'sparse' }>): SparseSegmentVectors {
+    return new SparseSegmentVectors(space, new SparseIndex({ modifier: space.idf ? 'idf' : 'none' }), 'sparse');
+  }
+
+  static load(space: Extract<VectorSpace, { kind: 'sparse' }>, bytes: Uint8Array): SparseSegmentVectors {
+    return SparseSegmentVectors.create(space).restore(bytes);
+  }
+
+  protected addToIndex(vector: SparseVector): number {
+    return this.index.add([{ indices: vector.indices, values: vector.values }]);
+  }
+
+  protected searchIndex(query: SparseVector, k: number, allowed: ((engineSlot: number) => boolean) | undefined) {
+    return this.index.search({ indices: query.indices, values: query.values }, k, allowed);
+  }
+}
+
+/** Multivectors scored with MaxSim by the engine. */
+export class MultiSegmentVectors extends CopyKeepingVectors<MultiDenseVector, MultiVectorIndex> {
   readonly indexed = false;
 
-  private constructor(
-    readonly space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>,
-    private readonly index: MultiVectorIndex,
-  ) {}
-
   static create(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>): MultiSegmentVectors {
-    return new MultiSegmentVectors(space, new MultiVectorIndex({ dim: space.dim, distance: space.distance }));
-  }
-
-  get count(): number {
-    return this.slots.size;
-  }
-
-  set(pointSlot: number, vector: Vector): void {
-    if (vector.kind !== 'multi') throw wrongKind(this.space, vector);
-    this.remove(pointSlot);
-    this.engineSlots.link(pointSlot, this.index.add([vector.vectors]));
-    this.slots.set(pointSlot, vector);
-  }
-
-  remove(pointSlot: number): void {
-    const engineSlot = this.engineSlots.unlink(pointSlot);
-    if (engineSlot >= 0) this.index.delete([engineSlot]);
-    this.slots.delete(pointSlot);
-  }
-
-  has(pointSlot: number): boolean {
-    return this.slots.has(pointSlot);
-  }
-
-  get(pointSlot: number): Vector | undefined {
-    return this.slots.get(pointSlot);
-  }
-
-  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined): SlotHits {
-    if (query.kind !== 'multi') throw wrongKind(this.space, query);
-    if (this.slots.size === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
-    return this.engineSlots.toPointHits(this.index.search(query.vectors, k, this.engineSlots.engineFilter(allowed)));
-  }
-
-  score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
-    const set = new Set(Array.from(pointSlots));
-    return this.search(query, set.size || 1, (slot) => set.has(slot));
-  }
-
-  save(): Uint8Array {
-    return serialize({ vectors: [...this.slots] });
-  }
-
-  dispose(): void {
-    // One WASM instance without workers; garbage collected with this object.
+    return new MultiSegmentVectors(space, new MultiVectorIndex({ dim: space.dim, distance: space.distance }), 'multi');
   }
 
   static load(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, bytes: Uint8Array): MultiSegmentVectors {
-    const state = deserialize(bytes) as { vectors: Array<[number, MultiDenseVector]> };
-    const vectors = MultiSegmentVectors.create(space);
-    for (const [slot, vector] of state.vectors) vectors.set(slot, vector);
-    return vectors;
+    return MultiSegmentVectors.create(space).restore(bytes);
+  }
+
+  protected addToIndex(vector: MultiDenseVector): number {
+    return this.index.add([vector.vectors]);
+  }
+
+  protected searchIndex(query: MultiDenseVector, k: number, allowed: ((engineSlot: number) => boolean) | undefined) {
+    return this.index.search(query.vectors, k, allowed);
   }
 }
 
