@@ -38,14 +38,12 @@ export class AuthService {
    */
   async login(email: string, password: string, address: string): Promise<LoginResult> {
     const account = normalizeEmail(email);
-    this.throttle.assertAllowed(account, address);
+    // Counted before the (slow) password check, so a burst of parallel guesses is throttled too.
+    const release = this.throttle.reserve(account, address);
     const user = await this.users.findByEmail(account);
     const passwordOk = user ? await this.hasher.verify(user.passwordHash, password) : await this.hasher.verifyDummy(password);
-    if (!user || !passwordOk || !user.isActive) {
-      this.throttle.recordFailure(account, address);
-      throw AuthErrors.invalidLogin();
-    }
-    this.throttle.recordSuccess(account);
+    if (!user || !passwordOk || !user.isActive) throw AuthErrors.invalidLogin();
+    release();
     const refreshToken = await this.refreshTokens.issue({ userId: user.id, tokenVersion: user.tokenVersion });
     return { tokens: this.pair(user, refreshToken), user: toPublicUser(user) };
   }

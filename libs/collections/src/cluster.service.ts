@@ -3,7 +3,7 @@ import { DomainError } from '@vectorstore/common';
 import { CatalogState, resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { PEER_ID } from './cluster/node-identity';
-import { CollectionClusterInfo, describeShardKey, ShardKey, shardKeyEquals } from './model/cluster.model';
+import { CollectionClusterInfo, describeShardKey, REPLICA_STATES, ShardKey, shardKeyEquals } from './model/cluster.model';
 import { CollectionRecord } from './model/collection.model';
 import { CreateShardKeyRequest, PeerTransferOperation } from './model/requests.model';
 import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
@@ -52,6 +52,7 @@ export class ClusterService {
     if (request.placement && request.placement.length > 0 && !request.placement.includes(this.peerId)) {
       issues.add('request.placement', `must include this node's peer id ${this.peerId} (the only peer in standalone mode)`);
     }
+    issues.oneOf('request.initial_state', request.initialState, REPLICA_STATES);
     if ('keyword' in request.shardKey && request.shardKey.keyword.length === 0) {
       issues.add('request.shard_key.keyword', 'must not be empty');
     }

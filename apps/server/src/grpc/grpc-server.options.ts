@@ -10,6 +10,9 @@ import { PROTO_INCLUDE_DIRS, protoLoaderOptions, SERVED_PACKAGES, SERVED_PROTO_F
  * plus the standard health service and server reflection. grpc-js accepts gzip-compressed requests
  * (the Qdrant client gzips messages of 1 KiB or more) and answers uncompressed.
  */
+/** Largest decompressed gRPC request accepted (RESOURCE_EXHAUSTED beyond). */
+export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+
 export function grpcServerOptions(config: AppConfig): GrpcOptions {
   return {
     transport: Transport.GRPC,
@@ -18,8 +21,9 @@ export function grpcServerOptions(config: AppConfig): GrpcOptions {
       package: SERVED_PACKAGES,
       protoPath: SERVED_PROTO_FILES,
       loader: { ...protoLoaderOptions(), includeDirs: PROTO_INCLUDE_DIRS },
-      // Qdrant sets no request size limit on gRPC; large upserts are normal.
-      maxReceiveMessageLength: -1,
+      // Qdrant sets no limit, but an unlimited size lets a small gzip body expand to gigabytes before
+      // auth runs. 64 MiB (decompressed) holds a 256-point batch of 65536-d vectors; more is refused.
+      maxReceiveMessageLength: MAX_REQUEST_BYTES,
       maxSendMessageLength: -1,
       onLoadPackageDefinition: (definition: PackageDefinition, server: Pick<Server, 'addService'>) => {
         new ReflectionService(definition).addToServer(server);

@@ -37,6 +37,23 @@ export class LoginThrottle {
     if (waitMs > 0) throw AuthErrors.tooManyAttempts(Math.max(1, Math.ceil(waitMs / 1000)));
   }
 
+  /**
+   * Checks the limits and counts the attempt as a failure up front, so parallel attempts cannot all
+   * pass the check before any failure is recorded. Returns a function that takes the attempt back
+   * (for a successful login).
+   */
+  reserve(account: string, address: string): () => void {
+    this.assertAllowed(account, address);
+    const now = this.now();
+    const addressKey = clientAddressKey(address);
+    this.accounts.record(account, now);
+    this.addresses.record(addressKey, now);
+    return () => {
+      this.accounts.reset(account);
+      this.addresses.unrecord(addressKey, now);
+    };
+  }
+
   recordFailure(account: string, address: string): void {
     const now = this.now();
     this.accounts.record(account, now);

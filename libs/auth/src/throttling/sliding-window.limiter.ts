@@ -35,6 +35,13 @@ export class SlidingWindowLimiter {
     this.events.delete(key);
   }
 
+  /** Takes back one event recorded at `at` (a reserved attempt that turned out fine). */
+  unrecord(key: string, at: number): void {
+    const times = this.events.get(key);
+    const index = times?.lastIndexOf(at) ?? -1;
+    if (times && index >= 0) times.splice(index, 1);
+  }
+
   private live(key: string, now: number): number[] {
     const times = this.events.get(key);
     if (!times) return [];

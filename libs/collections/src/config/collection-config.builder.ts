@@ -2,7 +2,7 @@ import { DomainError } from '@vectorstore/common';
 import { CollectionConfig } from '../model/collection.model';
 import { HnswConfig, QuantizationConfig, QuantizationConfigDiff } from '../model/index-config.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from '../model/requests.model';
-import { SparseVectorsConfig, VectorParams, VectorParamsDiff, VectorsConfig, VectorsConfigDiff } from '../model/vectors.model';
+import { SparseVectorParams, SparseVectorsConfig, VectorParams, VectorParamsDiff, VectorsConfig, VectorsConfigDiff } from '../model/vectors.model';
 import {
   DEFAULT_HNSW_CONFIG,
   DEFAULT_ON_DISK_PAYLOAD,
@@ -72,11 +72,11 @@ function applyVectorsDiff(vectors: VectorsConfig, diff: VectorsConfigDiff): Vect
     const unnamed = diff.paramsMap[''];
     return unnamed ? { params: applyVectorParamsDiff(vectors.params, unnamed) } : vectors;
   }
-  const missing = Object.keys(diff.paramsMap).filter((name) => !(name in vectors.paramsMap));
+  const missing = Object.keys(diff.paramsMap).filter((name) => !Object.hasOwn(vectors.paramsMap, name));
   if (missing.length > 0) throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${missing.join(', ')}`);
   const paramsMap = { ...vectors.paramsMap };
   for (const [name, entry] of Object.entries(diff.paramsMap)) {
-    paramsMap[name] = applyVectorParamsDiff(paramsMap[name], entry);
+    defineOwn(paramsMap, name, applyVectorParamsDiff(paramsMap[name], entry));
   }
   return { paramsMap };
 }
@@ -104,16 +104,21 @@ function applyQuantizationDiff(diff: QuantizationConfigDiff): QuantizationConfig
 
 function applySparseDiff(stored: SparseVectorsConfig | undefined, diff: SparseVectorsConfig): SparseVectorsConfig {
   const current = stored ?? {};
-  const missing = Object.keys(diff).filter((name) => !(name in current));
+  const missing = Object.keys(diff).filter((name) => !Object.hasOwn(current, name));
   if (missing.length > 0) throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${missing.join(', ')}`);
   const next: SparseVectorsConfig = { ...current };
   for (const [name, entry] of Object.entries(diff)) {
-    next[name] = compact({
+    defineOwn<SparseVectorParams>(next, name, compact({
       index: entry.index ? mergeDefined(current[name].index ?? {}, entry.index) : current[name].index,
       modifier: entry.modifier ?? current[name].modifier,
-    });
+    }));
   }
   return next;
+}
+
+/** Sets an own property, even for names like `__proto__` (vector names are user data). */
+function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function mergeStrictMode<T extends object>(stored: T | undefined, diff: T): T {

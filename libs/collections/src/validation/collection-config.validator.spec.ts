@@ -85,7 +85,7 @@ describe('validateCreateCollection', () => {
   });
 
   it('should reject wal_capacity_mb 0', () => {
-    expect(createError({ walConfig: { walCapacityMb: 0 } })).toContain('wal_config.wal_capacity_mb: value 0 invalid, must be 1 or larger');
+    expect(createError({ walConfig: { walCapacityMb: 0 } })).toContain('wal_config.wal_capacity_mb: value 0 invalid, must be from 1 to 1048576');
   });
 
   it('should reject wal_retain_closed 0', () => {

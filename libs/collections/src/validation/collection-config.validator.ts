@@ -41,6 +41,7 @@ export function validateCreateCollection(request: CreateCollectionRequest): void
   issues.range('shard_number', request.shardNumber, 1, MAX_SHARD_NUMBER);
   issues.range('replication_factor', request.replicationFactor, 1);
   issues.range('write_consistency_factor', request.writeConsistencyFactor, 1);
+  issues.oneOf('sharding_method', request.shardingMethod, ['Auto', 'Custom']);
   if (request.quantizationConfig) checkQuantization(issues, 'quantization_config', request.quantizationConfig);
   if (request.strictModeConfig) checkStrictMode(issues, 'strict_mode_config', request.strictModeConfig);
   issues.throwIfAny();
@@ -145,7 +146,8 @@ function checkHnsw(issues: ValidationIssues, path: string, hnsw: HnswConfig): vo
 }
 
 function checkWal(issues: ValidationIssues, path: string, wal: WalConfig): void {
-  issues.range(`${path}.wal_capacity_mb`, wal.walCapacityMb, 1);
+  // One WAL segment file: 1 TiB is far beyond any use and keeps byte offsets exact.
+  issues.range(`${path}.wal_capacity_mb`, wal.walCapacityMb, 1, 1_048_576);
   issues.range(`${path}.wal_segments_ahead`, wal.walSegmentsAhead, 0);
   issues.range(`${path}.wal_retain_closed`, wal.walRetainClosed, 1);
 }

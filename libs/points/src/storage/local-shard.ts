@@ -112,7 +112,7 @@ export class LocalShard {
   }
 
   private async load(): Promise<void> {
-    await fs.mkdir(this.segmentsDir, { recursive: true });
+    await fs.mkdir(this.segmentsDir, { recursive: true, mode: 0o700 });
     await removeStaleTemporaryFiles(this.options.dir);
     await removeStaleTemporaryFiles(this.segmentsDir);
     const manifestText = await readFileIfExists(path.join(this.options.dir, 'manifest.json'));

@@ -44,7 +44,8 @@ export async function listWalDir(dir: string): Promise<WalDirListing> {
 
 /** Creates a zero-filled file of `bytes` (sparse: ftruncate, since Node has no fallocate). */
 export async function createAheadFile(filePath: string, bytes: number): Promise<void> {
-  const handle = await fs.open(filePath, 'wx');
+  // Owner-only: the log holds vectors and payloads in full.
+  const handle = await fs.open(filePath, 'wx', 0o600);
   try {
     await handle.truncate(bytes);
   } catch (error) {

@@ -273,7 +273,7 @@ export class WriteAheadLog {
       await fs.rename(spare, segmentPath);
       handle = await fs.open(segmentPath, 'r+');
     } else {
-      handle = await fs.open(segmentPath, 'w+');
+      handle = await fs.open(segmentPath, 'w+', 0o600);
     }
     try {
       // Records acknowledged in this file are only reachable after a crash if its name is durable.

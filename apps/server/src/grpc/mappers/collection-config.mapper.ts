@@ -8,6 +8,7 @@ import {
   OptimizersConfig,
   QuantizationConfig,
   QuantizationConfigDiff,
+  SparseVectorParams,
   SparseVectorsConfig,
   StrictModeConfig,
   VectorParams,
@@ -138,7 +139,7 @@ export function vectorsFromProto(issues: ValidationIssues, path: string, v: Vect
   if (v.config === 'paramsMap') {
     const paramsMap: Record<string, VectorParams> = {};
     for (const [name, params] of Object.entries(v.paramsMap?.map ?? {})) {
-      paramsMap[name] = vectorParamsFromProto(issues, `${path}.params_map.map.${name}`, params);
+      defineOwn(paramsMap, name, vectorParamsFromProto(issues, `${path}.params_map.map.${name}`, params));
     }
     return { paramsMap };
   }
@@ -156,7 +157,7 @@ export function vectorsDiffFromProto(issues: ValidationIssues, path: string, v: 
   if (v.config === 'params' && v.params) return { params: entry(`${path}.params`, v.params) };
   if (v.config === 'paramsMap') {
     const paramsMap: Record<string, VectorParamsDiff> = {};
-    for (const [name, d] of Object.entries(v.paramsMap?.map ?? {})) paramsMap[name] = entry(`${path}.params_map.map.${name}`, d);
+    for (const [name, d] of Object.entries(v.paramsMap?.map ?? {})) defineOwn(paramsMap, name, entry(`${path}.params_map.map.${name}`, d));
     return { paramsMap };
   }
   issues.add(path, 'must set params or params_map');
@@ -167,7 +168,7 @@ export function sparseFromProto(issues: ValidationIssues, path: string, s: Spars
   const result: SparseVectorsConfig = {};
   for (const [name, params] of Object.entries(s.map ?? {})) {
     const entryPath = `${path}.map.${name}`;
-    result[name] = defined({
+    defineOwn<SparseVectorParams>(result, name, defined({
       index: params.index
         ? defined({
             fullScanThreshold: readU64(issues, `${entryPath}.index.full_scan_threshold`, params.index.fullScanThreshold),
@@ -176,9 +177,14 @@ export function sparseFromProto(issues: ValidationIssues, path: string, s: Spars
           })
         : undefined,
       modifier: readEnum<Modifier>(params.modifier),
-    });
+    }));
   }
   return result;
+}
+
+/** Sets an own property, even for names like `__proto__` (vector names are user data). */
+function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 export function strictModeFromProto(issues: ValidationIssues, path: string, s: StrictModeConfig__Output): StrictModeConfig {
