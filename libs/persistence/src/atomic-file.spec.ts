@@ -110,6 +110,14 @@ describe('atomic-file', () => {
       expect(fs.readdirSync(dir).sort()).toEqual(['.hidden', '.x.tmpl', 'catalog.json', 'data.tmp.bak', 'x.tmp']);
     });
 
+    it('should remove only the leftovers of one file when asked to', async () => {
+      for (const name of ['.users.json.1.a.tmp', '.refresh-tokens.json.1.b.tmp', 'users.json']) fs.writeFileSync(path.join(dir, name), 'x');
+
+      await removeStaleTemporaryFiles(dir, 'users.json');
+
+      expect(fs.readdirSync(dir).sort()).toEqual(['.refresh-tokens.json.1.b.tmp', 'users.json']);
+    });
+
     it('should succeed for a missing folder', async () => {
       await expect(removeStaleTemporaryFiles(path.join(dir, 'missing'))).resolves.toBeUndefined();
     });

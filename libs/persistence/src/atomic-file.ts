@@ -45,8 +45,13 @@ export async function readFileIfExists(filePath: string): Promise<string | undef
   }
 }
 
-/** Removes temporary files a crash left behind in `dir` (they were never renamed into place). */
-export async function removeStaleTemporaryFiles(dir: string): Promise<void> {
+/**
+ * Removes temporary files a crash left behind in `dir` (they were never renamed into place). With
+ * `ofFile`, only that file's (`.<ofFile>.<pid>.<random>.tmp`), so writers of other files in the
+ * same folder are not disturbed.
+ */
+export async function removeStaleTemporaryFiles(dir: string, ofFile?: string): Promise<void> {
+  const prefix = ofFile === undefined ? '.' : `.${ofFile}.`;
   let names: string[];
   try {
     names = await fs.readdir(dir);
@@ -55,6 +60,6 @@ export async function removeStaleTemporaryFiles(dir: string): Promise<void> {
     throw error;
   }
   await Promise.all(
-    names.filter((name) => name.startsWith('.') && name.endsWith('.tmp')).map((name) => fs.rm(path.join(dir, name), { force: true })),
+    names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => fs.rm(path.join(dir, name), { force: true })),
   );
 }

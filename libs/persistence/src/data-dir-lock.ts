@@ -22,7 +22,7 @@ export class DataDirLock {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const owner = Number.parseInt((await fs.readFile(lockPath, 'utf8').catch(() => '')).trim(), 10);
-        if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+        if (Number.isInteger(owner) && owner !== process.pid && isProcessAlive(owner)) {
           throw new Error(`data folder ${dataDir} is in use by process ${owner} (${lockPath})`);
         }
         await fs.rm(lockPath, { force: true });
@@ -41,7 +41,8 @@ export class DataDirLock {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it exists but belongs to another user). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

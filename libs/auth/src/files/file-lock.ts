@@ -1,3 +1,4 @@
+import { isProcessAlive } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 
 export interface FileLockOptions {
@@ -61,19 +62,10 @@ async function isAbandoned(lockPath: string, staleMs: number): Promise<boolean> 
     if (Date.now() - stat.mtimeMs > staleMs) return true;
     const owner = Number.parseInt(text.trim(), 10);
     // An empty file is a lock being written right now; give its owner time.
-    return Number.isInteger(owner) && !isAlive(owner);
+    return Number.isInteger(owner) && !isProcessAlive(owner);
   } catch (error) {
     // Released between our attempt and the check: try again at once.
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,9 +1,8 @@
 import { KeyedMutex } from '@vectorstore/common';
-import { readFileIfExists, writeFileAtomic } from '@vectorstore/persistence';
+import { readFileIfExists, writeFileAtomic, removeStaleTemporaryFiles } from '@vectorstore/persistence';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { AuthErrors } from '../auth.errors';
-import { removeStaleTemporaryFilesOf } from '../files/stale-temporary-files';
 import { AUTH_DIR, ensureAuthDir } from '../users/user.store';
 
 const REFRESH_FILE = 'refresh-tokens.json';
@@ -63,7 +62,7 @@ export class RefreshTokenStore {
   /** Loads saved sessions; an unreadable file is dropped with a warning (everyone logs in again). */
   async load(): Promise<void> {
     await ensureAuthDir(path.join(this.dataDir, AUTH_DIR));
-    await removeStaleTemporaryFilesOf(this.filePath);
+    await removeStaleTemporaryFiles(path.dirname(this.filePath), path.basename(this.filePath));
     const text = await readFileIfExists(this.filePath);
     if (text === undefined) return;
     try {

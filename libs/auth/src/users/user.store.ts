@@ -1,9 +1,8 @@
-import { readFileIfExists, writeFileAtomic } from '@vectorstore/persistence';
+import { readFileIfExists, writeFileAtomic, removeStaleTemporaryFiles } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isRole } from '../access/access.model';
 import { FileLock } from '../files/file-lock';
-import { removeStaleTemporaryFilesOf } from '../files/stale-temporary-files';
 import { normalizeEmail } from './email';
 import { UserRecord } from './user.model';
 
@@ -39,7 +38,7 @@ export class FileUserStore {
   /** Creates the folder if needed and loads the file; an unreadable file is an error here. */
   async load(): Promise<void> {
     await ensureAuthDir(this.dir);
-    await FileLock.with(this.lockPath, () => removeStaleTemporaryFilesOf(this.filePath));
+    await FileLock.with(this.lockPath, () => removeStaleTemporaryFiles(path.dirname(this.filePath), path.basename(this.filePath)));
     await this.reload(true);
   }
 

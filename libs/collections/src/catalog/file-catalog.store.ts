@@ -1,4 +1,4 @@
-import { parseJson, stringifyJson } from '@vectorstore/common';
+import { integersToNumbers, parseJson, stringifyJson } from '@vectorstore/common';
 import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -20,7 +20,8 @@ export class FileCatalogStore implements CatalogStore {
     await removeStaleTemporaryFiles(this.dataDir);
     const text = await readFileIfExists(this.filePath);
     if (text === undefined) return undefined;
-    const persisted = reviveNumbers(parseJson(text)) as PersistedCatalog;
+    // Configuration numbers come back as numbers; collection metadata is user data and stays exact.
+    const persisted = integersToNumbers(parseJson(text), (key) => key === 'metadata') as PersistedCatalog;
     if (persisted.version !== CATALOG_FORMAT_VERSION) {
       throw new Error(`${this.filePath}: unsupported catalog format version ${String(persisted.version)}`);
     }
@@ -30,19 +31,4 @@ export class FileCatalogStore implements CatalogStore {
   async save(state: CatalogState): Promise<void> {
     await writeFileAtomic(this.filePath, stringifyJson(toPersisted(state), 2));
   }
-}
-
-/**
- * The JSON codec reads every integer as bigint so payload-like values stay exact; configuration
- * numbers are plain numbers, so convert them back everywhere except inside collection metadata.
- */
-function reviveNumbers(value: unknown, insideMetadata = false): unknown {
-  if (typeof value === 'bigint') return insideMetadata ? value : Number(value);
-  if (Array.isArray(value)) return value.map((item) => reviveNumbers(item, insideMetadata));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, reviveNumbers(item, insideMetadata || key === 'metadata')]),
-    );
-  }
-  return value;
 }

@@ -1,4 +1,4 @@
-import { DomainError } from '@vectorstore/common';
+import { DomainError, setOwn } from '@vectorstore/common';
 import { CollectionConfig } from '../model/collection.model';
 import { HnswConfig, QuantizationConfig, QuantizationConfigDiff } from '../model/index-config.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from '../model/requests.model';
@@ -76,7 +76,7 @@ function applyVectorsDiff(vectors: VectorsConfig, diff: VectorsConfigDiff): Vect
   if (missing.length > 0) throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${missing.join(', ')}`);
   const paramsMap = { ...vectors.paramsMap };
   for (const [name, entry] of Object.entries(diff.paramsMap)) {
-    defineOwn(paramsMap, name, applyVectorParamsDiff(paramsMap[name], entry));
+    setOwn(paramsMap, name, applyVectorParamsDiff(paramsMap[name], entry));
   }
   return { paramsMap };
 }
@@ -108,7 +108,7 @@ function applySparseDiff(stored: SparseVectorsConfig | undefined, diff: SparseVe
   if (missing.length > 0) throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${missing.join(', ')}`);
   const next: SparseVectorsConfig = { ...current };
   for (const [name, entry] of Object.entries(diff)) {
-    defineOwn<SparseVectorParams>(next, name, compact({
+    setOwn<SparseVectorParams>(next, name, compact({
       index: entry.index ? mergeDefined(current[name].index ?? {}, entry.index) : current[name].index,
       modifier: entry.modifier ?? current[name].modifier,
     }));
@@ -116,10 +116,6 @@ function applySparseDiff(stored: SparseVectorsConfig | undefined, diff: SparseVe
   return next;
 }
 
-/** Sets an own property, even for names like `__proto__` (vector names are user data). */
-function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 function mergeStrictMode<T extends object>(stored: T | undefined, diff: T): T {
   const merged = mergeDefined<T>((stored ?? {}) as T, diff) as Record<string, unknown>;

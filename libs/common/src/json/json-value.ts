@@ -38,14 +38,27 @@ function formatDouble(value: number): string {
   return /[.eE]/.test(text) ? text : `${text}.0`;
 }
 
+/**
+ * Turns the bigints {@link parseJson} produced back into numbers (for configuration-like data),
+ * except inside keys for which `keepExact` is true (user data such as metadata keeps them exact).
+ */
+export function integersToNumbers(value: unknown, keepExact: (key: string) => boolean = () => false, exact = false): unknown {
+  if (typeof value === 'bigint') return exact ? value : Number(value);
+  if (Array.isArray(value)) return value.map((item) => integersToNumbers(item, keepExact, exact));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, integersToNumbers(item, keepExact, exact || keepExact(key))]));
+  }
+  return value;
+}
+
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
  * Sets an own property even for keys like `__proto__`, which plain assignment would treat as the
- * prototype. Payload and metadata keys are user data; any string must round-trip.
+ * prototype. Payload keys, metadata keys and vector names are user data; any string must round-trip.
  */
-export function setOwn(target: JsonObject, key: string, value: JsonValue): void {
+export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -8,6 +8,7 @@ import { comparePointIds, PointId, pointIdKey } from '../model/point-id.model';
 import { OrderValue, RetrievedPoint } from '../model/point.model';
 import { CountRequest, FacetHit, FacetRequest, FacetValue, GetRequest, OrderBy, ScrollRequest } from '../model/query.model';
 import { CollectionContext, CollectionContexts } from './collection-context';
+import { ReadLimits } from './strict-mode';
 import { PointLocation, retrievedPoint } from './point-materializer';
 
 const RANGE_INDEX_TYPES = new Set(['Integer', 'Float', 'Datetime']);
@@ -19,8 +20,7 @@ export class PointsReader {
   constructor(private readonly contexts: CollectionContexts) {}
 
   get(collectionName: string, request: GetRequest): RetrievedPoint[] {
-    const context = this.contexts.resolve(collectionName);
-    this.contexts.strict.checkRead(context.record.name, context.record.config.strictModeConfig, { timeout: request.timeout }, context.isIndexed);
+    const context = this.checkedContext(collectionName, { timeout: request.timeout });
     const seen = new Set<string>();
     const result: RetrievedPoint[] = [];
     for (const id of request.ids) {
@@ -34,14 +34,7 @@ export class PointsReader {
   }
 
   scroll(collectionName: string, request: ScrollRequest): { points: RetrievedPoint[]; nextPageOffset?: PointId } {
-    const context = this.contexts.resolve(collectionName);
-    if (request.filter) validateFilter(request.filter);
-    this.contexts.strict.checkRead(
-      context.record.name,
-      context.record.config.strictModeConfig,
-      { limit: request.limit, timeout: request.timeout, filter: request.filter },
-      context.isIndexed,
-    );
+    const context = this.checkedContext(collectionName, { limit: request.limit, timeout: request.timeout, filter: request.filter });
     const matches = this.matching(context, request.filter, request.shardKeySelector);
     if (request.orderBy) {
       const ordered = orderedPoints(context, matches, request.orderBy).slice(0, request.limit);
@@ -59,14 +52,7 @@ export class PointsReader {
   }
 
   count(collectionName: string, request: CountRequest): number {
-    const context = this.contexts.resolve(collectionName);
-    if (request.filter) validateFilter(request.filter);
-    this.contexts.strict.checkRead(
-      context.record.name,
-      context.record.config.strictModeConfig,
-      { timeout: request.timeout, filter: request.filter },
-      context.isIndexed,
-    );
+    const context = this.checkedContext(collectionName, { timeout: request.timeout, filter: request.filter });
     if (request.exact || !request.filter) return this.matching(context, request.filter, request.shardKeySelector).length;
     let estimate = 0;
     for (const handle of context.storage.readShards(request.shardKeySelector)) {
@@ -76,14 +62,7 @@ export class PointsReader {
   }
 
   facet(collectionName: string, request: FacetRequest): FacetHit[] {
-    const context = this.contexts.resolve(collectionName);
-    if (request.filter) validateFilter(request.filter);
-    this.contexts.strict.checkRead(
-      context.record.name,
-      context.record.config.strictModeConfig,
-      { limit: request.limit, timeout: request.timeout, filter: request.filter },
-      context.isIndexed,
-    );
+    const context = this.checkedContext(collectionName, { limit: request.limit, timeout: request.timeout, filter: request.filter });
     const schema = [...context.storage.shards.values()][0]?.shard.fieldIndexes.get(request.key);
     if (!schema || !FACET_INDEX_TYPES.has(schema.type)) {
       throw DomainError.invalidArgument(
@@ -106,6 +85,14 @@ export class PointsReader {
     return [...counts.values()]
       .sort((a, b) => b.count - a.count || compareFacet(a.value, b.value))
       .slice(0, request.limit);
+  }
+
+  /** The collection, after the filter's structure and strict mode's read limits are checked. */
+  private checkedContext(collectionName: string, limits: ReadLimits): CollectionContext {
+    const context = this.contexts.resolve(collectionName);
+    if (limits.filter) validateFilter(limits.filter);
+    this.contexts.strict.checkRead(context.record.name, context.record.config.strictModeConfig, limits, context.isIndexed);
+    return context;
   }
 
   /** Live points passing `filter` across the selected shards. */

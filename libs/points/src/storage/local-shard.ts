@@ -1,5 +1,5 @@
 import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
-import { JsonObject, KeyedMutex, parseJson, setOwn, stringifyJson } from '@vectorstore/common';
+import { integersToNumbers, JsonObject, KeyedMutex, parseJson, stringifyJson } from '@vectorstore/common';
 import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -117,7 +117,7 @@ export class LocalShard {
     await removeStaleTemporaryFiles(this.segmentsDir);
     const manifestText = await readFileIfExists(path.join(this.options.dir, 'manifest.json'));
     if (manifestText !== undefined) {
-      const manifest = revive(parseJson(manifestText)) as Manifest;
+      const manifest = integersToNumbers(parseJson(manifestText)) as Manifest;
       this.persistedOpNum = manifest.persistedOpNum;
       for (const entry of manifest.fieldIndexes) this.fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
       for (const entry of manifest.segments) {
@@ -446,16 +446,4 @@ function deleteKeys(payload: JsonObject, keys: readonly string[]): JsonObject {
     if (target && last?.kind === 'key') delete target[last.key];
   }
   return result;
-}
-
-/** Manifest numbers are plain numbers; the JSON codec read integers as bigint. */
-function revive(value: unknown): unknown {
-  if (typeof value === 'bigint') return Number(value);
-  if (Array.isArray(value)) return value.map(revive);
-  if (typeof value === 'object' && value !== null) {
-    const result: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) setOwn(result, k, revive(v) as never);
-    return result;
-  }
-  return value;
 }

@@ -59,7 +59,6 @@ export class Segment {
   private constructor(
     readonly id: string,
     readonly appendable: boolean,
-    private readonly spaces: Map<string, VectorSpace>,
     payloadIndexes?: PayloadIndexSet,
   ) {
     this.payloadIndexes = payloadIndexes ?? new PayloadIndexSet((visit) => this.forEachLivePayload(visit));
@@ -67,7 +66,7 @@ export class Segment {
 
   /** An empty segment with a vector store per space. */
   static create(spaces: Map<string, VectorSpace>, options: { appendable: boolean; indexed: boolean; id?: string }): Segment {
-    const segment = new Segment(options.id ?? randomUUID(), options.appendable, spaces);
+    const segment = new Segment(options.id ?? randomUUID(), options.appendable);
     for (const [name, space] of spaces) segment.vectors.set(name, createSegmentVectors(space, options.indexed));
     return segment;
   }
@@ -81,7 +80,7 @@ export class Segment {
     points: readonly SegmentPoint[],
     fieldIndexes: ReadonlyArray<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>,
   ): Segment {
-    const segment = new Segment(randomUUID(), false, spaces);
+    const segment = new Segment(randomUUID(), false);
     for (const [name, space] of spaces) segment.vectors.set(name, createSegmentVectors(space, true));
     // Dense vectors go in one batch per space, so the engine can build the graph on several threads.
     const batches = new Map<string, { slots: number[]; vectors: Float32Array[] }>();
@@ -188,7 +187,7 @@ export class Segment {
     for (const [name, store] of this.vectors) {
       if (names && !names.includes(name)) continue;
       const vector = store.get(slot);
-      if (vector) Object.defineProperty(result, name, { value: vector, enumerable: true, writable: true, configurable: true });
+      if (vector) setOwn(result, name, vector);
     }
     return result;
   }
@@ -335,7 +334,7 @@ export class Segment {
     const s = deserialize(bytes) as SegmentSnapshot;
     let segment: Segment | undefined;
     const payloadIndexes = PayloadIndexSet.fromBytes(s.payloadIndexes, (visit) => segment!.forEachLivePayload(visit));
-    segment = new Segment(s.id, s.appendable, spaces, payloadIndexes);
+    segment = new Segment(s.id, s.appendable, payloadIndexes);
     segment.version = s.version;
     segment.ids = s.ids;
     segment.versions = s.versions;

@@ -27,11 +27,13 @@ describe('crc32c', () => {
 describe(makeCrc32Table.name, () => {
   const zlibCrc32 = (zlib as unknown as { crc32?: (data: Uint8Array) => number }).crc32;
 
-  (zlibCrc32 ? it : it.skip)('should build an IEEE table that agrees with zlib.crc32', () => {
+  it('should build the IEEE table (standard check value; zlib.crc32 agrees where Node has it)', () => {
     const table = makeCrc32Table(CRC32_IEEE_POLYNOMIAL);
     const data = Uint8Array.from({ length: 1000 }, (_, i) => (i * 31 + 7) & 0xff);
 
-    expect(crc32WithTable(table, data)).toBe(zlibCrc32?.(data));
     expect(crc32WithTable(table, ascii('123456789'))).toBe(0xcbf43926);
+    expect(crc32WithTable(table, ascii('The quick brown fox jumps over the lazy dog'))).toBe(0x414fa339);
+    // Node 22+ ships zlib.crc32; Node 20 does not.
+    if (zlibCrc32) expect(crc32WithTable(table, data)).toBe(zlibCrc32(data));
   });
 });

@@ -17,7 +17,7 @@ import {
   VectorsConfigDiff,
   WalConfig,
 } from '@vectorstore/collections';
-import { ValidationIssues } from '@vectorstore/common';
+import { setOwn, ValidationIssues } from '@vectorstore/common';
 import type { CollectionConfig as ProtoCollectionConfig } from '../generated/vectorstore/CollectionConfig';
 import type { HnswConfigDiff, HnswConfigDiff__Output } from '../generated/vectorstore/HnswConfigDiff';
 import type { OptimizersConfigDiff, OptimizersConfigDiff__Output } from '../generated/vectorstore/OptimizersConfigDiff';
@@ -139,7 +139,7 @@ export function vectorsFromProto(issues: ValidationIssues, path: string, v: Vect
   if (v.config === 'paramsMap') {
     const paramsMap: Record<string, VectorParams> = {};
     for (const [name, params] of Object.entries(v.paramsMap?.map ?? {})) {
-      defineOwn(paramsMap, name, vectorParamsFromProto(issues, `${path}.params_map.map.${name}`, params));
+      setOwn(paramsMap, name, vectorParamsFromProto(issues, `${path}.params_map.map.${name}`, params));
     }
     return { paramsMap };
   }
@@ -157,7 +157,7 @@ export function vectorsDiffFromProto(issues: ValidationIssues, path: string, v: 
   if (v.config === 'params' && v.params) return { params: entry(`${path}.params`, v.params) };
   if (v.config === 'paramsMap') {
     const paramsMap: Record<string, VectorParamsDiff> = {};
-    for (const [name, d] of Object.entries(v.paramsMap?.map ?? {})) defineOwn(paramsMap, name, entry(`${path}.params_map.map.${name}`, d));
+    for (const [name, d] of Object.entries(v.paramsMap?.map ?? {})) setOwn(paramsMap, name, entry(`${path}.params_map.map.${name}`, d));
     return { paramsMap };
   }
   issues.add(path, 'must set params or params_map');
@@ -168,7 +168,7 @@ export function sparseFromProto(issues: ValidationIssues, path: string, s: Spars
   const result: SparseVectorsConfig = {};
   for (const [name, params] of Object.entries(s.map ?? {})) {
     const entryPath = `${path}.map.${name}`;
-    defineOwn<SparseVectorParams>(result, name, defined({
+    setOwn<SparseVectorParams>(result, name, defined({
       index: params.index
         ? defined({
             fullScanThreshold: readU64(issues, `${entryPath}.index.full_scan_threshold`, params.index.fullScanThreshold),
@@ -182,10 +182,6 @@ export function sparseFromProto(issues: ValidationIssues, path: string, s: Spars
   return result;
 }
 
-/** Sets an own property, even for names like `__proto__` (vector names are user data). */
-function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
 
 export function strictModeFromProto(issues: ValidationIssues, path: string, s: StrictModeConfig__Output): StrictModeConfig {
   const u64 = (field: string, value: string | undefined) => readU64(issues, `${path}.${field}`, value);

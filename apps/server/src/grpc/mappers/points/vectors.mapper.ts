@@ -1,4 +1,4 @@
-import { ValidationIssues } from '@vectorstore/common';
+import { ValidationIssues, setOwn } from '@vectorstore/common';
 import type { DenseVector, MultiDenseVector, NamedVectors, SparseVector, Vector, VectorInput } from '@vectorstore/points/model';
 import type { DenseVector__Output } from '../../generated/vectorstore/DenseVector';
 import type { MultiDenseVector__Output } from '../../generated/vectorstore/MultiDenseVector';
@@ -152,7 +152,7 @@ export function vectorsFromProto(issues: ValidationIssues, path: string, v: Vect
 /** Builds a NamedVectors whose keys are own properties even for names like `__proto__`. */
 function namedVectors(entries: ReadonlyArray<[string, Vector]>): NamedVectors {
   const result: NamedVectors = {};
-  for (const [name, vector] of entries) Object.defineProperty(result, name, { value: vector, enumerable: true, writable: true, configurable: true });
+  for (const [name, vector] of entries) setOwn(result, name, vector);
   return result;
 }
 
