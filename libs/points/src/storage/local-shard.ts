@@ -39,6 +39,14 @@ export interface FieldIndexSchema {
   params?: PayloadIndexParams;
 }
 
+/** A segment as the last manifest holds it: its files and the versions they were written at. */
+interface PersistedSegment {
+  bodyVersion: number;
+  deletesVersion: number;
+  body: string;
+  deletes?: string;
+}
+
 interface Manifest {
   version: 1;
   persistedOpNum: number;
@@ -60,12 +68,10 @@ export class LocalShard {
   lastApplied = 0;
   private persistedOpNum = 0;
   /** The version each segment's body file was written at; absent when it has none yet. */
-  private readonly bodyVersions = new Map<string, number>();
-  private readonly deletesVersions = new Map<string, number>();
+  /** What the last written manifest holds for each segment. */
+  private readonly persisted = new Map<string, PersistedSegment>();
   private readonly pending = new Map<number, UpdateOperation>();
   private readonly failedOps = new Map<number, Error>();
-  /** Files the last written manifest lists for each segment. */
-  private readonly files = new Map<string, { body: string; deletes?: string }>();
   private readonly flushLock = new KeyedMutex();
   private log!: ShardLog;
   private closed = false;
@@ -124,9 +130,7 @@ export class LocalShard {
         const body = await fs.readFile(path.join(this.segmentsDir, entry.body));
         const segment = Segment.load(body, this.currentSpaces);
         if (entry.deletes) this.applySavedDeletes(segment, await fs.readFile(path.join(this.segmentsDir, entry.deletes)));
-        this.bodyVersions.set(segment.id, entry.bodyVersion);
-        this.deletesVersions.set(segment.id, segment.version);
-        this.files.set(segment.id, { body: entry.body, deletes: entry.deletes });
+        this.persisted.set(segment.id, { bodyVersion: entry.bodyVersion, deletesVersion: segment.version, body: entry.body, deletes: entry.deletes });
         this.segments.push(segment);
       }
       await this.removeUnlistedSegmentFiles(manifest);
@@ -322,39 +326,39 @@ export class LocalShard {
   flush(): Promise<void> {
     return this.flushLock.run('flush', async () => {
       const opNum = this.lastApplied;
-      if (opNum === this.persistedOpNum && this.segments.every((s) => this.bodyVersions.has(s.id))) return;
+      if (opNum === this.persistedOpNum && this.segments.every((s) => this.persisted.has(s.id))) return;
       // New files get new names (segment id + version); nothing the current manifest lists is overwritten.
       const writes: Array<{ file: string; data: Uint8Array }> = [];
-      const bodyVersions = new Map(this.bodyVersions);
-      const deletesVersions = new Map(this.deletesVersions);
-      const files = new Map(this.files);
+      const next = new Map<string, PersistedSegment>();
       for (const segment of this.segments) {
-        const bodyVersion = bodyVersions.get(segment.id);
-        if (bodyVersion === undefined || (segment.appendable && segment.version > bodyVersion)) {
+        const current = this.persisted.get(segment.id);
+        if (current === undefined || (segment.appendable && segment.version > current.bodyVersion)) {
           const body = `${segment.id}.${segment.version}.seg`;
           writes.push({ file: body, data: segment.save() });
-          bodyVersions.set(segment.id, segment.version);
-          deletesVersions.set(segment.id, segment.version);
-          files.set(segment.id, { body });
-        } else if (segment.version > (deletesVersions.get(segment.id) ?? 0)) {
+          next.set(segment.id, { bodyVersion: segment.version, deletesVersion: segment.version, body });
+        } else if (segment.version > current.deletesVersion) {
           // An immutable segment only changes by deletes: persist those, not the whole body.
           const deletes = `${segment.id}.${segment.version}.del`;
           writes.push({ file: deletes, data: this.savedDeletes(segment) });
-          deletesVersions.set(segment.id, segment.version);
-          files.set(segment.id, { body: files.get(segment.id)!.body, deletes });
+          next.set(segment.id, { ...current, deletesVersion: segment.version, deletes });
+        } else {
+          next.set(segment.id, current);
         }
       }
       const manifest: Manifest = {
         version: 1,
         persistedOpNum: opNum,
-        segments: this.segments.map((s) => ({ id: s.id, bodyVersion: bodyVersions.get(s.id)!, ...files.get(s.id)! })),
+        segments: this.segments.map((s) => {
+          const { bodyVersion, body, deletes } = next.get(s.id)!;
+          return { id: s.id, bodyVersion, body, ...(deletes ? { deletes } : {}) };
+        }),
         fieldIndexes: [...this.fieldIndexes].map(([field, schema]) => ({ field, ...schema })),
       };
       for (const write of writes) await writeFileAtomic(path.join(this.segmentsDir, write.file), write.data);
       await writeFileAtomic(path.join(this.options.dir, 'manifest.json'), stringifyJson(manifest, 2));
-      for (const [id, version] of bodyVersions) this.bodyVersions.set(id, version);
-      for (const [id, version] of deletesVersions) this.deletesVersions.set(id, version);
-      for (const [id, entry] of files) this.files.set(id, entry);
+      // A segment swapped out while this flush wrote is no longer ours to track.
+      const present = new Set(this.segments.map((s) => s.id));
+      for (const [id, entry] of next) if (present.has(id)) this.persisted.set(id, entry);
       this.persistedOpNum = opNum;
       await this.log.ack(opNum);
       // Only what this manifest lists survives; a concurrent swap cannot make it drop a listed file.
@@ -377,9 +381,7 @@ export class LocalShard {
     this.segments = this.segments.filter((s) => !sources.includes(s));
     if (replacement) this.segments.push(replacement);
     for (const source of sources) {
-      this.bodyVersions.delete(source.id);
-      this.deletesVersions.delete(source.id);
-      this.files.delete(source.id);
+      this.persisted.delete(source.id);
     }
     await this.flush();
   }
