@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { OptimizersConfig } from '@vectorstore/collections';
+import { CollectionConfig } from '@vectorstore/collections';
+import { randomUUID } from 'node:crypto';
 import { LocalShard } from '../storage/local-shard';
 import { PointsStorage } from '../storage/points-storage';
 import { Segment } from '../storage/segment';
@@ -46,12 +47,12 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
   scan(): void {
     if (this.stopped) return;
     for (const storage of this.storage.openStorages()) {
-      const config = storage.record.config.optimizerConfig;
-      for (const handle of storage.shards.values()) this.scanShard(handle.shard, config);
+      for (const handle of storage.shards.values()) this.scanShard(handle.shard, storage.record.config);
     }
   }
 
-  private scanShard(shard: LocalShard, config: OptimizersConfig): void {
+  private scanShard(shard: LocalShard, collection: CollectionConfig): void {
+    const config = collection.optimizerConfig;
     if (shard.isClosed || shard.failure || !shard.optimization.triggered) return;
     if ((this.backoff.get(shard)?.until ?? 0) > Date.now()) return;
     const limit = maxConcurrentJobs(config);
@@ -61,14 +62,14 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     for (const plan of planOptimizations(shard, config, busy)) {
       if (shard.optimization.running >= limit) break;
       if (plan.sources.some((s) => busy.has(s))) continue;
-      this.start(shard, plan, busy);
+      this.start(shard, plan, busy, collection);
     }
   }
 
-  private start(shard: LocalShard, plan: OptimizationPlan, busy: Set<Segment>): void {
+  private start(shard: LocalShard, plan: OptimizationPlan, busy: Set<Segment>, collection: CollectionConfig): void {
     for (const source of plan.sources) busy.add(source);
     shard.optimization.running++;
-    const job = this.run(shard, plan)
+    const job = this.run(shard, plan, collection)
       .then(() => {
         shard.optimization.error = undefined;
         this.backoff.delete(shard);
@@ -88,14 +89,31 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     this.running.add(job);
   }
 
-  private async run(shard: LocalShard, plan: OptimizationPlan): Promise<void> {
+  private async run(shard: LocalShard, plan: OptimizationPlan, collection: CollectionConfig): Promise<void> {
+    const id = randomUUID();
+    shard.reserveBuild(id);
+    let swappedIn = false;
+    try {
+      swappedIn = await this.build(shard, plan, collection, id);
+    } finally {
+      await shard.releaseBuild(id, swappedIn);
+    }
+  }
+
+  /** Builds the replacement segment and swaps it in; false when nothing was swapped in. */
+  private async build(shard: LocalShard, plan: OptimizationPlan, collection: CollectionConfig, id: string): Promise<boolean> {
     // Writes must not land in a segment being rebuilt: give them a fresh one.
     if (plan.sources.includes(shard.active)) shard.rollActiveSegment();
     const points = plan.sources.flatMap((source) => source.livePoints());
     const fieldIndexes = [...shard.fieldIndexes].map(([field, schema]) => ({ field, ...schema }));
-    const bytes = await runSegmentBuild({ spaces: [...shard.spaces], points, fieldIndexes });
-    if (this.stopped || shard.isClosed) return;
-    const built = Segment.load(bytes, shard.spaces);
+    const storage = {
+      dir: shard.segmentsDir,
+      payloadsOnDisk: collection.params.onDiskPayload,
+      memmapThresholdKb: collection.optimizerConfig.memmapThreshold,
+    };
+    const bytes = await runSegmentBuild({ id, spaces: [...shard.spaces], points, fieldIndexes, storage });
+    if (this.stopped || shard.isClosed) return false;
+    const built = Segment.load(bytes, shard.spaces, shard.segmentsDir);
     // Points deleted or moved (changed) while building are gone from their sources: drop them here too.
     for (let slot = 0; slot < built.size; slot++) {
       const id = built.pointId(slot);
@@ -111,5 +129,6 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     for (const { field } of fieldIndexes) if (!shard.fieldIndexes.has(field)) built.deleteFieldIndex(field);
     await shard.swapSegments(plan.sources, built.pointCount > 0 ? built : undefined);
     this.logger.log({ kind: plan.kind, points: built.pointCount, sources: plan.sources.length }, 'optimization finished');
+    return built.pointCount > 0;
   }
 }

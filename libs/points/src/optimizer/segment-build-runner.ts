@@ -12,7 +12,7 @@ const WORKER_FILE = path.join(__dirname, 'segment-builder.worker.js');
 export async function runSegmentBuild(job: SegmentBuildJob): Promise<Uint8Array> {
   if (!existsSync(WORKER_FILE)) {
     await new Promise((resolve) => setImmediate(resolve));
-    return buildSegmentBytes(job);
+    return await buildSegmentBytes(job);
   }
   const worker = new Worker(WORKER_FILE);
   try {

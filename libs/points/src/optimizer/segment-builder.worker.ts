@@ -3,10 +3,8 @@ import { parentPort } from 'node:worker_threads';
 import { buildSegmentBytes, SegmentBuildJob } from './segment-builder';
 
 parentPort?.on('message', (job: SegmentBuildJob) => {
-  try {
-    const bytes = buildSegmentBytes(job);
-    parentPort?.postMessage({ ok: true, bytes }, [bytes.buffer as ArrayBuffer]);
-  } catch (error) {
-    parentPort?.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) });
-  }
+  buildSegmentBytes(job).then(
+    (bytes) => parentPort?.postMessage({ ok: true, bytes }, [bytes.buffer as ArrayBuffer]),
+    (error: unknown) => parentPort?.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) }),
+  );
 });

@@ -55,6 +55,9 @@ interface Manifest {
   fieldIndexes: Array<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>;
 }
 
+/** Files an immutable segment may keep data in besides its body: `<id>.vec` (vectors), `<id>.pay` (payloads). */
+const SIDE_FILE_EXTENSIONS = ['.vec', '.pay'] as const;
+
 /**
  * One shard on this node: a write-ahead log in front of segments. A write is logged and fsynced,
  * then applied in op-number order; a flush persists segments and lets the log drop what they hold;
@@ -73,6 +76,8 @@ export class LocalShard {
   private readonly pending = new Map<number, UpdateOperation>();
   private readonly failedOps = new Map<number, Error>();
   private readonly flushLock = new KeyedMutex();
+  /** Ids of segments being built: their files are on disk before any manifest lists them. */
+  private readonly building = new Set<string>();
   private log!: ShardLog;
   private closed = false;
   /** Set when an operation failed to apply: the shard reports Red and refuses writes. */
@@ -113,7 +118,8 @@ export class LocalShard {
     return this.closed;
   }
 
-  private get segmentsDir(): string {
+  /** Where segment files live; the optimizer writes a new segment's vector and payload files here. */
+  get segmentsDir(): string {
     return path.join(this.options.dir, 'segments');
   }
 
@@ -128,7 +134,7 @@ export class LocalShard {
       for (const entry of manifest.fieldIndexes) this.fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
       for (const entry of manifest.segments) {
         const body = await fs.readFile(path.join(this.segmentsDir, entry.body));
-        const segment = Segment.load(body, this.currentSpaces);
+        const segment = Segment.load(body, this.currentSpaces, this.segmentsDir);
         if (entry.deletes) this.applySavedDeletes(segment, await fs.readFile(path.join(this.segmentsDir, entry.deletes)));
         this.persisted.set(segment.id, { bodyVersion: entry.bodyVersion, deletesVersion: segment.version, body: entry.body, deletes: entry.deletes });
         this.segments.push(segment);
@@ -416,14 +422,32 @@ export class LocalShard {
     segment.version = Math.max(segment.version, version);
   }
 
+  /**
+   * Keeps the files of a segment being built (its id) from being removed as unlisted until
+   * {@link releaseBuild}; a build that fails removes them then.
+   */
+  reserveBuild(id: string): void {
+    this.building.add(id);
+  }
+
+  async releaseBuild(id: string, built: boolean): Promise<void> {
+    this.building.delete(id);
+    if (!built && !this.segments.some((s) => s.id === id)) {
+      await Promise.all(SIDE_FILE_EXTENSIONS.map((ext) => fs.rm(path.join(this.segmentsDir, `${id}${ext}`), { force: true })));
+    }
+  }
+
   private async removeUnlistedSegmentFiles(manifest: Manifest): Promise<void> {
     const keep = new Set(manifest.segments.flatMap((s) => (s.deletes ? [s.body, s.deletes] : [s.body])));
+    // A segment's vector and payload files belong to it for its whole life (they never change).
+    const keepIds = new Set([...manifest.segments.map((s) => s.id), ...this.segments.map((s) => s.id), ...this.building]);
     const names = await fs.readdir(this.segmentsDir).catch(() => [] as string[]);
-    await Promise.all(
-      names
-        .filter((name) => /\.(seg|del)$/.test(name) && !keep.has(name))
-        .map((name) => fs.rm(path.join(this.segmentsDir, name), { force: true })),
-    );
+    const unlisted = (name: string): boolean => {
+      if (/\.(seg|del)$/.test(name)) return !keep.has(name);
+      if (SIDE_FILE_EXTENSIONS.some((ext) => name.endsWith(ext))) return !keepIds.has(name.slice(0, name.indexOf('.')));
+      return false;
+    };
+    await Promise.all(names.filter(unlisted).map((name) => fs.rm(path.join(this.segmentsDir, name), { force: true })));
   }
 }
 

@@ -8,9 +8,24 @@ import {
   VectorIndex,
   higherIsBetter,
 } from '@vectorstore/engine';
+import { deserialize, serialize } from 'node:v8';
+import { DiskDenseSegmentVectors, DiskVectorsLayout } from './disk-dense-vectors';
 import { SearchParams } from '../model/query.model';
 import { MultiDenseVector, SparseVector, Vector } from '../model/vectors.model';
+import { SegmentFile } from './segment-file';
+import { SlotMap } from './slot-map';
 import { VectorSpace } from './vector-space';
+
+/** Quantization an on-disk index walks its graph on when the collection configures none. */
+const INTERNAL_QUANTIZATION: EngineQuantization = { scalar: { type: 'int8' } };
+
+interface SavedDenseVectors {
+  slots: ReturnType<SlotMap['toJSON']>;
+  index: Uint8Array;
+  indexed: boolean;
+  /** Present when the original vectors are in the segment's vector file. */
+  disk?: DiskVectorsLayout;
+}
 
 /** Hits of one vector space of one segment, in point-slot space, best first. */
 export interface SlotHits {
@@ -28,6 +43,8 @@ export interface SegmentVectors {
   readonly count: number;
   /** Whether a graph (or other index) serves searches, rather than a scan. */
   readonly indexed: boolean;
+  /** Whether the original vectors are read from the segment's file rather than held in memory. */
+  readonly onDisk: boolean;
   set(pointSlot: number, vector: Vector): void;
   remove(pointSlot: number): void;
   has(pointSlot: number): boolean;
@@ -39,75 +56,6 @@ export interface SegmentVectors {
   save(): Uint8Array;
   /** Releases worker threads and memory held outside the JS heap. */
   dispose(): void;
-}
-
-/** Maps point slots to engine slots and back. */
-class SlotMap {
-  private toEngine: Int32Array = new Int32Array(64).fill(-1);
-  private toPoint: Int32Array = new Int32Array(64).fill(-1);
-  live = 0;
-
-  engineSlot(pointSlot: number): number {
-    return pointSlot < this.toEngine.length ? this.toEngine[pointSlot] : -1;
-  }
-
-  pointSlot(engineSlot: number): number {
-    return engineSlot < this.toPoint.length ? this.toPoint[engineSlot] : -1;
-  }
-
-  link(pointSlot: number, engineSlot: number): void {
-    this.toEngine = grow(this.toEngine, pointSlot);
-    this.toPoint = grow(this.toPoint, engineSlot);
-    if (this.toEngine[pointSlot] < 0) this.live++;
-    this.toEngine[pointSlot] = engineSlot;
-    this.toPoint[engineSlot] = pointSlot;
-  }
-
-  unlink(pointSlot: number): number {
-    const engineSlot = this.engineSlot(pointSlot);
-    if (engineSlot >= 0) {
-      this.toEngine[pointSlot] = -1;
-      this.toPoint[engineSlot] = -1;
-      this.live--;
-    }
-    return engineSlot;
-  }
-
-  toJSON(): { toEngine: Int32Array; toPoint: Int32Array; live: number } {
-    return { toEngine: this.toEngine, toPoint: this.toPoint, live: this.live };
-  }
-
-  static from(state: { toEngine: Int32Array; toPoint: Int32Array; live: number }): SlotMap {
-    const map = new SlotMap();
-    map.toEngine = state.toEngine;
-    map.toPoint = state.toPoint;
-    map.live = state.live;
-    return map;
-  }
-
-  /** Engine-slot predicate for a point-slot predicate. */
-  engineFilter(allowed: ((pointSlot: number) => boolean) | undefined): ((engineSlot: number) => boolean) | undefined {
-    if (!allowed) return undefined;
-    return (engineSlot) => {
-      const pointSlot = this.pointSlot(engineSlot);
-      return pointSlot >= 0 && allowed(pointSlot);
-    };
-  }
-
-  toPointHits(hits: { slots: Uint32Array; scores: Float32Array }): SlotHits {
-    const slots = new Uint32Array(hits.slots.length);
-    for (let i = 0; i < hits.slots.length; i++) slots[i] = this.pointSlot(hits.slots[i]);
-    return { slots, scores: hits.scores };
-  }
-}
-
-function grow(array: Int32Array, index: number): Int32Array {
-  if (index < array.length) return array;
-  let size = array.length;
-  while (size <= index) size *= 2;
-  const next = new Int32Array(size).fill(-1);
-  next.set(array);
-  return next;
 }
 
 /** Our quantization names (Qdrant's) to the engine's. */
@@ -126,13 +74,14 @@ export function engineQuantization(q: QuantizationConfig | undefined): EngineQua
   } as EngineQuantization;
 }
 
-function wrongKind(space: VectorSpace, vector: Vector): DomainError {
+export function wrongKind(space: VectorSpace, vector: Vector): DomainError {
   const name = space.name === '' ? 'default vector' : `vector \`${space.name}\``;
   return DomainError.invalidArgument(`Wrong input: ${name} expects a ${space.kind} vector, got ${vector.kind}`);
 }
 
 /** Dense vectors in an engine HNSW index (graph built as vectors arrive, searched by graph or scan). */
 export class DenseSegmentVectors implements SegmentVectors {
+  readonly onDisk = false;
   private slots = new SlotMap();
 
   constructor(
@@ -228,12 +177,36 @@ export class DenseSegmentVectors implements SegmentVectors {
   }
 
   save(): Uint8Array {
-    return serialize({ slots: this.slots.toJSON(), index: this.index.save(), indexed: this.indexed });
+    const state: SavedDenseVectors = { slots: this.slots.toJSON(), index: this.index.save(), indexed: this.indexed };
+    return serialize(state);
   }
 
-  static load(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, bytes: Uint8Array): DenseSegmentVectors {
-    const state = deserialize(bytes) as { slots: ReturnType<SlotMap['toJSON']>; index: Uint8Array; indexed: boolean };
-    const vectors = new DenseSegmentVectors(space, VectorIndex.load(state.index), state.indexed);
+  /**
+   * Moves the original vectors out: returns their rows (for the segment's vector file, at `offset` in
+   * `file`) and the saved state without them. An index without quantization gets an internal int8 one
+   * first, because searches must walk the graph on something held in memory.
+   */
+  saveExternal(file: string, offset: number): { rows: Uint8Array; bytes: Uint8Array } {
+    const internalQuantization = this.index.quantization === undefined;
+    if (internalQuantization) this.index.quantize(INTERNAL_QUANTIZATION);
+    const rows = this.index.exportRows();
+    const state: SavedDenseVectors = {
+      slots: this.slots.toJSON(),
+      index: this.index.save({ vectors: false }),
+      indexed: true,
+      disk: { file, offset, rowBytes: this.index.rowBytes, internalQuantization },
+    };
+    return { rows, bytes: serialize(state) };
+  }
+
+  static load(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, bytes: Uint8Array, openFile?: (name: string) => SegmentFile): SegmentVectors {
+    const state = deserialize(bytes) as SavedDenseVectors;
+    const index = VectorIndex.load(state.index);
+    if (state.disk) {
+      if (!openFile) throw new Error(`vectors of \`${space.name}\` are in ${state.disk.file}, but no folder was given to open it from`);
+      return new DiskDenseSegmentVectors(space, index, SlotMap.from(state.slots), openFile(state.disk.file), state.disk);
+    }
+    const vectors = new DenseSegmentVectors(space, index, state.indexed);
     vectors.slots = SlotMap.from(state.slots);
     return vectors;
   }
@@ -244,6 +217,7 @@ export class DenseSegmentVectors implements SegmentVectors {
  * the segment keeps each vector, to return and persist it, and loading re-adds them.
  */
 abstract class CopyKeepingVectors<V extends Vector, E extends { delete(slots: ArrayLike<number>): void }> implements SegmentVectors {
+  readonly onDisk = false;
   protected readonly vectors = new Map<number, V>();
   protected readonly engineSlots = new SlotMap();
   abstract readonly indexed: boolean;
@@ -364,15 +338,14 @@ export function createSegmentVectors(space: VectorSpace, indexed: boolean): Segm
   return DenseSegmentVectors.create(space, indexed);
 }
 
-export function loadSegmentVectors(space: VectorSpace, bytes: Uint8Array): SegmentVectors {
+/** Restores saved vectors; `openFile` opens the segment's files for vectors kept on disk. */
+export function loadSegmentVectors(space: VectorSpace, bytes: Uint8Array, openFile?: (name: string) => SegmentFile): SegmentVectors {
   if (space.kind === 'sparse') return SparseSegmentVectors.load(space, bytes);
   if (space.kind === 'multi') return MultiSegmentVectors.load(space, bytes);
-  return DenseSegmentVectors.load(space, bytes);
+  return DenseSegmentVectors.load(space, bytes, openFile);
 }
 
 /** Whether higher scores are better for a space (sparse and multi are similarities). */
 export function spaceHigherIsBetter(space: VectorSpace): boolean {
   return space.kind !== 'dense' || higherIsBetter(space.distance);
 }
-
-import { deserialize, serialize } from 'node:v8';

@@ -1,6 +1,8 @@
 import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
 import { JsonObject, JsonValue, isJsonObject, setOwn, stringifyJson } from '@vectorstore/common';
+import { writeFileAtomic } from '@vectorstore/persistence';
 import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { matchesFilter, PointView } from '../filter/filter-evaluator';
 import { parsePath } from '../filter/payload-path';
@@ -9,6 +11,8 @@ import { PointId, pointIdKey } from '../model/point-id.model';
 import { SearchParams } from '../model/query.model';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { PayloadIndexSet } from '../payload-index/payload-index-set';
+import { DiskPayloads, PayloadFileLayout } from './disk-payloads';
+import { SegmentFile } from './segment-file';
 import { createSegmentVectors, DenseSegmentVectors, loadSegmentVectors, SegmentVectors, SlotHits } from './segment-vectors';
 import { VectorSpace } from './vector-space';
 
@@ -23,13 +27,23 @@ export interface SegmentPoint {
 /** A point slot predicate: true for live points that pass a filter. */
 export type SlotPredicate = (slot: number) => boolean;
 
+/** What of an immutable segment goes to files of its own rather than into memory. */
+export interface SegmentDiskLayout {
+  /** Payloads in `<id>.pay` (`on_disk_payload`). */
+  payloads: boolean;
+  /** Dense vector spaces whose original vectors go to `<id>.vec` (`on_disk`, `memmap_threshold`). */
+  vectors: ReadonlySet<string>;
+}
+
 interface SegmentSnapshot {
   id: string;
   appendable: boolean;
   version: number;
   ids: PointId[];
   versions: number[];
-  payloads: Array<JsonObject | undefined>;
+  /** In-memory payloads, or where they are in the segment's payload file with their JSON sizes. */
+  payloads?: Array<JsonObject | undefined>;
+  payloadFile?: PayloadFileLayout & { sizes: Uint32Array };
   deleted: Uint8Array;
   vectors: Array<{ name: string; bytes: Uint8Array }>;
   payloadIndexes: Uint8Array;
@@ -48,6 +62,8 @@ export class Segment {
   private readonly slotByKey = new Map<string, number>();
   private versions: number[] = [];
   private payloads: Array<JsonObject | undefined> = [];
+  /** Set when payloads live in a file instead of `payloads`. */
+  private diskPayloads: { store: DiskPayloads; layout: PayloadFileLayout } | undefined;
   private deleted = new Uint8Array(64);
   private live = 0;
   /** Serialized size of each slot's payload, and their sum over live points (strict mode limits). */
@@ -79,8 +95,9 @@ export class Segment {
     spaces: Map<string, VectorSpace>,
     points: readonly SegmentPoint[],
     fieldIndexes: ReadonlyArray<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>,
+    id: string = randomUUID(),
   ): Segment {
-    const segment = new Segment(randomUUID(), false);
+    const segment = new Segment(id, false);
     for (const [name, space] of spaces) segment.vectors.set(name, createSegmentVectors(space, true));
     // Dense vectors go in one batch per space, so the engine can build the graph on several threads.
     const batches = new Map<string, { slots: number[]; vectors: Float32Array[] }>();
@@ -109,10 +126,9 @@ export class Segment {
   /** Live points with everything stored about them (input of an optimization). */
   livePoints(): SegmentPoint[] {
     const points: SegmentPoint[] = [];
-    for (let slot = 0; slot < this.ids.length; slot++) {
-      if (this.isDeleted(slot)) continue;
-      points.push({ id: this.ids[slot], version: this.versions[slot], payload: this.payload(slot), vectors: this.pointVectors(slot) });
-    }
+    this.forEachLivePayload((slot, payload) => {
+      points.push({ id: this.ids[slot], version: this.versions[slot], payload, vectors: this.pointVectors(slot) });
+    });
     return points;
   }
 
@@ -170,7 +186,17 @@ export class Segment {
   }
 
   payload(slot: number): JsonObject {
-    return this.payloads[slot] ?? {};
+    return (this.diskPayloads ? this.diskPayloads.store.get(slot) : this.payloads[slot]) ?? {};
+  }
+
+  /** Whether payloads are read from the segment's file. */
+  get payloadsOnDisk(): boolean {
+    return this.diskPayloads !== undefined;
+  }
+
+  /** Whether any vector space keeps its original vectors in the segment's file. */
+  get vectorsOnDisk(): boolean {
+    return [...this.vectors.values()].some((store) => store.onDisk);
   }
 
   vectorStore(name: string): SegmentVectors | undefined {
@@ -281,7 +307,12 @@ export class Segment {
     };
     const candidates = this.payloadIndexes.candidates(filter, this.ids.length);
     if (candidates) for (const slot of candidates) check(slot);
-    else for (let slot = 0; slot < this.ids.length; slot++) check(slot);
+    else if (this.diskPayloads) {
+      // one sequential pass over the payload file instead of a read per point
+      this.diskPayloads.store.scan((slot, payload) => {
+        if (!this.isDeleted(slot) && matchesFilter(filter, this.viewWith(slot, payload ?? {}), schemas)) bitmap[slot >> 3] |= 1 << (slot & 7);
+      });
+    } else for (let slot = 0; slot < this.ids.length; slot++) check(slot);
     return (slot) => (bitmap[slot >> 3] & (1 << (slot & 7))) !== 0;
   }
 
@@ -307,57 +338,122 @@ export class Segment {
   }
 
   view(slot: number): PointView {
+    if (!this.diskPayloads) return this.viewWith(slot, this.payloads[slot] ?? {});
+    // read from the file only if a condition looks at the payload, and then once
+    let payload: JsonObject | undefined;
+    const segment = this;
     return {
       id: this.ids[slot],
-      payload: this.payloads[slot] ?? {},
+      get payload() {
+        payload ??= segment.payload(slot);
+        return payload;
+      },
       hasVector: (name: string) => this.vectors.get(name)?.has(slot) ?? false,
     };
   }
 
+  private viewWith(slot: number, payload: JsonObject): PointView {
+    return { id: this.ids[slot], payload, hasVector: (name: string) => this.vectors.get(name)?.has(slot) ?? false };
+  }
+
   /** Serialises the whole segment; {@link Segment.load} restores it. */
   save(): Uint8Array {
-    const snapshot: SegmentSnapshot = {
+    return serialize(this.snapshot([...this.vectors].map(([name, store]) => ({ name, bytes: store.save() }))));
+  }
+
+  private snapshot(vectors: SegmentSnapshot['vectors'], payloadFile = this.diskPayloads?.layout): SegmentSnapshot {
+    const common = {
       id: this.id,
       appendable: this.appendable,
       version: this.version,
       ids: this.ids,
       versions: this.versions,
-      payloads: this.payloads,
       deleted: this.deleted.subarray(0, Math.ceil(this.ids.length / 8)),
-      vectors: [...this.vectors].map(([name, store]) => ({ name, bytes: store.save() })),
+      vectors,
       payloadIndexes: this.payloadIndexes.toBytes(),
     };
-    return serialize(snapshot);
+    if (!payloadFile) return { ...common, payloads: this.payloads };
+    const sizes = new Uint32Array(this.ids.length);
+    for (let slot = 0; slot < sizes.length; slot++) sizes[slot] = this.payloadSizes[slot] ?? 0;
+    return { ...common, payloadFile: { ...payloadFile, sizes } };
   }
 
-  static load(bytes: Uint8Array, spaces: Map<string, VectorSpace>): Segment {
+  /**
+   * Saves a freshly built immutable segment with the parts `layout` names moved to files of its own
+   * in `dir` (`<id>.vec`, `<id>.pay`, written and fsynced here); returns the body bytes, which
+   * {@link Segment.load} opens those files from. The segment itself must not be used afterwards.
+   */
+  async saveToDisk(dir: string, layout: SegmentDiskLayout): Promise<Uint8Array> {
+    if (this.appendable) throw new Error(`segment ${this.id}: only immutable segments keep data on disk`);
+    const vectorFile = `${this.id}.vec`;
+    const rows: Uint8Array[] = [];
+    let offset = 0;
+    const vectors = [...this.vectors].map(([name, store]) => {
+      if (!layout.vectors.has(name) || !(store instanceof DenseSegmentVectors)) return { name, bytes: store.save() };
+      const external = store.saveExternal(vectorFile, offset);
+      rows.push(external.rows);
+      offset += external.rows.length;
+      return { name, bytes: external.bytes };
+    });
+    if (rows.length > 0) await writeFileAtomic(path.join(dir, vectorFile), concatBytes(rows, offset));
+    let payloadFile: PayloadFileLayout | undefined;
+    if (layout.payloads) {
+      const { body, offsets } = DiskPayloads.encode(this.payloads, this.ids.length);
+      payloadFile = { file: `${this.id}.pay`, offsets };
+      await writeFileAtomic(path.join(dir, payloadFile.file), body);
+    }
+    return serialize(this.snapshot(vectors, payloadFile));
+  }
+
+  /** Restores a saved segment; files it keeps data in are opened from `dir`. */
+  static load(bytes: Uint8Array, spaces: Map<string, VectorSpace>, dir?: string): Segment {
     const s = deserialize(bytes) as SegmentSnapshot;
+    const files = new Map<string, SegmentFile>();
+    const openFile = (name: string): SegmentFile => {
+      if (dir === undefined) throw new Error(`segment ${s.id} keeps data in ${name}, but no folder was given to open it from`);
+      let file = files.get(name);
+      if (!file) files.set(name, (file = SegmentFile.open(path.join(dir, name))));
+      return file;
+    };
     let segment: Segment | undefined;
     const payloadIndexes = PayloadIndexSet.fromBytes(s.payloadIndexes, (visit) => segment!.forEachLivePayload(visit));
     segment = new Segment(s.id, s.appendable, payloadIndexes);
     segment.version = s.version;
     segment.ids = s.ids;
     segment.versions = s.versions;
-    segment.payloads = s.payloads;
+    if (s.payloadFile) {
+      const { sizes, ...layout } = s.payloadFile;
+      segment.diskPayloads = { store: new DiskPayloads(openFile(layout.file), layout.offsets), layout };
+      segment.payloadSizes = Array.from(sizes);
+    } else {
+      segment.payloads = s.payloads ?? [];
+    }
     segment.deleted = new Uint8Array(Math.max(64, s.deleted.length * 2));
     segment.deleted.set(s.deleted);
     for (let slot = 0; slot < s.ids.length; slot++) {
       if (!segment.isDeleted(slot)) {
         segment.live++;
         segment.slotByKey.set(pointIdKey(s.ids[slot]), slot);
-        segment.setPayloadSize(slot, s.payloads[slot]);
+        if (s.payloadFile) segment.livePayloadBytes += segment.payloadSizes[slot];
+        else segment.setPayloadSize(slot, segment.payloads[slot]);
       }
     }
     const saved = new Map(s.vectors.map((v) => [v.name, v.bytes]));
     for (const [name, space] of spaces) {
       const bytesOf = saved.get(name);
       // A vector space added since the segment was written starts empty.
-      segment.vectors.set(name, bytesOf ? loadSegmentVectors(space, bytesOf) : createSegmentVectors(space, !s.appendable));
+      segment.vectors.set(name, bytesOf ? loadSegmentVectors(space, bytesOf, openFile) : createSegmentVectors(space, !s.appendable));
     }
     return segment;
   }
 
   forEachLivePayload(visit: (slot: number, payload: JsonObject) => void): void {
+    if (this.diskPayloads) {
+      this.diskPayloads.store.scan((slot, payload) => {
+        if (!this.isDeleted(slot)) visit(slot, payload ?? {});
+      });
+      return;
+    }
     for (let slot = 0; slot < this.ids.length; slot++) {
       if (!this.isDeleted(slot)) visit(slot, this.payloads[slot] ?? {});
     }
@@ -399,6 +495,16 @@ export class Segment {
   private assertAppendable(): void {
     if (!this.appendable) throw new Error(`segment ${this.id} is immutable`);
   }
+}
+
+function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /** Sets `value` at a dotted path inside `payload` (creating objects on the way), as Qdrant's set_payload `key`. */
