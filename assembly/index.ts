@@ -4,7 +4,7 @@ import * as S from './state';
 import { insertOne } from './hnsw/insert';
 import { touch } from './hnsw/search-layer';
 import { readEntry } from './hnsw/locks';
-import { knn, rescoreOut, scan, distancesTo } from './hnsw/search';
+import { knn, rescoreOut, scan, distancesTo, rowDistancesTo } from './hnsw/search';
 import { encodeSlots, prepareQuery } from './quantization/encode';
 
 export { dotF32, l2sqF32, l1F32, dotF32Scalar, l2sqF32Scalar, l1F32Scalar } from './distance/f32';
@@ -81,6 +81,16 @@ export function encodeRange(start: u32, n: u32): void {
 export function distances(ids: usize, n: i32, out: usize): void {
   S.loadState();
   distancesTo(ids, n, out);
+}
+
+/**
+ * Original distances from the query at H_QUERY to n rows kept outside the index (external vectors): rows
+ * back to back at `rows` (vecStride bytes each), their slots as u32 at ids (per-slot data: u8 Cosine norms),
+ * f32 results at out.
+ */
+export function rowDistances(rows: usize, ids: usize, n: i32, out: usize): void {
+  S.loadState();
+  rowDistancesTo(rows, ids, n, out);
 }
 
 /** Bytes of one thread's scratch block (query, heaps, output, allowed bitmap, visited set). */

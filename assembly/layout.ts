@@ -3,7 +3,7 @@
 // (setHeader); bulk regions are placed by the engine library, which writes their addresses into the header
 // before any kernel runs. Memory is shared so worker threads can build and search the same index.
 
-export const ABI_VERSION: i32 = 4;
+export const ABI_VERSION: i32 = 5;
 export const HEADER_FIELDS: i32 = 64;
 
 // header field indexes (byte offset = index * 4)

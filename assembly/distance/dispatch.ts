@@ -15,7 +15,14 @@ import { pqDistance } from '../quantization/pq';
 
 /** Ranking distance between an f32 query (dimPad floats, zero padded) and a stored original vector. */
 @inline export function originalDist(q: usize, slot: u32): f32 {
-  const v = vecPtr(slot);
+  return rowDist(q, vecPtr(slot), slot);
+}
+
+/**
+ * Ranking distance between an f32 query and the original row at v (stored form, vecStride bytes); slot
+ * names the row's per-slot data (the inverse norm of u8 Cosine rows). The row may live outside VEC.
+ */
+@inline export function rowDist(q: usize, v: usize, slot: u32): f32 {
   const n = S.dim;
   if (S.dtype == L.DT_F32) {
     // f32 queries and vectors are zero padded to dimPad (a multiple of 16): tail-free inlined kernels

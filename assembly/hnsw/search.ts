@@ -1,7 +1,7 @@
 // Query-time entry points: HNSW k-NN, exact scan, and rescoring of candidates on original vectors.
 import * as L from '../layout';
 import * as S from '../state';
-import { originalDist, queryDist } from '../distance/dispatch';
+import { originalDist, queryDist, rowDist } from '../distance/dispatch';
 import { dotF32Padded, l1F32, l2sqF32Padded } from '../distance/f32';
 import { accepted } from './graph';
 import { heapsReset, rDrainAscending, rPop, rPush, rReplaceTop, rSize, rTopDist } from './heap';
@@ -78,3 +78,14 @@ export function distancesTo(ids: usize, n: i32, out: usize): void {
   }
 }
 
+
+/**
+ * Original distances from the query to n rows held outside VEC: row i (vecStride bytes, stored form) at
+ * rows + i * vecStride, its slot (u32) at ids + 4i for per-slot data; f32 results to out.
+ */
+export function rowDistancesTo(rows: usize, ids: usize, n: i32, out: usize): void {
+  const stride = S.vecStride;
+  for (let i = 0; i < n; i++) {
+    store<f32>(out + (<usize>i << 2), rowDist(S.queryPtr, rows + <usize>i * stride, load<u32>(ids + (<usize>i << 2))));
+  }
+}

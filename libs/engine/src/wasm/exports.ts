@@ -21,6 +21,7 @@ export interface EngineExports {
   rescore(n: number, k: number): number;
   encodeRange(start: number, n: number): void;
   distances(ids: number, n: number, out: number): void;
+  rowDistances(rows: number, ids: number, n: number, out: number): void;
   dotF32: KernelFn;
   l2sqF32: KernelFn;
   l1F32: KernelFn;
@@ -56,7 +57,7 @@ export interface EngineExports {
 
 const REQUIRED: readonly (keyof EngineExports)[] = [
   'memory', 'abiVersion', 'setHeader', 'heapBase', 'threadScratchBytes', 'insertParallel', 'searchIn', 'insertBatch', 'searchKnn', 'searchExact', 'rescore',
-  'encodeRange', 'distances', 'dotF32', 'l2sqF32', 'l1F32', 'assignCentroids', 'maxSim', 'maxSimScan',
+  'encodeRange', 'distances', 'rowDistances', 'dotF32', 'l2sqF32', 'l1F32', 'assignCentroids', 'maxSim', 'maxSimScan',
 ];
 
 /** Narrows an instance's exports, failing loudly when the artifact is not the one this library expects. */

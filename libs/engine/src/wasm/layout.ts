@@ -1,6 +1,6 @@
 // Mirror of assembly/layout.ts. Change both together and bump ABI_VERSION; the loader refuses a mismatch.
 
-export const ABI_VERSION = 4;
+export const ABI_VERSION = 5;
 export const HEADER_FIELDS = 64;
 
 export const H = {
@@ -95,11 +95,14 @@ export const REGIONS = [
   'LOCKS',
   'UPPER',
   'THREADS',
+  // scratch for rows passed in from outside (scoreRows); last, so growing it never moves another region
+  'ROWS',
 ] as const;
 export type RegionName = (typeof REGIONS)[number];
-/** Regions with an address field in the header (the header itself and thread scratch have none). */
-export const HEADER_ADDRESSED: readonly Exclude<RegionName, 'HEADER' | 'THREADS'>[] = REGIONS.filter(
-  (r): r is Exclude<RegionName, 'HEADER' | 'THREADS'> => r !== 'HEADER' && r !== 'THREADS',
+type Unaddressed = 'HEADER' | 'THREADS' | 'ROWS';
+/** Regions with an address field in the header (the header, thread scratch and row scratch have none). */
+export const HEADER_ADDRESSED: readonly Exclude<RegionName, Unaddressed>[] = REGIONS.filter(
+  (r): r is Exclude<RegionName, Unaddressed> => r !== 'HEADER' && r !== 'THREADS' && r !== 'ROWS',
 );
 
 /** Regions whose bytes are index state (saved and restored); the rest are per-call scratch. */
