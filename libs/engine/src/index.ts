@@ -9,7 +9,7 @@ export type {
 } from './quantization/config';
 export type { IndexConfig } from './hnsw/index-config';
 export type { AllowedSlots, SearchParams, SearchResult } from './hnsw/index-core';
-export { VectorIndex } from './hnsw/vector-index';
+export { VectorIndex, type SaveOptions } from './hnsw/vector-index';
 export type { VectorBatch } from './validate';
 export { Kernels } from './distance/kernels';
 export { ABI_VERSION } from './wasm/layout';

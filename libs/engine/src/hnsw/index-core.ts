@@ -48,6 +48,16 @@ export interface SearchResult {
 const DTYPE_CODE = { float32: DT.F32, float16: DT.F16, uint8: DT.U8 } as const;
 const ELEM_BYTES = { float32: 4, float16: 2, uint8: 1 } as const;
 const MIN_HEAP = 2048;
+/** scoreRows copies rows into WASM memory in chunks of at most this many bytes (at least one row). */
+const ROW_CHUNK_BYTES = 128 * 1024;
+
+const align64 = (n: number): number => Math.ceil(n / 64) * 64;
+
+/** Internal construction options (VectorIndex.load). */
+export interface CoreOptions {
+  /** False: the index holds no original vectors (no VEC or lock memory); see VectorIndex.hasVectors. */
+  readonly vectors?: boolean;
+}
 
 export class IndexCore {
   readonly config: ResolvedConfig;
@@ -70,10 +80,15 @@ export class IndexCore {
   private readonly recordBytes: number;
   private readonly metric: number;
   private readonly normed: boolean;
+  private readonly vectorsInMemory: boolean;
 
-  /** Creates an empty index. Throws EngineInputError on an invalid config. */
-  constructor(config: IndexConfig) {
+  /**
+   * Creates an empty index. Throws EngineInputError on an invalid config. `options` is internal
+   * (VectorIndex.load uses it for indexes saved without vectors).
+   */
+  constructor(config: IndexConfig, options: CoreOptions = {}) {
     this.config = resolveConfig(config);
+    this.vectorsInMemory = options.vectors ?? true;
     const c = this.config;
     this.m0 = 2 * c.m;
     this.dimPad = Math.ceil(c.dim / 16) * 16;
@@ -115,12 +130,27 @@ export class IndexCore {
   get memoryBytes(): number {
     return this.arena.usedBytes;
   }
-  /** Bytes per vector held in memory: vector, graph links, per-slot bookkeeping and quantized code. */
+  /**
+   * Bytes per vector held in memory: vector, graph links, per-slot bookkeeping and quantized code. An index
+   * without vectors holds neither the vector nor the build lock.
+   */
   get bytesPerVector(): number {
     const n = Math.max(1, this.size);
-    // vector + links + norm + level + upper offset + visited + lock + deleted and allowed bits
-    const perSlot = this.vecStride + this.recordBytes + (this.normed ? 4 : 0) + 1 + 4 + 2 + 4 + 0.25 + (this.quantizer ? this.quantizer.stride + (this.quantizer.aux ? 4 : 0) : 0);
+    // (vector + lock) + links + norm + level + upper offset + visited + deleted and allowed bits
+    const vectorBytes = this.vectorsInMemory ? this.vecStride + 4 : 0;
+    const perSlot = vectorBytes + this.recordBytes + (this.normed ? 4 : 0) + 1 + 4 + 2 + 0.25 + (this.quantizer ? this.quantizer.stride + (this.quantizer.aux ? 4 : 0) : 0);
     return perSlot + (this.arena.get(H.UPPER_USED) * (1 + this.config.m) * 4) / n;
+  }
+  /** False for an index loaded from save({ vectors: false }): it holds no original vectors in memory. */
+  get hasVectors(): boolean {
+    return this.vectorsInMemory;
+  }
+  /**
+   * Bytes of one stored row (engine form: Cosine normalized, encoded as the datatype, zero padded to the
+   * dimension rounded up to 16 elements).
+   */
+  get rowBytes(): number {
+    return this.vecStride;
   }
   /** The trained quantizer's config, if any. */
   get quantization(): QuantizationConfig | undefined {
@@ -133,6 +163,7 @@ export class IndexCore {
    * that track slots themselves). Validates dimension and finiteness before touching WASM.
    */
   add(batch: VectorBatch, firstSlot?: number): number {
+    this.requireVectors('add');
     const { dim } = this.config;
     const start = this.size;
     if (firstSlot !== undefined && firstSlot !== start) {
@@ -172,6 +203,7 @@ export class IndexCore {
    * vector of the wrong length is rejected ("vector 0: expected dimension 128, got 256").
    */
   addVector(vector: ArrayLike<number>): number {
+    this.requireVectors('addVector');
     if (vector == null || vector.length !== this.config.dim) {
       throw new EngineInputError(`vector 0: expected dimension ${this.config.dim}, got ${vector?.length}`);
     }
@@ -215,6 +247,7 @@ export class IndexCore {
 
   /** The stored vector of a slot, decoded to f32 (Cosine vectors come back normalized). */
   getVector(slot: number): Float32Array {
+    this.requireVectors('getVector');
     checkInt('slot', slot, 0, this.size - 1);
     const a = this.arena;
     const scale = this.normed ? a.views.f32[(a.offset('NORM') >>> 2) + slot] : 1;
@@ -226,6 +259,7 @@ export class IndexCore {
    * encodes every slot; later adds are encoded on insert.
    */
   quantize(config: QuantizationConfig | undefined = this.config.quantization): void {
+    this.requireVectors('quantize');
     if (!config) throw new EngineInputError('quantize: no quantization config given');
     checkQuantizationConfig(config);
     const q = trainQuantizer(config, {
@@ -252,6 +286,7 @@ export class IndexCore {
 
   /** k nearest slots to the query, best first, honouring deletes, the filter and quantization params. */
   search(query: ArrayLike<number>, params: SearchParams): SearchResult {
+    this.requireVectors('search', '; use searchCandidates and scoreRows');
     const a = this.arena;
     const plan = this.plan(query, params, a.offset('ALLOWED'));
     if (!plan) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
@@ -263,10 +298,32 @@ export class IndexCore {
   }
 
   /**
-   * Validates a search and decides how to run it (graph or exact, which representation, how many); writes
-   * the allowed bitmap, if any, at allowedAt.
+   * k candidates best first by the traversal representation (quantized codes when a quantizer is trained
+   * and not params.quantization.ignore, original vectors otherwise), not rescored: the first step of a
+   * search whose originals live outside the index (rescore them with scoreRows). Graph or exact scan, filter
+   * and full_scan_threshold as in search(); oversampling and rescore are not used (ask for k * oversampling
+   * candidates). Scores follow search()'s convention: exact on originals, approximate on int8 and PQ codes
+   * (converted to real units), on binary codes only ordered (Hamming counts or bit-plane sums). An index
+   * without vectors always traverses its quantized codes (ignore is overridden).
    */
-  protected plan(query: ArrayLike<number>, params: SearchParams, allowedAt: number): SearchPlan | undefined {
+  searchCandidates(query: ArrayLike<number>, params: SearchParams): SearchResult {
+    const a = this.arena;
+    const plan = this.plan(query, params, a.offset('ALLOWED'), true);
+    if (!plan) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
+    const useAllowed = params.allowed ? 1 : 0;
+    this.writeQuery(plan.query, a.offset('QUERY'));
+    const n = plan.exact ? this.wasm.searchExact(plan.kq, plan.traversal, useAllowed) : this.wasm.searchKnn(plan.kq, plan.ef, plan.traversal, useAllowed);
+    const out = this.readOut(n, a.offset('OUT'));
+    if (plan.traversal === TR.INT8) this.int8ScoresToReal(out.scores);
+    return out;
+  }
+
+  /**
+   * Validates a search and decides how to run it (graph or exact, which representation, how many); writes
+   * the allowed bitmap, if any, at allowedAt. `candidates`: plan for searchCandidates (k candidates, no
+   * oversampling; an index without vectors traverses its codes whatever params say).
+   */
+  protected plan(query: ArrayLike<number>, params: SearchParams, allowedAt: number, candidates = false): SearchPlan | undefined {
     const { dim } = this.config;
     const k = checkInt('k', params.k, 1, 1 << 24);
     const ef = checkInt('ef', params.ef ?? this.config.ef, 1, 1 << 24);
@@ -275,11 +332,12 @@ export class IndexCore {
     const oversampling = qp.oversampling ?? 1;
     if (!(oversampling >= 1) || !Number.isFinite(oversampling)) throw new EngineInputError(`oversampling: expected a number >= 1, got ${oversampling}`);
     if (this.size === 0) return undefined;
-    if (!this.quantizer && this.config.quantization && !qp.ignore) this.quantize();
-    const traversal = this.quantizer && !qp.ignore ? this.quantizer.kind : TR.ORIGINAL;
+    const ignore = (qp.ignore ?? false) && this.vectorsInMemory;
+    if (!this.quantizer && this.config.quantization && !ignore) this.quantize();
+    const traversal = this.quantizer && !ignore ? this.quantizer.kind : TR.ORIGINAL;
     const rescore = traversal !== TR.ORIGINAL && (qp.rescore ?? true);
     // without rescoring the k candidates are still re-ranked on originals, so scores are always exact
-    const kq = traversal === TR.ORIGINAL ? k : rescore ? Math.ceil(k * oversampling) : k;
+    const kq = candidates || traversal === TR.ORIGINAL ? k : rescore ? Math.ceil(k * oversampling) : k;
     this.ensureHeap(Math.max(ef, kq));
     let exact = params.exact ?? false;
     if (params.allowed) {
@@ -292,11 +350,13 @@ export class IndexCore {
 
   /** Exact (brute-force) k nearest on the original vectors; the slow twin of `search`. */
   exactSearch(query: ArrayLike<number>, k: number, allowed?: AllowedSlots): SearchResult {
+    this.requireVectors('exactSearch', '; use scoreRows over the rows');
     return this.search(query, { k, exact: true, allowed, quantization: { ignore: true } });
   }
 
   /** Scores of the query against given slots on the original vectors (Qdrant convention). */
   scoreSlots(query: ArrayLike<number>, slots: ArrayLike<number>): Float32Array {
+    this.requireVectors('scoreSlots', '; use scoreRows');
     const q = checkQuery(query, this.config.dim);
     const n = slots.length;
     for (let i = 0; i < n; i++) checkInt('slot', slots[i], 0, this.size - 1);
@@ -314,7 +374,99 @@ export class IndexCore {
     return scores;
   }
 
+  /** Copy of the stored rows of slots start..start+count-1 (default: all), rowBytes each, back to back. */
+  exportRows(start = 0, count = this.size - start): Uint8Array {
+    this.requireVectors('exportRows');
+    checkInt('start', start, 0, this.size);
+    checkInt('count', count, 0, this.size - start);
+    const at = this.vecOffset(start);
+    return this.arena.views.u8.slice(at, at + count * this.vecStride);
+  }
+
+  /**
+   * Exact scores of the query against rows kept outside the index (Qdrant convention, the same values
+   * scoreSlots gives on an index holding the rows): `rows` holds slots.length rows of rowBytes as produced
+   * by exportRows; slots[i] is row i's slot (for per-slot data: the norms of uint8 Cosine rows). Rows are
+   * copied into WASM memory in chunks and scored with the SIMD kernels.
+   */
+  scoreRows(query: ArrayLike<number>, slots: ArrayLike<number>, rows: Uint8Array): Float32Array {
+    const q = checkQuery(query, this.config.dim);
+    const n = slots?.length;
+    if (typeof n !== 'number') throw new EngineInputError('slots: not an array of numbers');
+    for (let i = 0; i < n; i++) checkInt('slot', slots[i], 0, this.size - 1);
+    const rb = this.vecStride;
+    if (!(rows instanceof Uint8Array) || rows.length !== n * rb) {
+      throw new EngineInputError(`rows: expected ${n} rows of ${rb} bytes (${n * rb} bytes), got ${rows instanceof Uint8Array ? rows.length + ' bytes' : 'no Uint8Array'}`);
+    }
+    const scores = new Float32Array(n);
+    if (n === 0) return scores;
+    const chunk = Math.min(n, Math.max(1, Math.floor(ROW_CHUNK_BYTES / rb)));
+    const a = this.arena;
+    a.resize({ ROWS: 2 * align64(chunk * 4) + chunk * rb });
+    const ids = a.offset('ROWS');
+    const out = ids + align64(chunk * 4);
+    const data = out + align64(chunk * 4);
+    this.writeQuery(q, a.offset('QUERY'));
+    const { u8, u32, f32 } = a.views; // no growth below
+    const { dim, distance } = this.config;
+    // f32 kernels read whole padded rows: clear the padding in case the caller's rows carry other bytes
+    const clearPad = this.config.datatype === 'float32' && dim < this.dimPad;
+    for (let s = 0; s < n; s += chunk) {
+      const c = Math.min(chunk, n - s);
+      u8.set(rows.subarray(s * rb, (s + c) * rb), data);
+      for (let i = 0; i < c; i++) u32[(ids >>> 2) + i] = slots[s + i];
+      if (clearPad) for (let i = 0; i < c; i++) f32.fill(0, ((data + i * rb) >>> 2) + dim, ((data + (i + 1) * rb) >>> 2));
+      this.wasm.rowDistances(data, ids, c, out);
+      for (let i = 0; i < c; i++) scores[s + i] = toScore(distance, f32[(out >>> 2) + i]);
+    }
+    return scores;
+  }
+
+  /** The vector of one row (as exportRows gives it) as getVector(slot) returns it on an index holding it. */
+  decodeRow(slot: number, row: Uint8Array): Float32Array {
+    checkInt('slot', slot, 0, this.size - 1);
+    const rb = this.vecStride;
+    if (!(row instanceof Uint8Array) || row.length !== rb) {
+      throw new EngineInputError(`row: expected ${rb} bytes, got ${row instanceof Uint8Array ? row.length + ' bytes' : 'no Uint8Array'}`);
+    }
+    const copy = row.slice(); // own, aligned buffer
+    const a = this.arena;
+    const scale = this.normed ? a.views.f32[(a.offset('NORM') >>> 2) + slot] : 1;
+    return decodeVector(this.config.datatype, this.config.dim, copy, new Float32Array(copy.buffer), 0, scale);
+  }
+
   // ---------------------------------------------------------------- internals
+
+  /** Throws for operations that need the original vectors in memory on an index that keeps them outside. */
+  protected requireVectors(what: string, hint = ''): void {
+    if (!this.vectorsInMemory) {
+      throw new EngineInputError(`${what}: this index keeps its vectors outside memory (loaded from save({ vectors: false }))${hint}`);
+    }
+  }
+
+  /**
+   * Converts int8 code distances (already turned into scores) to approximate real scores in place: with
+   * x ~ lo + step * code, squared L2 ~ step^2 * codeL2, L1 ~ step * codeL1, and dot ~ step^2 * (codeDot +
+   * aux) + dim * lo^2 + lo * step * (sum of the query's codes); aux is the stored per-vector correction.
+   */
+  private int8ScoresToReal(scores: Float32Array): void {
+    const q = this.quantizer!;
+    const step = q.scale;
+    const { dim, distance } = this.config;
+    if (distance === 'Euclid') {
+      for (let i = 0; i < scores.length; i++) scores[i] *= step; // sqrt(step^2 * d) = step * sqrt(d)
+    } else if (distance === 'Manhattan') {
+      for (let i = 0; i < scores.length; i++) scores[i] *= step;
+    } else {
+      const a = this.arena;
+      const u8 = a.views.u8;
+      const at = a.offset('Q_QUERY');
+      let codeSum = 0;
+      for (let j = 0; j < dim; j++) codeSum += u8[at + j];
+      const offset = dim * q.lo * q.lo + q.lo * step * codeSum;
+      for (let i = 0; i < scores.length; i++) scores[i] = step * step * scores[i] + offset;
+    }
+  }
 
   private vecOffset(slot: number): number {
     return this.arena.offset('VEC') + slot * this.vecStride;
@@ -370,14 +522,14 @@ export class IndexCore {
     const q = this.quantizer;
     const sizes: Partial<RegionSizes> = {
       NORM: this.normed ? cap * 4 : 0,
-      VEC: cap * this.vecStride,
+      VEC: this.vectorsInMemory ? cap * this.vecStride : 0,
       L0: cap * this.recordBytes,
       LEVEL: cap,
       UP_OFF: cap * 4,
       DELETED: Math.ceil(cap / 8),
       ALLOWED: Math.ceil(cap / 8),
       VISITED: cap * 2,
-      LOCKS: cap * 4,
+      LOCKS: this.vectorsInMemory ? cap * 4 : 0, // taken by parallel inserts only
       Q_CODE: q ? cap * q.stride : 0,
       Q_AUX: q?.aux ? cap * 4 : 0,
     };

@@ -60,6 +60,7 @@ export class ThreadedIndex extends IndexCore {
    * calls are spread over the workers. add/delete/quantize throw while such searches are pending.
    */
   async searchAsync(query: ArrayLike<number>, params: SearchParams): Promise<SearchResult> {
+    this.requireVectors('searchAsync', '; use searchCandidates and scoreRows');
     const pool = this.pool(Math.max(1, this.config.maxIndexingThreads - 1));
     let i = 0;
     for (let j = 1; j < pool.size; j++) if (this.queued[j] < this.queued[i]) i = j;

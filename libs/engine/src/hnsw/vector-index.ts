@@ -1,6 +1,8 @@
 // VectorIndex: the public index class (IndexCore plus persistence). save -> bytes -> load. Format: "VSIX" magic, u32 format version, u32 JSON length, JSON metadata
 // (config, counters, quantizer header values), then each persistent region as u32 length + bytes.
 // Regions are restored by name into a fresh layout, so a rebuilt wasm with another heap base still loads.
+// Format 1: every region. Format 2: saved with { vectors: false } (meta.vectors false, an empty VEC region);
+// full saves keep writing format 1, so builds that predate format 2 refuse only what they cannot use.
 import { EngineInputError } from '../errors';
 import { H, PERSISTENT_REGIONS, RegionName } from '../wasm/layout';
 import { QuantizerState } from '../quantization/train';
@@ -10,6 +12,17 @@ import { ThreadedIndex } from './index-threads';
 
 const MAGIC = 0x58495356; // "VSIX" little-endian
 const FORMAT = 1;
+const FORMAT_NO_VECTORS = 2;
+
+/** Options of VectorIndex.save. */
+export interface SaveOptions {
+  /**
+   * Include the original vectors (default true). false leaves them out (the caller keeps them elsewhere,
+   * e.g. from exportRows); the index loaded from such bytes searches with searchCandidates and scores rows
+   * with scoreRows. Requires a quantizer (trained now if the config names one and the index is not empty).
+   */
+  readonly vectors?: boolean;
+}
 
 interface SavedMeta {
   config: IndexConfig;
@@ -20,6 +33,8 @@ interface SavedMeta {
   deletedCount: number;
   rng: number;
   quantizer?: Omit<QuantizerState, 'params'>;
+  /** false: saved without the original vectors (absent in format 1). */
+  vectors?: false;
 }
 
 /**
@@ -27,8 +42,19 @@ interface SavedMeta {
  * IndexCore, parallel build and searchAsync from ThreadedIndex, save/load here.
  */
 export class VectorIndex extends ThreadedIndex {
-  /** Serializes the whole index (vectors, graph, deletes, quantizer) into bytes. */
-  save(): Uint8Array {
+  /**
+   * Serializes the index (vectors, graph, deletes, quantizer) into bytes; with { vectors: false } without
+   * the original vectors (see SaveOptions). An index without vectors can only be saved that way.
+   */
+  save(options: SaveOptions = {}): Uint8Array {
+    const vectors = options.vectors ?? true;
+    if (vectors) this.requireVectors('save', '; save it with { vectors: false }');
+    if (!vectors && !this.quantizer) {
+      if (!this.config.quantization || this.size === 0) {
+        throw new EngineInputError('save({ vectors: false }): the index has no trained quantizer to search without its vectors (configure quantization and add vectors first)');
+      }
+      this.quantize();
+    }
     const a = this.arena;
     const count = this.size;
     const meta: SavedMeta = {
@@ -40,19 +66,20 @@ export class VectorIndex extends ThreadedIndex {
       deletedCount: a.get(H.DELETED_COUNT),
       rng: this.rng.seed,
     };
+    if (!vectors) meta.vectors = false;
     if (this.quantizer) {
       const { params: _params, ...rest } = this.quantizer;
       meta.quantizer = rest;
     }
     const used: Record<RegionName, number> = {} as Record<RegionName, number>;
-    for (const r of PERSISTENT_REGIONS) used[r] = this.usedBytes(r, count, meta.upperUsed);
+    for (const r of PERSISTENT_REGIONS) used[r] = r === 'VEC' && !vectors ? 0 : this.usedBytes(r, count, meta.upperUsed);
     const json = new TextEncoder().encode(JSON.stringify(meta));
     let total = 12 + json.length;
     for (const r of PERSISTENT_REGIONS) total += 4 + used[r];
     const out = new Uint8Array(total);
     const dv = new DataView(out.buffer);
     dv.setUint32(0, MAGIC, true);
-    dv.setUint32(4, FORMAT, true);
+    dv.setUint32(4, vectors ? FORMAT : FORMAT_NO_VECTORS, true);
     dv.setUint32(8, json.length, true);
     out.set(json, 12);
     let at = 12 + json.length;
@@ -81,16 +108,22 @@ export class VectorIndex extends ThreadedIndex {
     return Math.min(per[r] ?? 0, a.size(r));
   }
 
-  /** Rebuilds an index from `save()` bytes; searches give the same results as the saved index. */
+  /**
+   * Rebuilds an index from `save()` bytes; searches give the same results as the saved index. Bytes saved
+   * with { vectors: false } give an index with hasVectors false that allocates no memory for vectors.
+   */
   static load(bytes: Uint8Array): VectorIndex {
     if (bytes.length < 12) throw new EngineInputError('index bytes: too short');
     const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (dv.getUint32(0, true) !== MAGIC) throw new EngineInputError('index bytes: bad magic (not a saved vectorstore index)');
     const format = dv.getUint32(4, true);
-    if (format !== FORMAT) throw new EngineInputError(`index bytes: unsupported format ${format}`);
+    if (format !== FORMAT && format !== FORMAT_NO_VECTORS) throw new EngineInputError(`index bytes: unsupported format ${format}`);
     const jsonLen = dv.getUint32(8, true);
     const meta = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + jsonLen))) as SavedMeta;
-    const index = new VectorIndex({ ...meta.config, initialCapacity: Math.max(16, meta.count) });
+    const vectors = meta.vectors !== false;
+    if (vectors !== (format === FORMAT)) throw new EngineInputError(`index bytes: format ${format} does not match the metadata`);
+    if (!vectors && !meta.quantizer) throw new EngineInputError('index bytes: saved without vectors and without a quantizer');
+    const index = new VectorIndex({ ...meta.config, initialCapacity: Math.max(16, meta.count) }, { vectors });
     index.restore(meta, bytes, 12 + jsonLen);
     return index;
   }
