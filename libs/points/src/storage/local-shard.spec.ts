@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { WriteAheadLog } from '../wal/write-ahead-log';
 import { LocalShard } from './local-shard';
+import { Segment } from './segment';
 import { VectorSpace } from './vector-space';
 
 const spaces = new Map<string, VectorSpace>([
@@ -98,6 +99,42 @@ describe(LocalShard.name, () => {
       const reopened = await open(dir);
       expect(reopened.pointCount).toBe(1);
       await reopened.close().catch(() => undefined);
+    });
+  });
+
+  describe('segment files on disk', () => {
+    it('should keep the vector and payload files of building and listed segments, and remove orphans', async () => {
+      const shard = await open(dir);
+      await shard.update({ upsert: { points: [point(1, { a: 'x' })] } });
+      // An optimizer job that has written its files but not swapped the segment in yet…
+      shard.reserveBuild('built');
+      const built = Segment.build(spaces, [2, 3, 4].map((id) => ({ ...point(id, { b: String(id) }), version: 1 })), [], 'built');
+      const body = await built.saveToDisk(shard.segmentsDir, { payloads: true, vectors: new Set(['']) });
+      // …and files a crashed build left behind.
+      await fs.writeFile(path.join(shard.segmentsDir, 'orphan.vec'), 'x');
+      await fs.writeFile(path.join(shard.segmentsDir, 'orphan.pay'), 'x');
+      await shard.flush();
+      let names = await fs.readdir(shard.segmentsDir);
+      expect(names).toEqual(expect.arrayContaining(['built.vec', 'built.pay']));
+      expect(names).not.toContain('orphan.vec');
+      expect(names).not.toContain('orphan.pay');
+
+      await shard.swapSegments([], Segment.load(body, spaces, shard.segmentsDir));
+      await shard.releaseBuild('built', true);
+      await shard.close();
+      const reopened = await open(dir);
+      const found = reopened.find(3n)!;
+      expect(found.segment.payload(found.slot)).toEqual({ b: '3' });
+      expect(Array.from((found.segment.pointVectors(found.slot)[''] as { values: Float32Array }).values)).toEqual([3, 1, 0, 0]);
+
+      // once no segment holds them, a failed build's files go at release
+      reopened.reserveBuild('failed');
+      await fs.writeFile(path.join(reopened.segmentsDir, 'failed.vec'), 'x');
+      await reopened.releaseBuild('failed', false);
+      names = await fs.readdir(reopened.segmentsDir);
+      expect(names).not.toContain('failed.vec');
+      expect(names).toEqual(expect.arrayContaining(['built.vec', 'built.pay']));
+      await reopened.close();
     });
   });
 });
