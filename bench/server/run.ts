@@ -1,13 +1,17 @@
 // npm run bench:server — gRPC throughput of a real server on loopback: upsert points/s (128-d,
 // batches of 256) and search QPS with p50/p99 latency for 1 and 8 concurrent clients.
-// Sizes via BENCH_POINTS (default 100000) and BENCH_QUERIES (default 2000 per client count).
+// Sizes via BENCH_POINTS (default 100000) and BENCH_QUERIES (default 2000 per client count);
+// BENCH_ON_DISK=1 keeps vectors on disk. Also prints the server's resident memory after a restart.
 import * as grpc from '@grpc/grpc-js';
+import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { createCollectionsClient, createPointsClient, credentials, unary } from '../../test/e2e/support/grpc-clients';
 import { startServer } from '../../test/e2e/support/server-harness';
 
 const POINTS = Number(process.env.BENCH_POINTS ?? 100_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2_000);
+/** BENCH_ON_DISK=1: vectors with on_disk (optimized segments keep originals in files, graph + int8 codes in memory). */
+const ON_DISK = process.env.BENCH_ON_DISK === '1';
 const DIM = 128;
 const BATCH = 256;
 const UPSERT_CONCURRENCY = 4;
@@ -40,17 +44,24 @@ function progress(label: string, done: number, total: number): void {
   if (done >= total) process.stderr.write('\n');
 }
 
+/** Resident set size of a process (Linux /proc). */
+function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return kb ? Number(kb) * 1024 : NaN;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function main(): Promise<void> {
-  const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
+  let server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
   const rows: string[][] = [];
   try {
     const metadata = credentials(server.apiKey);
-    const collections = createCollectionsClient(server.grpcAddress, metadata);
-    await unary(collections, 'Create', { collectionName: 'bench', vectorsConfig: { params: { size: DIM, distance: 'Cosine' } } });
+    let collections = createCollectionsClient(server.grpcAddress, metadata);
+    await unary(collections, 'Create', { collectionName: 'bench', vectorsConfig: { params: { size: DIM, distance: 'Cosine', onDisk: ON_DISK } } });
     const next = vectorSource(7);
 
     // Upsert
@@ -86,6 +97,16 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     rows.push(['optimizer: index to Green', `${((performance.now() - indexStart) / 1000).toFixed(1)} s`, '', '']);
+    // Memory of a fresh process that loaded the indexed segments (no garbage from the upserts).
+    collections.close();
+    server = await server.restart();
+    collections = createCollectionsClient(server.grpcAddress, metadata);
+    for (;;) {
+      const info = (await unary<object, { result: { status: string } }>(collections, 'Get', { collectionName: 'bench' })).result;
+      if (info.status === 'Green' || info.status === 'Grey') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    rows.push(['server resident memory after a restart', `${(residentBytes(server.pid) / 2 ** 20).toFixed(0)} MiB`, '', '']);
 
     // Search
     const queries = Array.from({ length: QUERIES }, () => next());
@@ -122,7 +143,7 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
   }
-  console.log(`\nvectorstore server benchmark — ${POINTS} points, ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`);
+  console.log(`\nvectorstore server benchmark — ${POINTS} points, vectors ${ON_DISK ? 'on disk' : 'in memory'}, ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`);
   console.log('| measurement | throughput | latency / time | |');
   console.log('|---|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);

@@ -16,6 +16,8 @@ export interface StartOptions {
 }
 
 export interface RunningServer {
+  /** Process id of the server. */
+  pid: number;
   httpPort: number;
   grpcPort: number;
   httpUrl: string;
@@ -80,6 +82,7 @@ async function launch(env: Record<string, string>): Promise<RunningServer> {
   const httpUrl = `http://127.0.0.1:${httpPort}`;
   await waitUntilReady(child, httpUrl, () => output);
   const server: RunningServer = {
+    pid: child.pid ?? -1,
     httpPort,
     grpcPort,
     httpUrl,
