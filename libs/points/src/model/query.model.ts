@@ -1,5 +1,6 @@
 import { Filter } from './filter.model';
 import { PointId } from './point-id.model';
+import { RetrievedPoint, ScoredPoint } from './point.model';
 import { PayloadSelector, ShardKeySelector, VectorSelector } from './selectors.model';
 import { Vector } from './vectors.model';
 
@@ -37,6 +38,18 @@ export interface RecommendInput {
   strategy?: RecommendStrategy;
 }
 
+/** Two examples: results should lie closer to `positive` than to `negative` (discovery / context search). */
+export interface ContextPair {
+  positive: VectorInput;
+  negative: VectorInput;
+}
+
+/** Discovery: rank by the context pairs first, then by similarity to `target`. */
+export interface DiscoverInput {
+  target: VectorInput;
+  context: ContextPair[];
+}
+
 export interface LookupLocation {
   collectionName: string;
   vectorName?: string;
@@ -46,6 +59,9 @@ export interface LookupLocation {
 export type QueryVariant =
   | { nearest: VectorInput }
   | { recommend: RecommendInput }
+  | { discover: DiscoverInput }
+  /** Context search: points inside the positive side of every pair score 0, others less. */
+  | { context: ContextPair[] }
   | { fusion: 'RRF' | 'DBSF' }
   | { rrf: { k?: number } }
   | { orderBy: OrderBy }
@@ -112,6 +128,53 @@ export interface RecommendRequest {
   lookupFrom?: LookupLocation;
   shardKeySelector?: ShardKeySelector;
   timeout?: number;
+}
+
+/** Discover (Qdrant's DiscoverPoints): a target and/or context pairs; without a target it is a context search. */
+export interface DiscoverRequest {
+  target?: VectorInput;
+  context: ContextPair[];
+  using: string;
+  filter?: Filter;
+  limit: number;
+  offset: number;
+  params?: SearchParams;
+  withPayload: PayloadSelector;
+  withVectors: VectorSelector;
+  lookupFrom?: LookupLocation;
+  shardKeySelector?: ShardKeySelector;
+  timeout?: number;
+}
+
+/** The value of a `group_by` payload key that names a group: a keyword or an integer. */
+export type GroupId = string | bigint;
+
+/** Attach to each group the point of another collection whose id is the group id. */
+export interface WithLookup {
+  collectionName: string;
+  withPayload: PayloadSelector;
+  withVectors: VectorSelector;
+}
+
+/**
+ * SearchGroups, RecommendGroups and QueryGroups: `source` is the single-result request (its limit
+ * and offset are ignored); hits are grouped by the values at `groupBy`.
+ */
+export interface GroupsRequest<T> {
+  source: T;
+  groupBy: string;
+  /** Hits per group, at least 1. */
+  groupSize: number;
+  /** Number of groups, at least 1. */
+  limit: number;
+  withLookup?: WithLookup;
+}
+
+export interface PointGroup {
+  id: GroupId;
+  /** Best first. */
+  hits: ScoredPoint[];
+  lookup?: RetrievedPoint;
 }
 
 export interface ScrollRequest {

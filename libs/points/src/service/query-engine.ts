@@ -3,9 +3,15 @@ import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { Filter } from '../model/filter.model';
 import { comparePointIds, PointId, pointIdKey } from '../model/point-id.model';
-import { ScoredPoint } from '../model/point.model';
+import { RetrievedPoint, ScoredPoint } from '../model/point.model';
 import {
+  ContextPair,
+  DiscoverInput,
+  DiscoverRequest,
+  GroupId,
+  GroupsRequest,
   LookupLocation,
+  PointGroup,
   PrefetchQuery,
   QueryRequest,
   QueryVariant,
@@ -14,31 +20,28 @@ import {
   SearchParams,
   SearchRequest,
   VectorInput,
+  WithLookup,
 } from '../model/query.model';
 import { ShardKeySelector } from '../model/selectors.model';
 import { DEFAULT_VECTOR_NAME, Vector } from '../model/vectors.model';
 import { spaceHigherIsBetter } from '../storage/segment-vectors';
 import { requireSpace, VectorSpace } from '../storage/vector-space';
+import { Candidate } from './candidate';
 import { CollectionContext, CollectionContexts } from './collection-context';
-import { PointLocation, scoredPoint } from './point-materializer';
+import { contextExamples, exampleIds, rawSimilarity, scoreContextQuery } from './discovery';
+import { collectGroups, groupPointId } from './grouping';
+import { retrievedPoint, scoredPoint } from './point-materializer';
 import { orderedPoints, PointsReader } from './points-reader';
 import { checkVector } from './vector-validation';
-
-/** A scored point during query evaluation. */
-interface Candidate {
-  key: string;
-  location: PointLocation;
-  score: number;
-  orderValue?: ScoredPoint['orderValue'];
-}
 
 /** Qdrant's default RRF constant: score = sum of 1 / (k + rank), rank from 0. */
 export const DEFAULT_RRF_K = 2;
 const DEFAULT_PREFETCH_LIMIT = 10;
 
 /**
- * Similarity queries: Search, Recommend and the universal Query (prefetch stages, fusion,
- * rescoring, order_by, sampling). Evaluation is synchronous, so point locations stay valid.
+ * Similarity queries: Search, Recommend, Discover, the universal Query (prefetch stages, fusion,
+ * rescoring, order_by, sampling) and their grouped forms. Evaluation is synchronous, so point
+ * locations stay valid.
  */
 @Injectable()
 export class QueryEngine {
@@ -48,23 +51,60 @@ export class QueryEngine {
   ) {}
 
   search(collectionName: string, request: SearchRequest): ScoredPoint[] {
+    return this.query(collectionName, searchQuery(request));
+  }
+
+  recommend(collectionName: string, request: RecommendRequest): ScoredPoint[] {
+    return this.query(collectionName, this.recommendQuery(collectionName, request));
+  }
+
+  /** Discovery (with a target) or context search (without); example points are not returned. */
+  discover(collectionName: string, request: DiscoverRequest): ScoredPoint[] {
+    this.contexts.resolve(collectionName);
+    if (!request.target && request.context.length === 0) {
+      throw DomainError.invalidArgument('Bad request: target and/or context_pairs must be specified');
+    }
+    const query: QueryVariant = request.target ? { discover: { target: request.target, context: request.context } } : { context: request.context };
     return this.query(collectionName, {
       prefetch: [],
-      query: { nearest: { vector: request.vector } },
+      query,
       using: request.using,
       filter: request.filter,
       params: request.params,
-      scoreThreshold: request.scoreThreshold,
       limit: request.limit,
       offset: request.offset,
       withPayload: request.withPayload,
       withVectors: request.withVectors,
+      lookupFrom: request.lookupFrom,
       shardKeySelector: request.shardKeySelector,
       timeout: request.timeout,
     });
   }
 
-  recommend(collectionName: string, request: RecommendRequest): ScoredPoint[] {
+  query(collectionName: string, request: QueryRequest): ScoredPoint[] {
+    const context = this.contexts.resolve(collectionName);
+    this.checkRequest(context, request);
+    const stage = this.rootStage(context, request, request.limit + request.offset);
+    const candidates = this.evaluate(context, stage, request.shardKeySelector, request.lookupFrom);
+    return candidates
+      .slice(request.offset, request.offset + request.limit)
+      .map((c) => scoredPoint(c.location, c.score, request.withPayload, request.withVectors, c.orderValue));
+  }
+
+  searchGroups(collectionName: string, request: GroupsRequest<SearchRequest>): PointGroup[] {
+    return this.groups(collectionName, searchQuery(request.source), request);
+  }
+
+  recommendGroups(collectionName: string, request: GroupsRequest<RecommendRequest>): PointGroup[] {
+    return this.groups(collectionName, this.recommendQuery(collectionName, request.source), request);
+  }
+
+  queryGroups(collectionName: string, request: GroupsRequest<QueryRequest>): PointGroup[] {
+    return this.groups(collectionName, request.source, request);
+  }
+
+  /** Recommend as a universal query: its examples are excluded unless looked up elsewhere. */
+  private recommendQuery(collectionName: string, request: RecommendRequest): QueryRequest {
     const input: RecommendInput = {
       positive: [...request.positive.map((pointId) => ({ pointId })), ...request.positiveVectors.map((vector) => ({ vector }))],
       negative: [...request.negative.map((pointId) => ({ pointId })), ...request.negativeVectors.map((vector) => ({ vector }))],
@@ -79,7 +119,7 @@ export class QueryEngine {
       !request.lookupFrom || this.contexts.resolve(request.lookupFrom.collectionName).record.id === this.contexts.resolve(collectionName).record.id;
     const exampleIds = [...request.positive, ...request.negative];
     const exclude: Filter | undefined = sameCollection && exampleIds.length > 0 ? { mustNot: [{ hasId: exampleIds }] } : undefined;
-    return this.query(collectionName, {
+    return {
       prefetch: [],
       query: { recommend: input },
       using: request.using,
@@ -93,17 +133,66 @@ export class QueryEngine {
       lookupFrom: request.lookupFrom,
       shardKeySelector: request.shardKeySelector,
       timeout: request.timeout,
+    };
+  }
+
+  /**
+   * The root stage of a query, asking for `limit` candidates. Discover and context examples given
+   * by id are excluded from the results, as Qdrant does (not when looked up in another collection).
+   */
+  private rootStage(context: CollectionContext, request: QueryRequest, limit: number): PrefetchQuery {
+    const ids: PointId[] = [];
+    const visit = (stage: PrefetchQuery) => {
+      const lookup = stage.lookupFrom ?? request.lookupFrom;
+      const query = stage.query;
+      if (query && ('discover' in query || 'context' in query) && (!lookup || this.contexts.resolve(lookup.collectionName).record.id === context.record.id)) {
+        ids.push(...exampleIds(contextExamples(query)));
+      }
+      stage.prefetch.forEach(visit);
+    };
+    visit(request);
+    const exclude: Filter | undefined = ids.length > 0 ? { mustNot: [{ hasId: ids }] } : undefined;
+    return { ...request, filter: mergeFilters(request.filter, exclude), limit };
+  }
+
+  /**
+   * A grouped query: rounds of `limit * groupSize` hits (prefetch limits grown by `limit`), each
+   * excluding what earlier rounds found, until the best groups are full or the rounds run out.
+   */
+  private groups(collectionName: string, source: QueryRequest, request: GroupsRequest<unknown>): PointGroup[] {
+    const context = this.contexts.resolve(collectionName);
+    this.checkRequest(context, { ...source, limit: request.limit });
+    const lookup = request.withLookup ? this.contexts.resolve(request.withLookup.collectionName) : undefined;
+    const stage = growPrefetchLimits(this.rootStage(context, source, request.limit * request.groupSize), request.limit);
+    const groups = collectGroups(
+      { groupBy: request.groupBy, groupSize: request.groupSize, limit: request.limit, higherIsBetter: this.higherIsBetter(context, source) },
+      (extra) => this.evaluate(context, { ...stage, filter: mergeFilters(stage.filter, extra) }, source.shardKeySelector, source.lookupFrom),
+      (hit) => hit.location.segment.payload(hit.location.slot),
+    );
+    return groups.map((group) => {
+      const result: PointGroup = {
+        id: group.id,
+        hits: group.hits.map((c) => scoredPoint(c.location, c.score, source.withPayload, source.withVectors, c.orderValue)),
+      };
+      const found = lookup && request.withLookup && this.lookupPoint(lookup, group.id, request.withLookup);
+      if (found) result.lookup = found;
+      return result;
     });
   }
 
-  query(collectionName: string, request: QueryRequest): ScoredPoint[] {
-    const context = this.contexts.resolve(collectionName);
-    this.checkRequest(context, request);
-    const stage: PrefetchQuery = { ...request, limit: request.limit + request.offset };
-    const candidates = this.evaluate(context, stage, request.shardKeySelector, request.lookupFrom);
-    return candidates
-      .slice(request.offset, request.offset + request.limit)
-      .map((c) => scoredPoint(c.location, c.score, request.withPayload, request.withVectors, c.orderValue));
+  /** The point of the lookup collection whose id is the group id, if the id can be a point id. */
+  private lookupPoint(lookup: CollectionContext, id: GroupId, withLookup: WithLookup): RetrievedPoint | undefined {
+    const pointId = groupPointId(id);
+    const location = pointId === undefined ? undefined : this.reader.locate(lookup, pointId);
+    return location && retrievedPoint(location, withLookup.withPayload, withLookup.withVectors);
+  }
+
+  /** Whether the query's final scores are better when higher (false for distances). */
+  private higherIsBetter(context: CollectionContext, request: QueryRequest): boolean {
+    const query = request.query;
+    const byDistance = query !== undefined && ('nearest' in query || ('recommend' in query && (query.recommend.strategy ?? 'AverageVector') === 'AverageVector'));
+    const space = byDistance ? context.storage.spaces.get(request.using ?? DEFAULT_VECTOR_NAME) : undefined;
+    return space ? spaceHigherIsBetter(space) : true;
   }
 
   private checkRequest(context: CollectionContext, request: QueryRequest | PrefetchQuery, depth = 0): void {
@@ -153,6 +242,10 @@ export class QueryEngine {
       if ('nearest' in query) {
         const vector = this.resolveVector(context, query.nearest, space, lookup, 'query.nearest');
         result = pool ? this.rescore(pool, using, vector, higher) : this.nearest(context, using, vector, stage.filter, stage.params, limit, selector, higher);
+      } else if ('discover' in query || 'context' in query) {
+        // Discovery and context scores are higher-is-better whatever the distance.
+        result = this.contextScores(context, query, space, using, stage.filter, selector, lookup, pool);
+        return applyThreshold(result, stage.scoreThreshold, true).slice(0, limit);
       } else {
         result = this.recommendScores(context, query.recommend, space, using, stage.filter, stage.params, limit, selector, lookup, pool);
         // Best-score and sum-score results are similarities (higher is better) whatever the distance.
@@ -189,8 +282,12 @@ export class QueryEngine {
   /** Scores given candidates against a vector (a prefetch rescored by the outer query). */
   private rescore(pool: Candidate[], using: string, vector: Vector, higher: boolean): Candidate[] {
     const result: Candidate[] = [];
-    const bySegment = new Map<PointLocation['segment'], Candidate[]>();
-    for (const c of pool) bySegment.set(c.location.segment, [...(bySegment.get(c.location.segment) ?? []), c]);
+    const bySegment = new Map<Candidate['location']['segment'], Candidate[]>();
+    for (const c of pool) {
+      const list = bySegment.get(c.location.segment);
+      if (list) list.push(c);
+      else bySegment.set(c.location.segment, [c]);
+    }
     for (const [segment, candidates] of bySegment) {
       const store = segment.vectorStore(using);
       if (!store) continue;
@@ -228,7 +325,7 @@ export class QueryEngine {
       return pool ? this.rescore(pool, using, target, higher) : this.nearest(context, using, target, filter, params, limit, selector, higher);
     }
     // BestScore / SumScores score every candidate against every example, as similarities (higher is better).
-    const candidates = pool ?? this.reader.matching(context, filter, selector).map((location) => ({ key: pointIdKey(location.segment.pointId(location.slot)), location, score: 0 }));
+    const candidates = pool ?? this.allCandidates(context, filter, selector);
     const similarity = (examples: Vector[]) => examples.map((example) => {
       const scored = new Map<string, number>();
       for (const c of this.rescore(candidates, using, example, higher)) scored.set(c.key, higher ? c.score : -c.score);
@@ -255,10 +352,42 @@ export class QueryEngine {
     return result.sort(byScoreDesc).slice(0, limit);
   }
 
+  /**
+   * Discovery (target + context pairs) or context search, scored over every matching point (or the
+   * prefetched pool) against the raw similarities to its examples; best first.
+   */
+  private contextScores(
+    context: CollectionContext,
+    query: { discover: DiscoverInput } | { context: ContextPair[] },
+    space: VectorSpace,
+    using: string,
+    filter: Filter | undefined,
+    selector: ShardKeySelector | undefined,
+    lookup: LookupLocation | undefined,
+    pool: Candidate[] | undefined,
+  ): Candidate[] {
+    const resolve = (input: VectorInput, path: string) => this.resolveVector(context, input, space, lookup, path);
+    const pairs = ('discover' in query ? query.discover.context : query.context).map((pair, i) => ({
+      positive: resolve(pair.positive, `context[${i}].positive`),
+      negative: resolve(pair.negative, `context[${i}].negative`),
+    }));
+    const target = 'discover' in query ? resolve(query.discover.target, 'target') : undefined;
+    const candidates = pool ?? this.allCandidates(context, filter, selector);
+    const higher = spaceHigherIsBetter(space);
+    return scoreContextQuery(candidates, { target, pairs }, (example) => {
+      const similarities = new Map<string, number>();
+      for (const c of this.rescore(candidates, using, example, higher)) similarities.set(c.key, rawSimilarity(space, c.score));
+      return similarities;
+    });
+  }
+
+  /** Every live point passing `filter`, unscored. */
+  private allCandidates(context: CollectionContext, filter: Filter | undefined, selector: ShardKeySelector | undefined): Candidate[] {
+    return this.reader.matching(context, filter, selector).map((location) => ({ key: pointIdKey(location.segment.pointId(location.slot)), location, score: 0 }));
+  }
+
   private byId(context: CollectionContext, filter: Filter | undefined, selector: ShardKeySelector | undefined, limit: number): Candidate[] {
-    return this.reader
-      .matching(context, filter, selector)
-      .map((location) => ({ key: pointIdKey(location.segment.pointId(location.slot)), location, score: 0 }))
+    return this.allCandidates(context, filter, selector)
       .sort((a, b) => comparePointIds(a.location.segment.pointId(a.location.slot), b.location.segment.pointId(b.location.slot)))
       .slice(0, limit);
   }
@@ -379,4 +508,28 @@ function shuffle<T>(items: T[]): T[] {
     [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
+}
+
+/** Search as a universal query: nearest to the given vector. */
+function searchQuery(request: SearchRequest): QueryRequest {
+  return {
+    prefetch: [],
+    query: { nearest: { vector: request.vector } },
+    using: request.using,
+    filter: request.filter,
+    params: request.params,
+    scoreThreshold: request.scoreThreshold,
+    limit: request.limit,
+    offset: request.offset,
+    withPayload: request.withPayload,
+    withVectors: request.withVectors,
+    shardKeySelector: request.shardKeySelector,
+    timeout: request.timeout,
+  };
+}
+
+/** Multiplies every prefetch limit (default 10) by `factor`, as Qdrant does for grouped queries. */
+function growPrefetchLimits(stage: PrefetchQuery, factor: number): PrefetchQuery {
+  const grow = (p: PrefetchQuery): PrefetchQuery => ({ ...p, limit: (p.limit ?? DEFAULT_PREFETCH_LIMIT) * factor, prefetch: p.prefetch.map(grow) });
+  return { ...stage, prefetch: stage.prefetch.map(grow) };
 }
