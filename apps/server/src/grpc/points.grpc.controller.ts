@@ -9,14 +9,19 @@ import type { DeleteFieldIndexCollection__Output } from './generated/vectorstore
 import type { DeletePayloadPoints__Output } from './generated/vectorstore/DeletePayloadPoints';
 import type { DeletePointVectors__Output } from './generated/vectorstore/DeletePointVectors';
 import type { DeletePoints__Output } from './generated/vectorstore/DeletePoints';
+import type { DiscoverBatchPoints__Output } from './generated/vectorstore/DiscoverBatchPoints';
+import type { DiscoverPoints__Output } from './generated/vectorstore/DiscoverPoints';
 import type { FacetCounts__Output } from './generated/vectorstore/FacetCounts';
 import type { GetPoints__Output } from './generated/vectorstore/GetPoints';
 import type { QueryBatchPoints__Output } from './generated/vectorstore/QueryBatchPoints';
+import type { QueryPointGroups__Output } from './generated/vectorstore/QueryPointGroups';
 import type { QueryPoints__Output } from './generated/vectorstore/QueryPoints';
 import type { RecommendBatchPoints__Output } from './generated/vectorstore/RecommendBatchPoints';
+import type { RecommendPointGroups__Output } from './generated/vectorstore/RecommendPointGroups';
 import type { RecommendPoints__Output } from './generated/vectorstore/RecommendPoints';
 import type { ScrollPoints__Output } from './generated/vectorstore/ScrollPoints';
 import type { SearchBatchPoints__Output } from './generated/vectorstore/SearchBatchPoints';
+import type { SearchPointGroups__Output } from './generated/vectorstore/SearchPointGroups';
 import type { SearchPoints__Output } from './generated/vectorstore/SearchPoints';
 import type { SetPayloadPoints__Output } from './generated/vectorstore/SetPayloadPoints';
 import type { UpdateBatchPoints__Output } from './generated/vectorstore/UpdateBatchPoints';
@@ -30,11 +35,6 @@ type Response = object;
 export const UNIMPLEMENTED_POINTS_METHODS = [
   'CreateVectorName',
   'DeleteVectorName',
-  'SearchGroups',
-  'RecommendGroups',
-  'Discover',
-  'DiscoverBatch',
-  'QueryGroups',
   'SearchMatrixPairs',
   'SearchMatrixOffsets',
 ] as const;
@@ -180,6 +180,36 @@ export class PointsGrpcController {
     return map.batchResponseToProto(m.requests.map((request) => this.queries.query(m.collectionName, request)));
   }
 
+  @GrpcMethod('Points', 'QueryGroups')
+  queryGroups(r: QueryPointGroups__Output): Response {
+    const m = map.queryGroupsFromProto(r);
+    return map.groupsResponseToProto(this.queries.queryGroups(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'SearchGroups')
+  searchGroups(r: SearchPointGroups__Output): Response {
+    const m = map.searchGroupsFromProto(r);
+    return map.groupsResponseToProto(this.queries.searchGroups(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'RecommendGroups')
+  recommendGroups(r: RecommendPointGroups__Output): Response {
+    const m = map.recommendGroupsFromProto(r);
+    return map.groupsResponseToProto(this.queries.recommendGroups(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'Discover')
+  discover(r: DiscoverPoints__Output): Response {
+    const m = map.discoverPointsFromProto(r);
+    return map.scoredPointsResponseToProto(this.queries.discover(m.collectionName, m.request));
+  }
+
+  @GrpcMethod('Points', 'DiscoverBatch')
+  discoverBatch(r: DiscoverBatchPoints__Output): Response {
+    const m = map.discoverBatchFromProto(r);
+    return map.batchResponseToProto(m.requests.map((request) => this.queries.discover(m.collectionName, request)));
+  }
+
   @GrpcMethod('Points', 'CreateVectorName')
   createVectorName(): never {
     throw unimplemented('CreateVectorName');
@@ -188,31 +218,6 @@ export class PointsGrpcController {
   @GrpcMethod('Points', 'DeleteVectorName')
   deleteVectorName(): never {
     throw unimplemented('DeleteVectorName');
-  }
-
-  @GrpcMethod('Points', 'SearchGroups')
-  searchGroups(): never {
-    throw unimplemented('SearchGroups');
-  }
-
-  @GrpcMethod('Points', 'RecommendGroups')
-  recommendGroups(): never {
-    throw unimplemented('RecommendGroups');
-  }
-
-  @GrpcMethod('Points', 'Discover')
-  discover(): never {
-    throw unimplemented('Discover');
-  }
-
-  @GrpcMethod('Points', 'DiscoverBatch')
-  discoverBatch(): never {
-    throw unimplemented('DiscoverBatch');
-  }
-
-  @GrpcMethod('Points', 'QueryGroups')
-  queryGroups(): never {
-    throw unimplemented('QueryGroups');
   }
 
   @GrpcMethod('Points', 'SearchMatrixPairs')

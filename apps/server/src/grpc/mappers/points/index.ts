@@ -7,3 +7,4 @@ export * from './points-write.mapper';
 export * from './points-read.mapper';
 export * from './query.mapper';
 export * from './points-response.mapper';
+export * from './groups.mapper';

@@ -1,4 +1,6 @@
 import type { CountPoints__Output } from '../../generated/vectorstore/CountPoints';
+import type { DiscoverBatchPoints__Output } from '../../generated/vectorstore/DiscoverBatchPoints';
+import type { DiscoverPoints__Output } from '../../generated/vectorstore/DiscoverPoints';
 import type { FacetCounts__Output } from '../../generated/vectorstore/FacetCounts';
 import type { GetPoints__Output } from '../../generated/vectorstore/GetPoints';
 import type { QueryBatchPoints__Output } from '../../generated/vectorstore/QueryBatchPoints';
@@ -9,7 +11,15 @@ import type { SearchBatchPoints__Output } from '../../generated/vectorstore/Sear
 import type { SearchPoints__Output } from '../../generated/vectorstore/SearchPoints';
 import { countPointsFromProto, facetCountsFromProto, getPointsFromProto, scrollPointsFromProto } from './points-read.mapper';
 import { f32, issuesOf, wireRequest } from './points-wire.spec-helper';
-import { queryBatchFromProto, queryPointsFromProto, recommendPointsFromProto, searchBatchFromProto, searchPointsFromProto } from './query.mapper';
+import {
+  discoverBatchFromProto,
+  discoverPointsFromProto,
+  queryBatchFromProto,
+  queryPointsFromProto,
+  recommendPointsFromProto,
+  searchBatchFromProto,
+  searchPointsFromProto,
+} from './query.mapper';
 
 const query = (r: object) => queryPointsFromProto(wireRequest<QueryPoints__Output>('Query', { collectionName: 'c', ...r }));
 const none = { enable: false };
@@ -266,8 +276,8 @@ describe('queryPointsFromProto', () => {
         }),
       ),
     ).toEqual([
-      'prefetch[0].query.discover: discover query is not supported yet',
-      'prefetch[1].prefetch[0].query.context: context query is not supported yet',
+      'prefetch[0].query.discover.target: must be set',
+      'prefetch[0].query.discover.context: must be set',
       'prefetch[1].prefetch[0].limit: value 0 invalid, must be 1 or larger',
       'query.formula: formula query is not supported yet',
       'limit: value 0 invalid, must be 1 or larger',
@@ -277,6 +287,60 @@ describe('queryPointsFromProto', () => {
     expect(issuesOf(() => query({ query: {} }))).toEqual(['query: must set a query variant']);
     expect(issuesOf(() => query({ query: { nearest: { document: { text: 'a', model: 'm' } } } }))).toEqual(['query.nearest.document: inference is not supported']);
     expect(issuesOf(() => query({ query: { rrf: { weights: [1, 2] } } }))).toEqual(['query.rrf.weights: weighted rrf is not supported yet']);
+  });
+
+  it('should map discover and context queries', () => {
+    const pair = { positive: { id: { num: 1 } }, negative: { dense: { data: [0, 1] } } };
+    expect(query({ query: { discover: { target: { dense: { data: [1, 0] } }, context: { pairs: [pair] } } } }).request.query).toEqual({
+      discover: { target: { vector: { kind: 'dense', values: f32(1, 0) } }, context: [{ positive: { pointId: 1n }, negative: { vector: { kind: 'dense', values: f32(0, 1) } } }] },
+    });
+    expect(query({ query: { discover: { target: { id: { num: 2 } }, context: {} } } }).request.query).toEqual({ discover: { target: { pointId: 2n }, context: [] } });
+    expect(query({ query: { context: { pairs: [pair, pair] } } }).request.query).toEqual({
+      context: [
+        { positive: { pointId: 1n }, negative: { vector: { kind: 'dense', values: f32(0, 1) } } },
+        { positive: { pointId: 1n }, negative: { vector: { kind: 'dense', values: f32(0, 1) } } },
+      ],
+    });
+    expect(issuesOf(() => query({ query: { context: { pairs: [{ positive: { id: { num: 1 } } }] } } }))).toEqual(['query.context.pairs[0].negative: must set one of id, dense, sparse, multi_dense']);
+  });
+
+  it('should map Discover and DiscoverBatch', () => {
+    const discover = (r: object) => discoverPointsFromProto(wireRequest<DiscoverPoints__Output>('Discover', { collectionName: 'c', ...r }));
+    expect(
+      discover({
+        target: { single: { vector: { data: [1, 2] } } },
+        context: [{ positive: { id: { num: 3 } }, negative: { vector: { dense: { data: [4, 5] } } } }],
+        limit: 4,
+        using: 'v',
+        lookupFrom: { collectionName: 'o', vectorName: 'w' },
+        readConsistency: { type: 'All' },
+      }),
+    ).toEqual({
+      collectionName: 'c',
+      request: {
+        target: { vector: { kind: 'dense', values: f32(1, 2) } },
+        context: [{ positive: { pointId: 3n }, negative: { vector: { kind: 'dense', values: f32(4, 5) } } }],
+        using: 'v',
+        limit: 4,
+        offset: 0,
+        withPayload: none,
+        withVectors: none,
+        lookupFrom: { collectionName: 'o', vectorName: 'w' },
+      },
+    });
+    expect(discover({ context: [], limit: 1 }).request).toMatchObject({ context: [], using: '' });
+    expect(issuesOf(() => discover({ target: {}, context: [{ positive: {}, negative: { id: { num: 1 } } }] }))).toEqual([
+      'target: must set single',
+      'context[0].positive: must set id or vector',
+      'limit: value 0 invalid, must be 1 or larger',
+    ]);
+    const batch = discoverBatchFromProto(
+      wireRequest<DiscoverBatchPoints__Output>('DiscoverBatch', { collectionName: 'c', discoverPoints: [{ collectionName: 'other', limit: 1, target: { single: { id: { num: 1 } } } }], timeout: 5 }),
+    );
+    expect(batch).toMatchObject({ collectionName: 'c', timeout: 5, requests: [{ target: { pointId: 1n }, limit: 1, timeout: 5 }] });
+    expect(issuesOf(() => discoverBatchFromProto(wireRequest('DiscoverBatch', { collectionName: 'c', discoverPoints: [{ limit: 1 }, {}] })))).toEqual([
+      'discover_points[1].limit: value 0 invalid, must be 1 or larger',
+    ]);
   });
 
   it('should map QueryBatch with indexed paths', () => {

@@ -1,5 +1,7 @@
 import { ValidationIssues } from '@vectorstore/common';
 import type {
+  ContextPair,
+  DiscoverRequest,
   PrefetchQuery,
   QueryRequest,
   QueryVariant,
@@ -9,6 +11,10 @@ import type {
   Vector,
   VectorInput,
 } from '@vectorstore/points/model';
+import type { ContextExamplePair__Output } from '../../generated/vectorstore/ContextExamplePair';
+import type { ContextInputPair__Output } from '../../generated/vectorstore/ContextInputPair';
+import type { DiscoverBatchPoints__Output } from '../../generated/vectorstore/DiscoverBatchPoints';
+import type { DiscoverPoints__Output } from '../../generated/vectorstore/DiscoverPoints';
 import type { PrefetchQuery__Output } from '../../generated/vectorstore/PrefetchQuery';
 import type { QueryBatchPoints__Output } from '../../generated/vectorstore/QueryBatchPoints';
 import type { QueryPoints__Output } from '../../generated/vectorstore/QueryPoints';
@@ -17,12 +23,13 @@ import type { RecommendInput__Output } from '../../generated/vectorstore/Recomme
 import type { RecommendPoints__Output } from '../../generated/vectorstore/RecommendPoints';
 import type { SearchBatchPoints__Output } from '../../generated/vectorstore/SearchBatchPoints';
 import type { SearchPoints__Output } from '../../generated/vectorstore/SearchPoints';
+import type { VectorExample__Output } from '../../generated/vectorstore/VectorExample';
 import type { Vector__Output } from '../../generated/vectorstore/Vector';
 import type { VectorInput__Output } from '../../generated/vectorstore/VectorInput';
 import { defined, readU64 } from '../scalars.mapper';
 import { filterFromProto } from './filter.mapper';
 import { lookupLocationFromProto, orderByFromProto, readEnumOf, readLimit, RECOMMEND_STRATEGIES, searchParamsFromProto } from './params.mapper';
-import { pointIdsFromProto } from './point-id.mapper';
+import { pointIdFromProto, pointIdsFromProto } from './point-id.mapper';
 import { payloadSelectorFromProto, shardKeySelectorFromProto, vectorSelectorFromProto } from './selectors.mapper';
 import { legacyVectorFromProto, vectorFromProto, vectorInputFromProto } from './vectors.mapper';
 
@@ -49,17 +56,15 @@ const at = (prefix: string, name: string): string => (prefix ? `${prefix}.${name
 // Search (deprecated in Qdrant, still served)
 // ---------------------------------------------------------------------------
 
-/**
- * One SearchPoints at `prefix` ('' or `search_points[i]`). The flat `vector` (+ `sparse_indices`
- * for a sparse query) is the query vector; `limit` is required (≥1), `offset` defaults to 0.
- */
-export function searchRequestFromProto(issues: ValidationIssues, prefix: string, r: SearchPoints__Output): SearchRequest {
+/** The SearchPoints fields SearchPointGroups shares (everything but limit and offset). */
+export type SearchFields = Omit<SearchPoints__Output, 'limit' | 'offset'>;
+
+/** A search without its limit and offset, at `prefix` ('' or `search_points[i]`). */
+export function searchSourceFromProto(issues: ValidationIssues, prefix: string, r: SearchFields): Omit<SearchRequest, 'limit' | 'offset'> {
   return defined({
     vector: legacyVectorFromProto(issues, prefix, r.vector, r.sparseIndices, undefined, { data: 'vector', indices: 'sparse_indices' }),
     using: r.vectorName ?? '',
     filter: filterFromProto(issues, at(prefix, 'filter'), r.filter),
-    limit: readLimit(issues, at(prefix, 'limit'), r.limit ?? '0', 0),
-    offset: readU64(issues, at(prefix, 'offset'), r.offset) ?? 0,
     scoreThreshold: r.scoreThreshold,
     params: searchParamsFromProto(issues, at(prefix, 'params'), r.params),
     withPayload: payloadSelectorFromProto(issues, at(prefix, 'with_payload'), r.withPayload, false),
@@ -67,6 +72,18 @@ export function searchRequestFromProto(issues: ValidationIssues, prefix: string,
     shardKeySelector: shardKeySelectorFromProto(issues, at(prefix, 'shard_key_selector'), r.shardKeySelector),
     timeout: readU64(issues, at(prefix, 'timeout'), r.timeout),
   });
+}
+
+/**
+ * One SearchPoints at `prefix` ('' or `search_points[i]`). The flat `vector` (+ `sparse_indices`
+ * for a sparse query) is the query vector; `limit` is required (≥1), `offset` defaults to 0.
+ */
+export function searchRequestFromProto(issues: ValidationIssues, prefix: string, r: SearchPoints__Output): SearchRequest {
+  return {
+    ...searchSourceFromProto(issues, prefix, r),
+    limit: readLimit(issues, at(prefix, 'limit'), r.limit ?? '0', 0),
+    offset: readU64(issues, at(prefix, 'offset'), r.offset) ?? 0,
+  };
 }
 
 export function searchPointsFromProto(r: SearchPoints__Output): SearchMapping<SearchRequest> {
@@ -102,10 +119,12 @@ function vectorsFromList(issues: ValidationIssues, path: string, list: readonly 
   return result;
 }
 
-/** RecommendPoints: example ids and/or vectors; strategy defaults to AverageVector, `using` to the default vector. */
-export function recommendPointsFromProto(r: RecommendPoints__Output): SearchMapping<RecommendRequest> {
-  const issues = new ValidationIssues();
-  const request: RecommendRequest = defined({
+/** The RecommendPoints fields RecommendPointGroups shares (everything but limit and offset). */
+export type RecommendFields = Omit<RecommendPoints__Output, 'limit' | 'offset'>;
+
+/** A recommendation without its limit and offset: strategy defaults to AverageVector, `using` to the default vector. */
+export function recommendSourceFromProto(issues: ValidationIssues, r: RecommendFields): Omit<RecommendRequest, 'limit' | 'offset'> {
+  return defined({
     positive: pointIdsFromProto(issues, 'positive', r.positive),
     negative: pointIdsFromProto(issues, 'negative', r.negative),
     positiveVectors: vectorsFromList(issues, 'positive_vectors', r.positiveVectors),
@@ -113,8 +132,6 @@ export function recommendPointsFromProto(r: RecommendPoints__Output): SearchMapp
     strategy: readEnumOf(issues, 'strategy', r.strategy, RECOMMEND_STRATEGIES) ?? 'AverageVector',
     using: r.using ?? '',
     filter: filterFromProto(issues, 'filter', r.filter),
-    limit: readLimit(issues, 'limit', r.limit ?? '0', 0),
-    offset: readU64(issues, 'offset', r.offset) ?? 0,
     scoreThreshold: r.scoreThreshold,
     params: searchParamsFromProto(issues, 'params', r.params),
     withPayload: payloadSelectorFromProto(issues, 'with_payload', r.withPayload, false),
@@ -123,8 +140,94 @@ export function recommendPointsFromProto(r: RecommendPoints__Output): SearchMapp
     shardKeySelector: shardKeySelectorFromProto(issues, 'shard_key_selector', r.shardKeySelector),
     timeout: readU64(issues, 'timeout', r.timeout),
   });
+}
+
+/** RecommendPoints: example ids and/or vectors; limit required (≥1), offset defaults to 0. */
+export function recommendPointsFromProto(r: RecommendPoints__Output): SearchMapping<RecommendRequest> {
+  const issues = new ValidationIssues();
+  const request: RecommendRequest = {
+    ...recommendSourceFromProto(issues, r),
+    limit: readLimit(issues, 'limit', r.limit ?? '0', 0),
+    offset: readU64(issues, 'offset', r.offset) ?? 0,
+  };
   issues.throwIfAny();
   return { collectionName: r.collectionName ?? '', request };
+}
+
+// ---------------------------------------------------------------------------
+// Discover (deprecated in Qdrant, still served)
+// ---------------------------------------------------------------------------
+
+/** VectorExample (oneof id | vector); the vector may use the deprecated flat form. */
+function vectorExampleFromProto(issues: ValidationIssues, path: string, e: VectorExample__Output | undefined): VectorInput | undefined {
+  switch (e?.example) {
+    case 'id': {
+      const pointId = pointIdFromProto(issues, `${path}.id`, e.id);
+      return pointId === undefined ? undefined : { pointId };
+    }
+    case 'vector': {
+      const vector = e.vector && vectorFromProto(issues, `${path}.vector`, e.vector);
+      return vector && { vector };
+    }
+    default:
+      issues.add(path, e ? 'must set id or vector' : 'must be set');
+      return undefined;
+  }
+}
+
+/** Context pairs of any of the two wire forms; both examples of a pair must be set. */
+function contextPairsFromProto<P extends ContextExamplePair__Output | ContextInputPair__Output>(
+  issues: ValidationIssues,
+  path: string,
+  pairs: readonly P[] | undefined,
+  example: (issues: ValidationIssues, path: string, e: P['positive']) => VectorInput | undefined,
+): ContextPair[] {
+  const result: ContextPair[] = [];
+  (pairs ?? []).forEach((pair, i) => {
+    const positive = example(issues, `${path}[${i}].positive`, pair.positive);
+    const negative = example(issues, `${path}[${i}].negative`, pair.negative);
+    if (positive && negative) result.push({ positive, negative });
+  });
+  return result;
+}
+
+/** One DiscoverPoints at `prefix` ('' or `discover_points[i]`): limit required (≥1), offset defaults to 0. */
+export function discoverRequestFromProto(issues: ValidationIssues, prefix: string, r: DiscoverPoints__Output): DiscoverRequest {
+  let target: VectorInput | undefined;
+  if (r.target) {
+    if (r.target.target === 'single') target = vectorExampleFromProto(issues, at(prefix, 'target.single'), r.target.single);
+    else issues.add(at(prefix, 'target'), 'must set single');
+  }
+  return defined({
+    target,
+    context: contextPairsFromProto(issues, at(prefix, 'context'), r.context, vectorExampleFromProto),
+    using: r.using ?? '',
+    filter: filterFromProto(issues, at(prefix, 'filter'), r.filter),
+    limit: readLimit(issues, at(prefix, 'limit'), r.limit ?? '0', 0),
+    offset: readU64(issues, at(prefix, 'offset'), r.offset) ?? 0,
+    params: searchParamsFromProto(issues, at(prefix, 'params'), r.params),
+    withPayload: payloadSelectorFromProto(issues, at(prefix, 'with_payload'), r.withPayload, false),
+    withVectors: vectorSelectorFromProto(issues, at(prefix, 'with_vectors'), r.withVectors),
+    lookupFrom: lookupLocationFromProto(r.lookupFrom),
+    shardKeySelector: shardKeySelectorFromProto(issues, at(prefix, 'shard_key_selector'), r.shardKeySelector),
+    timeout: readU64(issues, at(prefix, 'timeout'), r.timeout),
+  });
+}
+
+export function discoverPointsFromProto(r: DiscoverPoints__Output): SearchMapping<DiscoverRequest> {
+  const issues = new ValidationIssues();
+  const request = discoverRequestFromProto(issues, '', r);
+  issues.throwIfAny();
+  return { collectionName: r.collectionName ?? '', request };
+}
+
+/** DiscoverBatch: the outer collection_name wins over the inner ones; the outer timeout over inner ones. */
+export function discoverBatchFromProto(r: DiscoverBatchPoints__Output): BatchMapping<DiscoverRequest> {
+  const issues = new ValidationIssues();
+  const timeout = readU64(issues, 'timeout', r.timeout);
+  const requests = (r.discoverPoints ?? []).map((d, i) => withTimeout(discoverRequestFromProto(issues, `discover_points[${i}]`, d), timeout));
+  issues.throwIfAny();
+  return defined({ collectionName: r.collectionName ?? '', requests, timeout });
 }
 
 // ---------------------------------------------------------------------------
@@ -149,14 +252,12 @@ function recommendInputFromProto(issues: ValidationIssues, path: string, r: Reco
 }
 
 const UNSUPPORTED_VARIANTS: Record<string, string> = {
-  discover: 'discover',
-  context: 'context',
   formula: 'formula',
   nearestWithMmr: 'nearest_with_mmr',
   relevanceFeedback: 'relevance_feedback',
 };
 
-/** Query (oneof variant). discover, context, formula, nearest_with_mmr and relevance_feedback are reported. */
+/** Query (oneof variant). formula, nearest_with_mmr and relevance_feedback are reported as not supported. */
 export function queryVariantFromProto(issues: ValidationIssues, path: string, q: Query__Output): QueryVariant | undefined {
   switch (q.variant) {
     case 'nearest': {
@@ -183,8 +284,16 @@ export function queryVariantFromProto(issues: ValidationIssues, path: string, q:
       const sample = readEnumOf(issues, `${path}.sample`, q.sample ?? 'Random', ['Random'] as const);
       return sample && { sample };
     }
-    case 'discover':
+    case 'discover': {
+      const d = q.discover ?? {};
+      if (!d.target) issues.add(`${path}.discover.target`, 'must be set');
+      if (!d.context) issues.add(`${path}.discover.context`, 'must be set');
+      const target = d.target && vectorInputFromProto(issues, `${path}.discover.target`, d.target);
+      const context = contextPairsFromProto(issues, `${path}.discover.context.pairs`, d.context?.pairs, vectorInputFromProto);
+      return target && { discover: { target, context } };
+    }
     case 'context':
+      return { context: contextPairsFromProto(issues, `${path}.context.pairs`, q.context?.pairs, vectorInputFromProto) };
     case 'formula':
     case 'nearestWithMmr':
     case 'relevanceFeedback': {
@@ -212,8 +321,11 @@ export function prefetchFromProto(issues: ValidationIssues, path: string, p: Pre
   });
 }
 
-/** One QueryPoints at `prefix` ('' or `query_points[i]`): limit defaults to 10, offset to 0. */
-export function queryRequestFromProto(issues: ValidationIssues, prefix: string, r: QueryPoints__Output): QueryRequest {
+/** The QueryPoints fields QueryPointGroups shares (everything but limit and offset). */
+export type QueryFields = Omit<QueryPoints__Output, 'limit' | 'offset'>;
+
+/** A universal query without its limit and offset, at `prefix` ('' or `query_points[i]`). */
+export function querySourceFromProto(issues: ValidationIssues, prefix: string, r: QueryFields): Omit<QueryRequest, 'limit' | 'offset'> {
   return defined({
     prefetch: (r.prefetch ?? []).map((p, i) => prefetchFromProto(issues, `${at(prefix, 'prefetch')}[${i}]`, p)),
     query: r.query ? queryVariantFromProto(issues, at(prefix, 'query'), r.query) : undefined,
@@ -221,14 +333,21 @@ export function queryRequestFromProto(issues: ValidationIssues, prefix: string, 
     filter: filterFromProto(issues, at(prefix, 'filter'), r.filter),
     params: searchParamsFromProto(issues, at(prefix, 'params'), r.params),
     scoreThreshold: r.scoreThreshold,
-    limit: readLimit(issues, at(prefix, 'limit'), r.limit, QUERY_DEFAULT_LIMIT),
-    offset: readU64(issues, at(prefix, 'offset'), r.offset) ?? 0,
     withPayload: payloadSelectorFromProto(issues, at(prefix, 'with_payload'), r.withPayload, false),
     withVectors: vectorSelectorFromProto(issues, at(prefix, 'with_vectors'), r.withVectors),
     shardKeySelector: shardKeySelectorFromProto(issues, at(prefix, 'shard_key_selector'), r.shardKeySelector),
     lookupFrom: lookupLocationFromProto(r.lookupFrom),
     timeout: readU64(issues, at(prefix, 'timeout'), r.timeout),
   });
+}
+
+/** One QueryPoints at `prefix` ('' or `query_points[i]`): limit defaults to 10, offset to 0. */
+export function queryRequestFromProto(issues: ValidationIssues, prefix: string, r: QueryPoints__Output): QueryRequest {
+  return {
+    ...querySourceFromProto(issues, prefix, r),
+    limit: readLimit(issues, at(prefix, 'limit'), r.limit, QUERY_DEFAULT_LIMIT),
+    offset: readU64(issues, at(prefix, 'offset'), r.offset) ?? 0,
+  };
 }
 
 export function queryPointsFromProto(r: QueryPoints__Output): SearchMapping<QueryRequest> {
