@@ -78,6 +78,30 @@ describe(SparseIndex.name, () => {
       expect(Array.from(index.search({ indices: [1, 2], values: [1, 1] }, 3).slots)).toEqual([1, 2]);
     });
 
+    it('should take IDF from corpus statistics when given, so a split corpus scores like one index', () => {
+      const docs = [
+        { indices: [1, 2], values: [1, 1] },
+        { indices: [1], values: [2] },
+        { indices: [1, 3], values: [1, 1] },
+        { indices: [2, 3], values: [0.5, 1] },
+      ];
+      const whole = new SparseIndex({ modifier: 'idf' });
+      whole.add(docs);
+      const parts = [new SparseIndex({ modifier: 'idf' }), new SparseIndex({ modifier: 'idf' })];
+      parts[0].add(docs.slice(0, 1));
+      parts[1].add(docs.slice(1));
+      const corpus = {
+        documents: parts[0].liveCount + parts[1].liveCount,
+        frequency: (dim: number) => parts[0].documentFrequency(dim) + parts[1].documentFrequency(dim),
+      };
+      const query = { indices: [1, 2, 3], values: [1, 1, 1] };
+      const expected = whole.search(query, 4);
+      const split = [...parts[0].search(query, 4, undefined, corpus).scores, ...parts[1].search(query, 4, undefined, corpus).scores].sort((a, b) => b - a);
+      split.forEach((score, i) => expect(score).toBeCloseTo(expected.scores[i], 6));
+      // without the corpus, the one-document part weighs its dimensions differently
+      expect(parts[0].search(query, 1).scores[0]).not.toBeCloseTo(expected.scores[expected.slots.indexOf(0)], 3);
+    });
+
     it('should reject malformed vectors', () => {
       const index = new SparseIndex();
       expect(() => index.add([{ indices: [1, 1], values: [1, 2] }])).toThrow('sparse vector 0: index 1 is duplicated');

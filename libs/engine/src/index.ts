@@ -14,4 +14,4 @@ export type { VectorBatch } from './validate';
 export { Kernels } from './distance/kernels';
 export { ABI_VERSION } from './wasm/layout';
 export { MultiVectorIndex, type MultiVectorConfig } from './multivector/multi-vector-index';
-export { SparseIndex, type SparseIndexConfig, type SparseVector } from './sparse/sparse-index';
+export { SparseIndex, type SparseCorpus, type SparseIndexConfig, type SparseVector } from './sparse/sparse-index';

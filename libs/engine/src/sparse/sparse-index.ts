@@ -13,6 +13,17 @@ export interface SparseIndexConfig {
   readonly modifier?: 'none' | 'idf';
 }
 
+/**
+ * Document counts over a whole corpus that may span several indexes (a shard's segments): IDF must
+ * not depend on how points happen to be split between them.
+ */
+export interface SparseCorpus {
+  /** Live documents (vectors) in the corpus. */
+  readonly documents: number;
+  /** Live documents with a non-zero weight at a dimension. */
+  frequency(dim: number): number;
+}
+
 interface Posting {
   slots: Uint32Array;
   values: Float32Array;
@@ -43,6 +54,20 @@ export class SparseIndex {
 
   get size(): number {
     return this.count;
+  }
+
+  /** Live (not deleted) vectors. */
+  get liveCount(): number {
+    return this.live;
+  }
+
+  /** Live vectors with a non-zero weight at `dim`. */
+  documentFrequency(dim: number): number {
+    const p = this.postings.get(dim);
+    if (!p) return 0;
+    let df = 0;
+    for (let j = 0; j < p.length; j++) if ((this.deleted[p.slots[j] >> 3] & (1 << (p.slots[j] & 7))) === 0) df++;
+    return df;
   }
 
   /** Adds vectors to slots size..; returns the first slot. */
@@ -91,8 +116,11 @@ export class SparseIndex {
     }
   }
 
-  /** Top-k by (IDF-weighted) dot product, best first; slots sharing no dimension with the query are skipped. */
-  search(query: SparseVector, k: number, allowed?: AllowedSlots): SearchResult {
+  /**
+   * Top-k by (IDF-weighted) dot product, best first; slots sharing no dimension with the query are
+   * skipped. With the idf modifier, IDF comes from `corpus` when given, else from this index alone.
+   */
+  search(query: SparseVector, k: number, allowed?: AllowedSlots, corpus?: SparseCorpus): SearchResult {
     checkSparse(query, 'sparse query');
     if (!Number.isInteger(k) || k < 1) throw new EngineInputError(`k: expected an integer >= 1, got ${k}`);
     const scores = new Float32Array(this.count);
@@ -102,7 +130,9 @@ export class SparseIndex {
       const p = this.postings.get(query.indices[i]);
       if (!p) continue;
       let w = query.values[i];
-      if (this.config.modifier === 'idf') w *= this.idf(p);
+      if (this.config.modifier === 'idf') {
+        w *= corpus ? idf(corpus.documents, corpus.frequency(query.indices[i])) : idf(this.live, this.documentFrequency(query.indices[i]));
+      }
       for (let j = 0; j < p.length; j++) {
         const s = p.slots[j];
         if (!touched[s]) {
@@ -119,10 +149,9 @@ export class SparseIndex {
     return { slots: Uint32Array.from(list), scores: Float32Array.from(list, (s) => scores[s]) };
   }
 
-  /** BM25-style IDF: ln(1 + (N - df + 0.5) / (df + 0.5)), N and df counting live documents. */
-  private idf(p: Posting): number {
-    let df = 0;
-    for (let j = 0; j < p.length; j++) if ((this.deleted[p.slots[j] >> 3] & (1 << (p.slots[j] & 7))) === 0) df++;
-    return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
-  }
+}
+
+/** BM25-style IDF: ln(1 + (N - df + 0.5) / (df + 0.5)), N and df counting live documents. */
+function idf(documents: number, frequency: number): number {
+  return Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
 }

@@ -137,4 +137,35 @@ describe(LocalShard.name, () => {
       await reopened.close();
     });
   });
+
+  describe('sparse IDF', () => {
+    it('should score with statistics of the whole shard, however points are spread over segments', async () => {
+      const sparseSpaces = new Map<string, VectorSpace>([['s', { name: 's', kind: 'sparse', idf: true }]]);
+      const openSparse = (at: string) =>
+        LocalShard.open({ dir: at, spaces: sparseSpaces, openLog: (options) => WriteAheadLog.open(options), log: { segmentCapacityBytes: 1 << 20, segmentsAhead: 0, retainClosed: 1 } });
+      const sparsePoint = (id: number, indices: number[]) => ({
+        id: BigInt(id),
+        vectors: { s: { kind: 'sparse' as const, indices: Uint32Array.from(indices), values: Float32Array.from(indices, () => 1) } },
+        payload: {},
+      });
+      const docs = [[1, 2], [1], [1, 3], [2, 3], [1, 4]];
+      const query = { kind: 'sparse' as const, indices: Uint32Array.from([1, 2, 3]), values: Float32Array.from([1, 1, 1]) };
+      const one = await openSparse(path.join(dir, 'one'));
+      await one.update({ upsert: { points: docs.map((d, i) => sparsePoint(i + 1, d)) } });
+      const split = await openSparse(path.join(dir, 'split'));
+      await split.update({ upsert: { points: docs.slice(0, 2).map((d, i) => sparsePoint(i + 1, d)) } });
+      split.rollActiveSegment();
+      await split.update({ upsert: { points: docs.slice(2).map((d, i) => sparsePoint(i + 3, d)) } });
+      expect(split.segments.length).toBe(2);
+      const scores = (shard: LocalShard) => shard.search('s', query, 5, undefined, undefined, true).map((h) => [h.segment.pointId(h.slot), h.score]);
+      const expected = scores(one);
+      const got = scores(split);
+      expect(got.length).toBe(5);
+      const expectedById = new Map(expected);
+      // every point scores as in the one-segment shard (ids of equal scores may come in either order)
+      for (const [id, score] of got) expect(score as number).toBeCloseTo(expectedById.get(id) as number, 6);
+      await one.close();
+      await split.close();
+    });
+  });
 });

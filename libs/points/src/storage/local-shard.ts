@@ -1,6 +1,7 @@
 import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
 import { integersToNumbers, JsonObject, KeyedMutex, parseJson, stringifyJson } from '@vectorstore/common';
 import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
+import { SparseCorpus } from '@vectorstore/engine';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
@@ -13,6 +14,7 @@ import { PointsSelector } from '../model/selectors.model';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { decodeOperation, encodeOperation } from './operation-codec';
 import { Segment, setAtPath, SlotPredicate } from './segment';
+import { SparseSegmentVectors } from './segment-vectors';
 import { OpenShardLog, ShardLog, ShardLogOptions } from './shard-log';
 import { VectorSpace } from './vector-space';
 
@@ -137,6 +139,7 @@ export class LocalShard {
         const segment = Segment.load(body, this.currentSpaces, this.segmentsDir);
         if (entry.deletes) this.applySavedDeletes(segment, await fs.readFile(path.join(this.segmentsDir, entry.deletes)));
         this.persisted.set(segment.id, { bodyVersion: entry.bodyVersion, deletesVersion: segment.version, body: entry.body, deletes: entry.deletes });
+        this.adopt(segment);
         this.segments.push(segment);
       }
       await this.removeUnlistedSegmentFiles(manifest);
@@ -385,7 +388,7 @@ export class LocalShard {
   /** Replaces `sources` with `replacement` (an optimized segment) and persists the change. */
   async swapSegments(sources: readonly Segment[], replacement: Segment | undefined): Promise<void> {
     this.segments = this.segments.filter((s) => !sources.includes(s));
-    if (replacement) this.segments.push(replacement);
+    if (replacement) this.segments.push(this.adopt(replacement));
     for (const source of sources) {
       this.persisted.delete(source.id);
     }
@@ -403,8 +406,29 @@ export class LocalShard {
   private newAppendableSegment(): Segment {
     const segment = Segment.create(this.currentSpaces, { appendable: true, indexed: false });
     for (const [field, schema] of this.fieldIndexes) segment.createFieldIndex(field, schema.type, schema.params);
-    this.segments.push(segment);
+    this.segments.push(this.adopt(segment));
     return segment;
+  }
+
+  /** Points a segment's sparse spaces at the shard's IDF statistics (Qdrant computes IDF per shard). */
+  private adopt(segment: Segment): Segment {
+    for (const name of segment.vectorNames()) {
+      const store = segment.vectorStore(name);
+      if (store instanceof SparseSegmentVectors) store.corpus = () => this.sparseCorpus(name);
+    }
+    return segment;
+  }
+
+  private sparseCorpus(name: string): SparseCorpus {
+    const stores: SparseSegmentVectors[] = [];
+    for (const segment of this.segments) {
+      const store = segment.vectorStore(name);
+      if (store instanceof SparseSegmentVectors) stores.push(store);
+    }
+    return {
+      documents: stores.reduce((sum, store) => sum + store.count, 0),
+      frequency: (dim) => stores.reduce((sum, store) => sum + store.documentFrequency(dim), 0),
+    };
   }
 
   private savedDeletes(segment: Segment): Uint8Array {

@@ -4,6 +4,7 @@ import {
   AllowedSlots,
   QuantizationConfig as EngineQuantization,
   MultiVectorIndex,
+  SparseCorpus,
   SparseIndex,
   VectorIndex,
   higherIsBetter,
@@ -293,6 +294,16 @@ abstract class CopyKeepingVectors<V extends Vector, E extends { delete(slots: Ar
 /** Sparse vectors in the engine's inverted index. */
 export class SparseSegmentVectors extends CopyKeepingVectors<SparseVector, SparseIndex> {
   readonly indexed = true;
+  /**
+   * IDF statistics of the whole shard, set by the shard holding this segment: with the idf modifier,
+   * scores must not depend on how points are spread over segments. Absent: this segment alone.
+   */
+  corpus: (() => SparseCorpus) | undefined;
+
+  /** Live vectors here with a non-zero weight at `dim`. */
+  documentFrequency(dim: number): number {
+    return this.index.documentFrequency(dim);
+  }
 
   static create(space: Extract<VectorSpace, { kind: 'sparse' }>): SparseSegmentVectors {
     return new SparseSegmentVectors(space, new SparseIndex({ modifier: space.idf ? 'idf' : 'none' }), 'sparse');
@@ -307,7 +318,7 @@ export class SparseSegmentVectors extends CopyKeepingVectors<SparseVector, Spars
   }
 
   protected searchIndex(query: SparseVector, k: number, allowed: ((engineSlot: number) => boolean) | undefined) {
-    return this.index.search({ indices: query.indices, values: query.values }, k, allowed);
+    return this.index.search({ indices: query.indices, values: query.values }, k, allowed, this.corpus?.());
   }
 }
 
