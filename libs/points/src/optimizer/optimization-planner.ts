@@ -27,7 +27,8 @@ export function maxConcurrentJobs(config: OptimizersConfig): number {
 /**
  * What a shard needs, in priority order: index appendable segments that grew past
  * `indexing_threshold`; vacuum indexed segments with too many deletes; merge the smallest indexed
- * segments while there are more than `default_segment_number`. `busy` segments are skipped.
+ * segments while there are more than `default_segment_number`, never past `max_segment_size` KB of
+ * vectors in one segment. `busy` segments are skipped.
  */
 export function planOptimizations(shard: LocalShard, config: OptimizersConfig, busy: ReadonlySet<Segment>): OptimizationPlan[] {
   const plans: OptimizationPlan[] = [];
@@ -48,8 +49,24 @@ export function planOptimizations(shard: LocalShard, config: OptimizersConfig, b
   const target = config.defaultSegmentNumber && config.defaultSegmentNumber > 0 ? config.defaultSegmentNumber : defaultSegmentTarget();
   const indexed = shard.segments.filter((s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)));
   if (indexed.length > target) {
-    const smallest = [...indexed].sort((a, b) => a.pointCount - b.pointCount).slice(0, indexed.length - target + 1);
+    const smallest = withinSize(
+      [...indexed].sort((a, b) => a.pointCount - b.pointCount).slice(0, indexed.length - target + 1),
+      config.maxSegmentSize,
+    );
     if (smallest.length >= 2) plans.push({ kind: 'merge', sources: smallest });
   }
   return plans;
+}
+
+/** The leading segments whose vectors together stay within `max_segment_size` KB (all when unset). */
+function withinSize(segments: Segment[], maxKb: number | undefined): Segment[] {
+  if (!maxKb) return segments;
+  const taken: Segment[] = [];
+  let total = 0;
+  for (const segment of segments) {
+    total += segment.vectorDataKb();
+    if (total > maxKb) break;
+    taken.push(segment);
+  }
+  return taken;
 }
