@@ -159,6 +159,22 @@ describe('Vectors and payloads on disk (e2e)', () => {
     await checkReads();
     expect((await filesOf('disk', '.vec')).length).toBeGreaterThan(0);
   });
+
+  it('should move existing segments to disk when the config changes, staying correct meanwhile', async () => {
+    expect(await filesOf('ram', '.vec')).toEqual([]);
+    await unary(collections, 'Update', { collectionName: 'ram', vectorsConfig: { params: { onDisk: true } }, params: { onDiskPayload: true } });
+    const moved = await pollUntil(async () => {
+      const [vec, pay, current] = [await filesOf('ram', '.vec'), await filesOf('ram', '.pay'), await info('ram')];
+      return vec.length > 0 && pay.length > 0 && current.status === 'Green' ? current : undefined;
+    }, 60_000);
+    expect(moved).toBeDefined();
+    expect(Number(moved!.pointsCount)).toBe(N);
+    const query = rng.vector(DIM);
+    const exact = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'ram', vector: query, limit: 10, params: { exact: true } })).result;
+    expectSameRanking(exact.map((h) => [idOf(h.id), h.score]), topK('Euclid', query, data, 11), 10);
+    const got = (await call<{ result: RetrievedPoint[] }>('Get', { collectionName: 'ram', ids: [pid('5')], withPayload: { enable: true } })).result;
+    expect(fromPayload(got[0].payload)).toEqual(payloadOf(4));
+  });
 });
 
 /** The folder id of a collection in the catalog file (its layout is internal; searched loosely). */

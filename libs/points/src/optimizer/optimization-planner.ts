@@ -1,9 +1,10 @@
-import { OptimizersConfig } from '@vectorstore/collections';
+import { CollectionConfig, OptimizersConfig } from '@vectorstore/collections';
 import { availableParallelism } from 'node:os';
 import { LocalShard } from '../storage/local-shard';
 import { Segment } from '../storage/segment';
+import { diskLayoutOf, segmentProfile, SegmentStorageOptions } from '../storage/segment-layout';
 
-export type OptimizationKind = 'indexing' | 'vacuum' | 'merge';
+export type OptimizationKind = 'indexing' | 'vacuum' | 'merge' | 'config';
 
 /** One rebuild: `sources` become one new indexed segment. */
 export interface OptimizationPlan {
@@ -26,11 +27,13 @@ export function maxConcurrentJobs(config: OptimizersConfig): number {
 
 /**
  * What a shard needs, in priority order: index appendable segments that grew past
- * `indexing_threshold`; vacuum indexed segments with too many deletes; merge the smallest indexed
+ * `indexing_threshold`; vacuum indexed segments with too many deletes; rebuild one indexed segment
+ * built with another config (HNSW, quantization, on-disk settings) than the current; merge the smallest indexed
  * segments while there are more than `default_segment_number`, never past `max_segment_size` KB of
  * vectors in one segment. `busy` segments are skipped.
  */
-export function planOptimizations(shard: LocalShard, config: OptimizersConfig, busy: ReadonlySet<Segment>): OptimizationPlan[] {
+export function planOptimizations(shard: LocalShard, collection: CollectionConfig, busy: ReadonlySet<Segment>): OptimizationPlan[] {
+  const config = collection.optimizerConfig;
   const plans: OptimizationPlan[] = [];
   const threshold = config.indexingThreshold ?? 20000;
   if (threshold > 0) {
@@ -46,6 +49,10 @@ export function planOptimizations(shard: LocalShard, config: OptimizersConfig, b
     if (segment.appendable || busy.has(segment) || segment.size < minVectors) continue;
     if (segment.deletedCount / segment.size > deletedThreshold) plans.push({ kind: 'vacuum', sources: [segment] });
   }
+  // One at a time, so a config change does not rebuild the whole shard at once.
+  const storage = storageOptionsOf(collection);
+  const stale = shard.segments.find((s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)) && isStale(s, shard, storage));
+  if (stale) plans.push({ kind: 'config', sources: [stale] });
   const target = config.defaultSegmentNumber && config.defaultSegmentNumber > 0 ? config.defaultSegmentNumber : defaultSegmentTarget();
   const indexed = shard.segments.filter((s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)));
   if (indexed.length > target) {
@@ -56,6 +63,18 @@ export function planOptimizations(shard: LocalShard, config: OptimizersConfig, b
     if (smallest.length >= 2) plans.push({ kind: 'merge', sources: smallest });
   }
   return plans;
+}
+
+/** How the collection wants optimized segments stored. */
+export function storageOptionsOf(collection: CollectionConfig): SegmentStorageOptions {
+  return { payloadsOnDisk: collection.params.onDiskPayload, memmapThresholdKb: collection.optimizerConfig.memmapThreshold };
+}
+
+/** Whether a segment was built with another config than a rebuild would use now (unknown: not stale). */
+function isStale(segment: Segment, shard: LocalShard, storage: SegmentStorageOptions): boolean {
+  if (segment.profile === undefined) return false;
+  const spaces = shard.spaces.values();
+  return segment.profile !== segmentProfile(shard.spaces.values(), diskLayoutOf(segment.vectorDataKb(), spaces, storage));
 }
 
 /** The leading segments whose vectors together stay within `max_segment_size` KB (all when unset). */

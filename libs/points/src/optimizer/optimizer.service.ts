@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { LocalShard } from '../storage/local-shard';
 import { PointsStorage } from '../storage/points-storage';
 import { Segment } from '../storage/segment';
-import { OptimizationPlan, maxConcurrentJobs, planOptimizations } from './optimization-planner';
+import { OptimizationPlan, maxConcurrentJobs, planOptimizations, storageOptionsOf } from './optimization-planner';
 import { runSegmentBuild } from './segment-build-runner';
 
 const SCAN_INTERVAL_MS = 200;
@@ -59,7 +59,7 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     if (limit <= 0) return;
     const busy = this.busy.get(shard) ?? new Set<Segment>();
     this.busy.set(shard, busy);
-    for (const plan of planOptimizations(shard, config, busy)) {
+    for (const plan of planOptimizations(shard, collection, busy)) {
       if (shard.optimization.running >= limit) break;
       if (plan.sources.some((s) => busy.has(s))) continue;
       this.start(shard, plan, busy, collection);
@@ -106,12 +106,8 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     if (plan.sources.includes(shard.active)) shard.rollActiveSegment();
     const points = plan.sources.flatMap((source) => source.livePoints());
     const fieldIndexes = [...shard.fieldIndexes].map(([field, schema]) => ({ field, ...schema }));
-    const storage = {
-      dir: shard.segmentsDir,
-      payloadsOnDisk: collection.params.onDiskPayload,
-      memmapThresholdKb: collection.optimizerConfig.memmapThreshold,
-    };
-    const bytes = await runSegmentBuild({ id, spaces: [...shard.spaces], points, fieldIndexes, storage });
+    const storage = storageOptionsOf(collection);
+    const bytes = await runSegmentBuild({ id, spaces: [...shard.spaces], points, fieldIndexes, dir: shard.segmentsDir, storage });
     if (this.stopped || shard.isClosed) return false;
     const built = Segment.load(bytes, shard.spaces, shard.segmentsDir);
     // Points deleted or moved (changed) while building are gone from their sources: drop them here too.

@@ -6,7 +6,7 @@ import {
   CollectionStatsRegistry,
   CollectionStatus,
   emptyCollectionStats,
-  OptimizersConfig,
+  CollectionConfig,
   PayloadSchemaInfo,
 } from '@vectorstore/collections';
 import { planOptimizations } from '../optimizer/optimization-planner';
@@ -43,7 +43,7 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
       stats.pointsCount += shard.pointCount;
       stats.indexedVectorsCount += shard.indexedVectorCount;
       stats.shardPoints[handle.shardId] = shard.pointCount;
-      stats.status = worse(stats.status, this.shardStatus(shard, storage.record.config.optimizerConfig));
+      stats.status = worse(stats.status, this.shardStatus(shard, storage.record.config));
       const error = shard.failure?.message ?? shard.optimization.error;
       if (error) stats.optimizerStatus = { ok: false, error };
       for (const [field, index] of shard.fieldIndexes) {
@@ -58,7 +58,7 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
   }
 
   /** Red on failure; Yellow while optimizing (or pending after a write); Grey when pending since start. */
-  private shardStatus(shard: LocalShard, config: OptimizersConfig): CollectionStatus {
+  private shardStatus(shard: LocalShard, config: CollectionConfig): CollectionStatus {
     if (shard.failure || shard.optimization.error) return 'Red';
     if (shard.optimization.running > 0) return 'Yellow';
     if (planOptimizations(shard, config, this.optimizer.busySegments(shard)).length > 0) {

@@ -1,5 +1,5 @@
 import { CollectionRecord, ShardKey, shardKeyEquals, describeShardKey } from '@vectorstore/collections';
-import { DomainError } from '@vectorstore/common';
+import { DomainError, stringifyJson } from '@vectorstore/common';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { PointId, pointIdKey } from '../model/point-id.model';
@@ -35,6 +35,8 @@ export class CollectionStorage {
 
   /** Opens shards the record has and we don't; closes (and reports) shards it no longer has. */
   async reconcile(record: CollectionRecord): Promise<ShardHandle[]> {
+    // A changed config may leave segments built with the old one: let the optimizer look again.
+    const configChanged = stringifyJson(record.config) !== stringifyJson(this.record.config);
     this.record = record;
     this.spaces = vectorSpacesOf(record.config);
     const wanted = new Map(record.shards.map((s) => [s.shardId, s]));
@@ -46,7 +48,10 @@ export class CollectionStorage {
         dropped.push(handle);
       }
     }
-    for (const handle of this.shards.values()) handle.shard.updateSpaces(this.spaces);
+    for (const handle of this.shards.values()) {
+      handle.shard.updateSpaces(this.spaces);
+      if (configChanged) handle.shard.optimization.triggered = true;
+    }
     for (const shard of record.shards) {
       if (this.shards.has(shard.shardId)) continue;
       const wal = record.config.walConfig;

@@ -157,13 +157,13 @@ describe(LocalShard.name, () => {
       split.rollActiveSegment();
       await split.update({ upsert: { points: docs.slice(2).map((d, i) => sparsePoint(i + 3, d)) } });
       expect(split.segments.length).toBe(2);
-      const scores = (shard: LocalShard) => shard.search('s', query, 5, undefined, undefined, true).map((h) => [h.segment.pointId(h.slot), h.score]);
+      const scores = (shard: LocalShard) => shard.search('s', query, 5, undefined, undefined, true).map((h): [unknown, number] => [h.segment.pointId(h.slot), h.score]);
       const expected = scores(one);
       const got = scores(split);
       expect(got.length).toBe(5);
       const expectedById = new Map(expected);
       // every point scores as in the one-segment shard (ids of equal scores may come in either order)
-      for (const [id, score] of got) expect(score as number).toBeCloseTo(expectedById.get(id) as number, 6);
+      for (const [id, score] of got) expect(score).toBeCloseTo(expectedById.get(id)!, 6);
       await one.close();
       await split.close();
     });

@@ -13,6 +13,7 @@ import { NamedVectors, Vector } from '../model/vectors.model';
 import { PayloadIndexSet } from '../payload-index/payload-index-set';
 import { DiskPayloads, PayloadFileLayout } from './disk-payloads';
 import { SegmentFile } from './segment-file';
+import { SegmentDiskLayout, segmentProfile } from './segment-layout';
 import { createSegmentVectors, DenseSegmentVectors, loadSegmentVectors, SegmentVectors, SlotHits } from './segment-vectors';
 import { VectorSpace } from './vector-space';
 
@@ -27,16 +28,10 @@ export interface SegmentPoint {
 /** A point slot predicate: true for live points that pass a filter. */
 export type SlotPredicate = (slot: number) => boolean;
 
-/** What of an immutable segment goes to files of its own rather than into memory. */
-export interface SegmentDiskLayout {
-  /** Payloads in `<id>.pay` (`on_disk_payload`). */
-  payloads: boolean;
-  /** Dense vector spaces whose original vectors go to `<id>.vec` (`on_disk`, `memmap_threshold`). */
-  vectors: ReadonlySet<string>;
-}
-
 interface SegmentSnapshot {
   id: string;
+  /** {@link segmentProfile} of an optimizer-built segment. */
+  profile?: string;
   appendable: boolean;
   version: number;
   ids: PointId[];
@@ -58,6 +53,8 @@ interface SegmentSnapshot {
 export class Segment {
   /** Largest op number applied to this segment. */
   version = 0;
+  /** What an optimizer-built segment was built with ({@link segmentProfile}); absent for appendable ones. */
+  profile: string | undefined;
   private ids: PointId[] = [];
   private readonly slotByKey = new Map<string, number>();
   private versions: number[] = [];
@@ -364,6 +361,7 @@ export class Segment {
   private snapshot(vectors: SegmentSnapshot['vectors'], payloadFile = this.diskPayloads?.layout): SegmentSnapshot {
     const common = {
       id: this.id,
+      profile: this.profile,
       appendable: this.appendable,
       version: this.version,
       ids: this.ids,
@@ -402,6 +400,7 @@ export class Segment {
       payloadFile = { file: `${this.id}.pay`, offsets };
       await writeFileAtomic(path.join(dir, payloadFile.file), body);
     }
+    this.profile = segmentProfile([...this.vectors.values()].map((store) => store.space), layout);
     return serialize(this.snapshot(vectors, payloadFile));
   }
 
@@ -419,6 +418,7 @@ export class Segment {
     const payloadIndexes = PayloadIndexSet.fromBytes(s.payloadIndexes, (visit) => segment!.forEachLivePayload(visit));
     segment = new Segment(s.id, s.appendable, payloadIndexes);
     segment.version = s.version;
+    segment.profile = s.profile;
     segment.ids = s.ids;
     segment.versions = s.versions;
     if (s.payloadFile) {
