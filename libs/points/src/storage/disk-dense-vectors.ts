@@ -72,6 +72,16 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     return { kind: 'dense', values: this.index.decodeRow(engineSlot, row) };
   }
 
+  forEach(visit: (pointSlot: number, vector: Vector) => void): void {
+    this.forEachLive(undefined, (engineSlots, rows) => {
+      const { rowBytes } = this.layout;
+      engineSlots.forEach((engineSlot, i) => {
+        const values = this.index.decodeRow(engineSlot, rows.subarray(i * rowBytes, (i + 1) * rowBytes));
+        visit(this.slots.pointSlot(engineSlot), { kind: 'dense', values });
+      });
+    });
+  }
+
   search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined, params: SearchParams | undefined): SlotHits {
     if (query.kind !== 'dense') throw wrongKind(this.space, query);
     const live = this.slots.live;
@@ -126,15 +136,23 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
   private scan(query: Float32Array, k: number, allowed: ((pointSlot: number) => boolean) | undefined): SlotHits {
     const hitSlots: number[] = [];
     const hitScores: number[] = [];
-    const batch: number[] = [];
-    const flush = () => {
-      const scores = this.scoreEngineSlots(query, batch);
-      for (let i = 0; i < batch.length; i++) {
-        hitSlots.push(batch[i]);
+    this.forEachLive(allowed, (engineSlots, rows) => {
+      const scores = this.index.scoreRows(query, engineSlots, rows);
+      for (let i = 0; i < engineSlots.length; i++) {
+        hitSlots.push(engineSlots[i]);
         hitScores.push(scores[i]);
       }
-      batch.length = 0;
       if (hitSlots.length > 4 * k + SCAN_ROWS) this.prune(hitSlots, hitScores, k);
+    });
+    return this.best(hitSlots, Float32Array.from(hitScores), k);
+  }
+
+  /** Live (and allowed) engine slots in file order, in batches of SCAN_ROWS with their rows. */
+  private forEachLive(allowed: ((pointSlot: number) => boolean) | undefined, visit: (engineSlots: number[], rows: Uint8Array) => void): void {
+    const batch: number[] = [];
+    const flush = () => {
+      visit(batch, this.file.readRows(this.layout.offset, this.layout.rowBytes, batch));
+      batch.length = 0;
     };
     const total = this.index.size;
     for (let engineSlot = 0; engineSlot < total; engineSlot++) {
@@ -144,7 +162,6 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
       if (batch.length === SCAN_ROWS) flush();
     }
     if (batch.length > 0) flush();
-    return this.best(hitSlots, Float32Array.from(hitScores), k);
   }
 
   /** Keeps the k best of parallel arrays in place (order not kept). */

@@ -50,6 +50,8 @@ export interface SegmentVectors {
   remove(pointSlot: number): void;
   has(pointSlot: number): boolean;
   get(pointSlot: number): Vector | undefined;
+  /** Every stored vector with its point slot (bulk reads where the vectors are on disk). */
+  forEach(visit: (pointSlot: number, vector: Vector) => void): void;
   /** k best point slots among `allowed` (point-slot predicate), or all points with a vector. */
   search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined, params: SearchParams | undefined): SlotHits;
   /** Scores of the query against these point slots (skipping those without a vector). */
@@ -147,6 +149,13 @@ export class DenseSegmentVectors implements SegmentVectors {
   get(pointSlot: number): Vector | undefined {
     const engineSlot = this.slots.engineSlot(pointSlot);
     return engineSlot < 0 ? undefined : { kind: 'dense', values: this.index.getVector(engineSlot) };
+  }
+
+  forEach(visit: (pointSlot: number, vector: Vector) => void): void {
+    for (let engineSlot = 0; engineSlot < this.index.size; engineSlot++) {
+      const pointSlot = this.slots.pointSlot(engineSlot);
+      if (pointSlot >= 0) visit(pointSlot, { kind: 'dense', values: this.index.getVector(engineSlot) });
+    }
   }
 
   search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined, params: SearchParams | undefined): SlotHits {
@@ -257,6 +266,10 @@ abstract class CopyKeepingVectors<V extends Vector, E extends { delete(slots: Ar
 
   get(pointSlot: number): Vector | undefined {
     return this.vectors.get(pointSlot);
+  }
+
+  forEach(visit: (pointSlot: number, vector: Vector) => void): void {
+    for (const [pointSlot, vector] of this.vectors) visit(pointSlot, vector);
   }
 
   search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined): SlotHits {

@@ -122,11 +122,18 @@ export class Segment {
 
   /** Live points with everything stored about them (input of an optimization). */
   livePoints(): SegmentPoint[] {
-    const points: SegmentPoint[] = [];
+    const bySlot = new Map<number, SegmentPoint>();
     this.forEachLivePayload((slot, payload) => {
-      points.push({ id: this.ids[slot], version: this.versions[slot], payload, vectors: this.pointVectors(slot) });
+      bySlot.set(slot, { id: this.ids[slot], version: this.versions[slot], payload, vectors: {} });
     });
-    return points;
+    // store by store, so vectors on disk are read in sequential batches rather than one by one
+    for (const [name, store] of this.vectors) {
+      store.forEach((slot, vector) => {
+        const point = bySlot.get(slot);
+        if (point) setOwn(point.vectors, name, vector);
+      });
+    }
+    return [...bySlot.values()];
   }
 
   /** Kilobytes of dense vector data (1 KB = one 256-dim float32 vector), as thresholds count them. */
