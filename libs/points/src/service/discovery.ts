@@ -1,5 +1,5 @@
 import { PointId } from '../model/point-id.model';
-import { ContextPair, DiscoverInput, VectorInput } from '../model/query.model';
+import { ContextPair, DiscoverInput, LookupLocation, PrefetchQuery, VectorInput } from '../model/query.model';
 import { Vector } from '../model/vectors.model';
 import { VectorSpace } from '../storage/vector-space';
 
@@ -111,4 +111,19 @@ export function contextExamples(query: { discover: DiscoverInput } | { context: 
 /** The point ids among some examples (given by id rather than by vector). */
 export function exampleIds(examples: readonly VectorInput[]): PointId[] {
   return examples.flatMap((example) => ('pointId' in example ? [example.pointId] : []));
+}
+
+/**
+ * Ids of the discover and context examples in a query and its prefetches whose lookup (the
+ * stage's, else the root's) is `local`: Qdrant leaves those points out of the results.
+ */
+export function contextExampleIdsOf(root: PrefetchQuery, local: (lookup: LookupLocation | undefined) => boolean): PointId[] {
+  const ids: PointId[] = [];
+  const visit = (stage: PrefetchQuery) => {
+    const query = stage.query;
+    if (query && ('discover' in query || 'context' in query) && local(stage.lookupFrom ?? root.lookupFrom)) ids.push(...exampleIds(contextExamples(query)));
+    stage.prefetch.forEach(visit);
+  };
+  visit(root);
+  return ids;
 }

@@ -28,15 +28,16 @@ import { spaceHigherIsBetter } from '../storage/segment-vectors';
 import { requireSpace, VectorSpace } from '../storage/vector-space';
 import { Candidate } from './candidate';
 import { CollectionContext, CollectionContexts } from './collection-context';
-import { contextExamples, exampleIds, rawSimilarity, scoreContextQuery } from './discovery';
+import { contextExampleIdsOf, rawSimilarity, scoreContextQuery } from './discovery';
+import { dbsf, rrf } from './fusion';
 import { collectGroups, groupPointId } from './grouping';
 import { retrievedPoint, scoredPoint } from './point-materializer';
 import { orderedPoints, PointsReader } from './points-reader';
+import { DEFAULT_PREFETCH_LIMIT, discoverQuery, growPrefetchLimits, mergeFilters, recommendQuery, searchQuery } from './query-requests';
 import { checkVector } from './vector-validation';
 
 /** Qdrant's default RRF constant: score = sum of 1 / (k + rank), rank from 0. */
 export const DEFAULT_RRF_K = 2;
-const DEFAULT_PREFETCH_LIMIT = 10;
 
 /**
  * Similarity queries: Search, Recommend, Discover, the universal Query (prefetch stages, fusion,
@@ -61,24 +62,7 @@ export class QueryEngine {
   /** Discovery (with a target) or context search (without); example points are not returned. */
   discover(collectionName: string, request: DiscoverRequest): ScoredPoint[] {
     this.contexts.resolve(collectionName);
-    if (!request.target && request.context.length === 0) {
-      throw DomainError.invalidArgument('Bad request: target and/or context_pairs must be specified');
-    }
-    const query: QueryVariant = request.target ? { discover: { target: request.target, context: request.context } } : { context: request.context };
-    return this.query(collectionName, {
-      prefetch: [],
-      query,
-      using: request.using,
-      filter: request.filter,
-      params: request.params,
-      limit: request.limit,
-      offset: request.offset,
-      withPayload: request.withPayload,
-      withVectors: request.withVectors,
-      lookupFrom: request.lookupFrom,
-      shardKeySelector: request.shardKeySelector,
-      timeout: request.timeout,
-    });
+    return this.query(collectionName, discoverQuery(request));
   }
 
   query(collectionName: string, request: QueryRequest): ScoredPoint[] {
@@ -103,37 +87,13 @@ export class QueryEngine {
     return this.groups(collectionName, request.source, request);
   }
 
-  /** Recommend as a universal query: its examples are excluded unless looked up elsewhere. */
+  /** Recommend as a universal query; its examples are left out unless looked up in another collection. */
   private recommendQuery(collectionName: string, request: RecommendRequest): QueryRequest {
-    const input: RecommendInput = {
-      positive: [...request.positive.map((pointId) => ({ pointId })), ...request.positiveVectors.map((vector) => ({ vector }))],
-      negative: [...request.negative.map((pointId) => ({ pointId })), ...request.negativeVectors.map((vector) => ({ vector }))],
-      strategy: request.strategy,
-    };
-    if (input.positive.length === 0 && (request.strategy === 'AverageVector' || input.negative.length === 0)) {
-      throw DomainError.invalidArgument('Validation error in body: [positive: At least one positive example is required]');
-    }
-    // The examples themselves are not recommended back (Qdrant excludes them), unless they were
-    // looked up in another collection, where their ids mean other points.
-    const sameCollection =
-      !request.lookupFrom || this.contexts.resolve(request.lookupFrom.collectionName).record.id === this.contexts.resolve(collectionName).record.id;
-    const exampleIds = [...request.positive, ...request.negative];
-    const exclude: Filter | undefined = sameCollection && exampleIds.length > 0 ? { mustNot: [{ hasId: exampleIds }] } : undefined;
-    return {
-      prefetch: [],
-      query: { recommend: input },
-      using: request.using,
-      filter: mergeFilters(request.filter, exclude),
-      params: request.params,
-      scoreThreshold: request.scoreThreshold,
-      limit: request.limit,
-      offset: request.offset,
-      withPayload: request.withPayload,
-      withVectors: request.withVectors,
-      lookupFrom: request.lookupFrom,
-      shardKeySelector: request.shardKeySelector,
-      timeout: request.timeout,
-    };
+    return recommendQuery(request, () => !request.lookupFrom || this.isSameCollection(request.lookupFrom, this.contexts.resolve(collectionName)));
+  }
+
+  private isSameCollection(lookup: LookupLocation, context: CollectionContext): boolean {
+    return this.contexts.resolve(lookup.collectionName).record.id === context.record.id;
   }
 
   /**
@@ -141,16 +101,7 @@ export class QueryEngine {
    * by id are excluded from the results, as Qdrant does (not when looked up in another collection).
    */
   private rootStage(context: CollectionContext, request: QueryRequest, limit: number): PrefetchQuery {
-    const ids: PointId[] = [];
-    const visit = (stage: PrefetchQuery) => {
-      const lookup = stage.lookupFrom ?? request.lookupFrom;
-      const query = stage.query;
-      if (query && ('discover' in query || 'context' in query) && (!lookup || this.contexts.resolve(lookup.collectionName).record.id === context.record.id)) {
-        ids.push(...exampleIds(contextExamples(query)));
-      }
-      stage.prefetch.forEach(visit);
-    };
-    visit(request);
+    const ids = contextExampleIdsOf(request, (lookup) => !lookup || this.isSameCollection(lookup, context));
     const exclude: Filter | undefined = ids.length > 0 ? { mustNot: [{ hasId: ids }] } : undefined;
     return { ...request, filter: mergeFilters(request.filter, exclude), limit };
   }
@@ -187,11 +138,13 @@ export class QueryEngine {
     return location && retrievedPoint(location, withLookup.withPayload, withLookup.withVectors);
   }
 
-  /** Whether the query's final scores are better when higher (false for distances). */
-  private higherIsBetter(context: CollectionContext, request: QueryRequest): boolean {
-    const query = request.query;
+  /** Whether a stage's final scores are better when higher (false for distances). */
+  private higherIsBetter(context: CollectionContext, stage: PrefetchQuery): boolean {
+    const query = stage.query;
+    // Without a query, results keep the order (and scores) of the first prefetch.
+    if (!query && stage.prefetch.length > 0) return this.higherIsBetter(context, stage.prefetch[0]);
     const byDistance = query !== undefined && ('nearest' in query || ('recommend' in query && (query.recommend.strategy ?? 'AverageVector') === 'AverageVector'));
-    const space = byDistance ? context.storage.spaces.get(request.using ?? DEFAULT_VECTOR_NAME) : undefined;
+    const space = byDistance ? context.storage.spaces.get(stage.using ?? DEFAULT_VECTOR_NAME) : undefined;
     return space ? spaceHigherIsBetter(space) : true;
   }
 
@@ -441,37 +394,6 @@ function dedupe(candidates: Candidate[]): Candidate[] {
   return candidates.filter((c) => (seen.has(c.key) ? false : (seen.add(c.key), true)));
 }
 
-function rrf(sources: Candidate[][], k: number): Candidate[] {
-  const fused = new Map<string, Candidate>();
-  for (const list of sources) {
-    list.forEach((c, rank) => {
-      const entry = fused.get(c.key) ?? { ...c, score: 0 };
-      entry.score += 1 / (k + rank);
-      fused.set(c.key, entry);
-    });
-  }
-  return [...fused.values()].sort(byScoreDesc);
-}
-
-/** Distribution-based score fusion: each list normalised by mean ± 3 standard deviations, then summed. */
-function dbsf(sources: Candidate[][]): Candidate[] {
-  const fused = new Map<string, Candidate>();
-  for (const list of sources) {
-    if (list.length === 0) continue;
-    const mean = list.reduce((s, c) => s + c.score, 0) / list.length;
-    const std = Math.sqrt(list.reduce((s, c) => s + (c.score - mean) ** 2, 0) / list.length);
-    const low = mean - 3 * std;
-    const high = mean + 3 * std;
-    for (const c of list) {
-      const normalized = high === low ? 0.5 : Math.min(1, Math.max(0, (c.score - low) / (high - low)));
-      const entry = fused.get(c.key) ?? { ...c, score: 0 };
-      entry.score += normalized;
-      fused.set(c.key, entry);
-    }
-  }
-  return [...fused.values()].sort(byScoreDesc);
-}
-
 /** Qdrant's average-vector recommendation: avg(positive) + avg(positive) - avg(negative). */
 function averageQuery(positives: Vector[], negatives: Vector[]): Vector {
   const dense = (vs: Vector[]) => vs.map((v) => {
@@ -494,12 +416,6 @@ function averageQuery(positives: Vector[], negatives: Vector[]): Vector {
   return { kind: 'dense', values: out };
 }
 
-function mergeFilters(a: Filter | undefined, b: Filter | undefined): Filter | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return { must: [{ filter: a }, { filter: b }] };
-}
-
 /** Deterministic per call order is not needed: sampling is random, as in Qdrant. */
 function shuffle<T>(items: T[]): T[] {
   const out = [...items];
@@ -508,28 +424,4 @@ function shuffle<T>(items: T[]): T[] {
     [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
-}
-
-/** Search as a universal query: nearest to the given vector. */
-function searchQuery(request: SearchRequest): QueryRequest {
-  return {
-    prefetch: [],
-    query: { nearest: { vector: request.vector } },
-    using: request.using,
-    filter: request.filter,
-    params: request.params,
-    scoreThreshold: request.scoreThreshold,
-    limit: request.limit,
-    offset: request.offset,
-    withPayload: request.withPayload,
-    withVectors: request.withVectors,
-    shardKeySelector: request.shardKeySelector,
-    timeout: request.timeout,
-  };
-}
-
-/** Multiplies every prefetch limit (default 10) by `factor`, as Qdrant does for grouped queries. */
-function growPrefetchLimits(stage: PrefetchQuery, factor: number): PrefetchQuery {
-  const grow = (p: PrefetchQuery): PrefetchQuery => ({ ...p, limit: (p.limit ?? DEFAULT_PREFETCH_LIMIT) * factor, prefetch: p.prefetch.map(grow) });
-  return { ...stage, prefetch: stage.prefetch.map(grow) };
 }

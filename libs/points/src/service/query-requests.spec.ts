@@ -1,0 +1,53 @@
+import { DomainError } from '@vectorstore/common';
+import { DiscoverRequest, PrefetchQuery, RecommendRequest } from '../model/query.model';
+import { discoverQuery, growPrefetchLimits, mergeFilters, recommendQuery } from './query-requests';
+
+const base = { withPayload: { enable: false }, withVectors: { enable: false }, limit: 3, offset: 0, using: '' };
+
+describe('query requests', () => {
+  describe('recommendQuery', () => {
+    const request: RecommendRequest = { ...base, positive: [1n], negative: ['u'], positiveVectors: [], negativeVectors: [], strategy: 'AverageVector' };
+
+    it('should leave out local example points only', () => {
+      expect(recommendQuery(request, () => true).filter).toEqual({ mustNot: [{ hasId: [1n, 'u'] }] });
+      expect(recommendQuery(request, () => false).filter).toBeUndefined();
+    });
+
+    it('should require a positive example before looking at the lookup', () => {
+      const local = jest.fn(() => true);
+      expect(() => recommendQuery({ ...request, positive: [] }, local)).toThrow(DomainError);
+      expect(local).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('discoverQuery', () => {
+    const request: DiscoverRequest = { ...base, context: [] };
+
+    it('should discover with a target and search by context without one', () => {
+      const pair = { positive: { pointId: 1n }, negative: { pointId: 2n } };
+      expect(discoverQuery({ ...request, target: { pointId: 3n } }).query).toEqual({ discover: { target: { pointId: 3n }, context: [] } });
+      expect(discoverQuery({ ...request, context: [pair] }).query).toEqual({ context: [pair] });
+    });
+
+    it('should refuse a request with neither', () => {
+      expect(() => discoverQuery(request)).toThrow('Bad request: target and/or context_pairs must be specified');
+    });
+  });
+
+  describe('growPrefetchLimits', () => {
+    it('should multiply nested prefetch limits, 10 when unset', () => {
+      const stage: PrefetchQuery = { prefetch: [{ prefetch: [{ prefetch: [], limit: 2 }] }], limit: 6 };
+      expect(growPrefetchLimits(stage, 3)).toEqual({ prefetch: [{ prefetch: [{ prefetch: [], limit: 6 }], limit: 30 }], limit: 6 });
+    });
+  });
+
+  describe('mergeFilters', () => {
+    it('should require both filters', () => {
+      const a = { must: [{ hasVector: 'a' }] };
+      const b = { must: [{ hasVector: 'b' }] };
+      expect(mergeFilters(undefined, b)).toBe(b);
+      expect(mergeFilters(a, undefined)).toBe(a);
+      expect(mergeFilters(a, b)).toEqual({ must: [{ filter: a }, { filter: b }] });
+    });
+  });
+});

@@ -1,0 +1,96 @@
+import { DomainError } from '@vectorstore/common';
+import { Filter } from '../model/filter.model';
+import { DiscoverRequest, PrefetchQuery, QueryRequest, QueryVariant, RecommendInput, RecommendRequest, SearchRequest } from '../model/query.model';
+
+/** The limit of a prefetch that sets none (Qdrant's). */
+export const DEFAULT_PREFETCH_LIMIT = 10;
+
+/**
+ * The classic request kinds as universal queries, so one evaluator serves them all.
+ */
+
+/** Search: nearest to the given vector. */
+export function searchQuery(request: SearchRequest): QueryRequest {
+  return {
+    prefetch: [],
+    query: { nearest: { vector: request.vector } },
+    using: request.using,
+    filter: request.filter,
+    params: request.params,
+    scoreThreshold: request.scoreThreshold,
+    limit: request.limit,
+    offset: request.offset,
+    withPayload: request.withPayload,
+    withVectors: request.withVectors,
+    shardKeySelector: request.shardKeySelector,
+    timeout: request.timeout,
+  };
+}
+
+/**
+ * Recommend: example ids and vectors as one recommend input. The example points are left out of
+ * the results when `examplesAreLocal()` (Qdrant does, unless they were looked up in another
+ * collection, where their ids mean other points); it is asked after the request is checked.
+ */
+export function recommendQuery(request: RecommendRequest, examplesAreLocal: () => boolean): QueryRequest {
+  const input: RecommendInput = {
+    positive: [...request.positive.map((pointId) => ({ pointId })), ...request.positiveVectors.map((vector) => ({ vector }))],
+    negative: [...request.negative.map((pointId) => ({ pointId })), ...request.negativeVectors.map((vector) => ({ vector }))],
+    strategy: request.strategy,
+  };
+  if (input.positive.length === 0 && (request.strategy === 'AverageVector' || input.negative.length === 0)) {
+    throw DomainError.invalidArgument('Validation error in body: [positive: At least one positive example is required]');
+  }
+  const exampleIds = [...request.positive, ...request.negative];
+  const exclude: Filter | undefined = exampleIds.length > 0 && examplesAreLocal() ? { mustNot: [{ hasId: exampleIds }] } : undefined;
+  return {
+    prefetch: [],
+    query: { recommend: input },
+    using: request.using,
+    filter: mergeFilters(request.filter, exclude),
+    params: request.params,
+    scoreThreshold: request.scoreThreshold,
+    limit: request.limit,
+    offset: request.offset,
+    withPayload: request.withPayload,
+    withVectors: request.withVectors,
+    lookupFrom: request.lookupFrom,
+    shardKeySelector: request.shardKeySelector,
+    timeout: request.timeout,
+  };
+}
+
+/** Discover: a discover query with a target, a context query without; one of the two must be given. */
+export function discoverQuery(request: DiscoverRequest): QueryRequest {
+  if (!request.target && request.context.length === 0) {
+    throw DomainError.invalidArgument('Bad request: target and/or context_pairs must be specified');
+  }
+  const query: QueryVariant = request.target ? { discover: { target: request.target, context: request.context } } : { context: request.context };
+  return {
+    prefetch: [],
+    query,
+    using: request.using,
+    filter: request.filter,
+    params: request.params,
+    limit: request.limit,
+    offset: request.offset,
+    withPayload: request.withPayload,
+    withVectors: request.withVectors,
+    lookupFrom: request.lookupFrom,
+    shardKeySelector: request.shardKeySelector,
+    timeout: request.timeout,
+  };
+}
+
+/** Multiplies every prefetch limit (default 10) by `factor`, as Qdrant does for grouped queries. */
+export function growPrefetchLimits(stage: PrefetchQuery, factor: number): PrefetchQuery {
+  const grow = (p: PrefetchQuery): PrefetchQuery => ({ ...p, limit: (p.limit ?? DEFAULT_PREFETCH_LIMIT) * factor, prefetch: p.prefetch.map(grow) });
+  return { ...stage, prefetch: stage.prefetch.map(grow) };
+}
+
+/** Both filters must hold. */
+export function mergeFilters(a: Filter | undefined, b: Filter | undefined): Filter | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { must: [{ filter: a }, { filter: b }] };
+}
