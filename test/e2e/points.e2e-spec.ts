@@ -691,11 +691,6 @@ describe('Points service (gRPC, e2e)', () => {
     it.each([
       'CreateVectorName',
       'DeleteVectorName',
-      'SearchGroups',
-      'RecommendGroups',
-      'Discover',
-      'DiscoverBatch',
-      'QueryGroups',
       'SearchMatrixPairs',
       'SearchMatrixOffsets',
     ])('should answer UNIMPLEMENTED for %s, naming the method', async (method) => {
