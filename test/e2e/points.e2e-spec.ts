@@ -371,9 +371,13 @@ describe('Points service (gRPC, e2e)', () => {
       const byVector = await query({ query: { nearest: { dense: { data: Q } } }, limit: 3 });
       expectSameRanking(ranked(byVector), topK('Dot', Q, candidates(), 4), 3);
 
-      const byId = await query({ query: { nearest: { id: pid(3) } }, limit: 9 });
-      const withoutSelf = ranked(byId).filter(([key]) => key !== 'n:3');
-      expectSameRanking(withoutSelf, topK('Dot', model.get('n:3')!.vector, candidates([3]), 9), 8);
+      // the point given by id is an input, not a result (Qdrant excludes it)
+      const byId = await query({ query: { nearest: { id: pid(3) } }, limit: 8 });
+      expect(ranked(byId).map(([key]) => key)).not.toContain('n:3');
+      expectSameRanking(ranked(byId), topK('Dot', model.get('n:3')!.vector, candidates([3]), 9), 8);
+      const recommended = await query({ query: { recommend: { positive: [{ id: pid(3) }, { id: pid(4) }] } }, limit: 8 });
+      expect(ranked(recommended).map(([key]) => key)).not.toContain('n:3');
+      expect(ranked(recommended).map(([key]) => key)).not.toContain('n:4');
     });
 
     it('should fuse prefetches with RRF and DBSF', async () => {

@@ -1,5 +1,5 @@
 import { PointId } from '../model/point-id.model';
-import { ContextPair, DiscoverInput, LookupLocation, PrefetchQuery, VectorInput } from '../model/query.model';
+import { ContextPair, DiscoverInput, LookupLocation, PrefetchQuery, QueryVariant, VectorInput } from '../model/query.model';
 import { Vector } from '../model/vectors.model';
 import { VectorSpace } from '../storage/vector-space';
 
@@ -114,16 +114,24 @@ export function exampleIds(examples: readonly VectorInput[]): PointId[] {
 }
 
 /**
- * Ids of the discover and context examples in a query and its prefetches whose lookup (the
- * stage's, else the root's) is `local`: Qdrant leaves those points out of the results.
+ * Ids of the points a query and its prefetches use as inputs (nearest by id, recommend, discover and
+ * context examples) whose lookup (the stage's, else the root's) is `local`: Qdrant leaves those
+ * points out of the results.
  */
-export function contextExampleIdsOf(root: PrefetchQuery, local: (lookup: LookupLocation | undefined) => boolean): PointId[] {
+export function referencedIdsOf(root: PrefetchQuery, local: (lookup: LookupLocation | undefined) => boolean): PointId[] {
   const ids: PointId[] = [];
   const visit = (stage: PrefetchQuery) => {
     const query = stage.query;
-    if (query && ('discover' in query || 'context' in query) && local(stage.lookupFrom ?? root.lookupFrom)) ids.push(...exampleIds(contextExamples(query)));
+    if (query && local(stage.lookupFrom ?? root.lookupFrom)) ids.push(...exampleIds(inputsOf(query)));
     stage.prefetch.forEach(visit);
   };
   visit(root);
   return ids;
+}
+
+function inputsOf(query: QueryVariant): VectorInput[] {
+  if ('nearest' in query) return [query.nearest];
+  if ('recommend' in query) return [...query.recommend.positive, ...query.recommend.negative];
+  if ('discover' in query || 'context' in query) return contextExamples(query);
+  return [];
 }

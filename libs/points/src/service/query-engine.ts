@@ -28,7 +28,7 @@ import { spaceHigherIsBetter } from '../storage/segment-vectors';
 import { requireSpace, VectorSpace } from '../storage/vector-space';
 import { Candidate } from './candidate';
 import { CollectionContext, CollectionContexts } from './collection-context';
-import { contextExampleIdsOf, rawSimilarity, scoreContextQuery } from './discovery';
+import { referencedIdsOf, rawSimilarity, scoreContextQuery } from './discovery';
 import { dbsf, rrf } from './fusion';
 import { collectGroups, groupPointId } from './grouping';
 import { retrievedPoint, scoredPoint } from './point-materializer';
@@ -97,11 +97,11 @@ export class QueryEngine {
   }
 
   /**
-   * The root stage of a query, asking for `limit` candidates. Discover and context examples given
-   * by id are excluded from the results, as Qdrant does (not when looked up in another collection).
+   * The root stage of a query, asking for `limit` candidates. Points the query uses as inputs by id
+   * are excluded from the results, as Qdrant does (not when looked up in another collection).
    */
   private rootStage(context: CollectionContext, request: QueryRequest, limit: number): PrefetchQuery {
-    const ids = contextExampleIdsOf(request, (lookup) => !lookup || this.isSameCollection(lookup, context));
+    const ids = referencedIdsOf(request, (lookup) => !lookup || this.isSameCollection(lookup, context));
     const exclude: Filter | undefined = ids.length > 0 ? { mustNot: [{ hasId: ids }] } : undefined;
     return { ...request, filter: mergeFilters(request.filter, exclude), limit };
   }
