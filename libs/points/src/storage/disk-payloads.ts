@@ -1,5 +1,5 @@
 import { JsonObject } from '@vectorstore/common';
-import { deserialize, serialize } from 'node:v8';
+import { decodePayload, encodePayload } from './payload-codec';
 import { SegmentFile } from './segment-file';
 
 /** Sequential scans read the payload file in blocks of about this size. */
@@ -13,8 +13,8 @@ export interface PayloadFileLayout {
 
 /**
  * Payloads of an immutable segment kept in a file (`on_disk_payload`): one record per slot, empty for
- * a point without payload. Records are V8-serialized, which keeps exact 64-bit integers (bigint) and
- * parses far faster than JSON. Only the offsets stay in memory.
+ * a point without payload. Records are JSON with tagged 64-bit integers (see payload-codec). Only the
+ * offsets stay in memory.
  */
 export class DiskPayloads {
   constructor(
@@ -31,7 +31,7 @@ export class DiskPayloads {
       offsets[slot] = at;
       const payload = payloads[slot];
       if (payload === undefined) continue;
-      const record = serialize(payload);
+      const record = encodePayload(payload);
       records.push(record);
       at += record.length;
     }
@@ -52,7 +52,7 @@ export class DiskPayloads {
   get(slot: number): JsonObject | undefined {
     const start = this.offsets[slot];
     const length = this.offsets[slot + 1] - start;
-    return length === 0 ? undefined : (deserialize(this.file.read(start, length)) as JsonObject);
+    return length === 0 ? undefined : decodePayload(asBuffer(this.file.read(start, length)).toString('utf8'));
   }
 
   /** Visits slots from..to-1 in order, reading the file in large blocks rather than record by record. */
@@ -62,12 +62,16 @@ export class DiskPayloads {
       const start = this.offsets[slot];
       let end = slot + 1;
       while (end < to && this.offsets[end + 1] - start <= SCAN_BLOCK_BYTES) end++;
-      const block = this.file.read(start, this.offsets[end] - start);
+      const block = asBuffer(this.file.read(start, this.offsets[end] - start));
       for (; slot < end; slot++) {
         const a = this.offsets[slot] - start;
         const b = this.offsets[slot + 1] - start;
-        visit(slot, b === a ? undefined : (deserialize(block.subarray(a, b)) as JsonObject));
+        visit(slot, b === a ? undefined : decodePayload(block.toString('utf8', a, b)));
       }
     }
   }
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

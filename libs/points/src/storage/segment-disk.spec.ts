@@ -167,11 +167,22 @@ describe(DiskPayloads.name, () => {
       const payloads: Array<JsonObject | undefined> = Array.from({ length: 5000 }, (_, i) =>
         i % 3 === 0 ? undefined : { i: BigInt(i), text: 'x'.repeat(i % 700), f: i + 0.5 },
       );
+      // what the text encoding must not confuse: exact 64-bit integers at any depth, strings that
+      // look like its tags, a "__proto__" key, integral doubles, non-ASCII text
+      const tricky = JSON.parse('{"__proto__": {"a": 1}}') as JsonObject;
+      tricky.__proto__ = { n: -9223372036854775808n, s: '\u0000i12', t: '\u0000s', u: '\u0000' };
+      payloads[1] = { ...tricky, list: [1n, [2n, { deep: 18446744073709551615n }], 'ü€😀', 2.0, null, true] };
+      payloads[2] = { plain: 'no tags here', double: 3.0 };
       const { body, offsets } = DiskPayloads.encode(payloads, payloads.length);
       await fs.writeFile(path.join(dir, 'p'), body);
       const store = new DiskPayloads(SegmentFile.open(path.join(dir, 'p')), offsets);
       expect(store.get(0)).toBeUndefined();
       expect(store.get(4999)).toEqual(payloads[4999]);
+      const got = store.get(1)!;
+      expect(got).toEqual(payloads[1]);
+      expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+      expect(Object.hasOwn(got, '__proto__')).toBe(true);
+      expect(typeof (got.list as JsonObject[])[3]).toBe('number');
       const seen: Array<JsonObject | undefined> = [];
       store.scan((slot, payload) => (seen[slot] = payload));
       expect(seen).toEqual(payloads);
