@@ -100,6 +100,38 @@ describe(PayloadIndexSet.name, () => {
     });
   });
 
+  describe('exactMatches', () => {
+    it('should equal the plain evaluator whenever it answers', () => {
+      let answered = 0;
+      const rnd = new PayloadGenerator(seededRandom(5150));
+      const simple = (): Filter => {
+        const conditions = (n: number): Condition[] => Array.from({ length: n }, () => ({ field: rnd.fieldCondition() }));
+        const shape = Math.floor(rnd.random() * 4);
+        if (shape === 0) return { must: conditions(1 + Math.floor(rnd.random() * 3)) };
+        if (shape === 1) return { should: conditions(1 + Math.floor(rnd.random() * 3)) };
+        if (shape === 2) return { must: conditions(1), should: conditions(2) };
+        return { must: [{ filter: { should: conditions(2) } }, ...conditions(1)] };
+      };
+      for (let i = 0; i < 600; i++) {
+        const filter = i % 2 === 0 ? simple() : gen.filter();
+        const exact = set.exactMatches(filter);
+        if (exact === undefined) continue;
+        answered++;
+        expect({ filter, slots: [...exact] }).toEqual({ filter, slots: trueSlots(filter, points, set) });
+      }
+      expect(answered).toBeGreaterThan(60);
+    });
+
+    it('should not answer filters with must_not, min_should or unindexed conditions', () => {
+      const kw: Condition = { field: { key: 'kw', match: { keyword: 'a' } } };
+      expect(set.exactMatches({ must: [kw] })).toBeDefined();
+      expect(set.exactMatches({ must: [kw], mustNot: [kw] })).toBeUndefined();
+      expect(set.exactMatches({ must: [kw], minShould: { conditions: [kw], minCount: 1 } })).toBeUndefined();
+      expect(set.exactMatches({ must: [kw, { field: { key: 'not_indexed', match: { keyword: 'a' } } }] })).toBeUndefined();
+      expect(set.exactMatches({ must: [kw, { hasId: [1n] }] })).toBeUndefined();
+    });
+  });
+
   describe('onUpsert / onDelete', () => {
     it('should keep indexes equal to a fresh build after overwrites and deletes', () => {
       const local = payloads.slice(0, 300);

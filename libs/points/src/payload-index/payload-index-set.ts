@@ -106,6 +106,41 @@ export class PayloadIndexSet {
     return this.filterCandidates(filter, '', false);
   }
 
+  /**
+   * The matching slots themselves, ascending, when indexes answer the whole filter: only `must` and
+   * `should` parts whose conditions are each answered by an index (an index's answer to a condition
+   * it takes is exact) or are such sub-filters. Undefined otherwise; then only {@link candidates}
+   * applies and each candidate must still be checked against its payload.
+   */
+  exactMatches(filter: Filter): Uint32Array | undefined {
+    if ((filter.mustNot?.length ?? 0) > 0 || filter.minShould !== undefined) return undefined;
+    const must = filter.must ?? [];
+    const should = filter.should ?? [];
+    if (must.length === 0 && should.length === 0) return undefined;
+    let acc: Uint32Array | undefined;
+    for (const condition of must) {
+      const slots = this.exactCondition(condition);
+      if (slots === undefined) return undefined;
+      acc = acc === undefined ? slots : intersectSlots(acc, slots);
+    }
+    if (should.length > 0) {
+      let union: Uint32Array = EMPTY_SLOTS;
+      for (const condition of should) {
+        const slots = this.exactCondition(condition);
+        if (slots === undefined) return undefined;
+        union = unionSlots(union, slots);
+      }
+      acc = acc === undefined ? union : intersectSlots(acc, union);
+    }
+    return acc;
+  }
+
+  private exactCondition(condition: Condition): Uint32Array | undefined {
+    if ('filter' in condition) return this.exactMatches(condition.filter);
+    if (!('field' in condition)) return undefined;
+    return this.indexes.get(condition.field.key)?.filter(condition.field);
+  }
+
   toBytes(): Uint8Array {
     const snapshot: Snapshot = {
       indexes: [...this.indexes].map(([field, index]) => ({ field, type: index.type, params: index.params, bytes: index.toBytes() })),
