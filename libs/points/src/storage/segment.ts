@@ -298,8 +298,9 @@ export class Segment {
   }
 
   /**
-   * A predicate for live slots passing `filter`, computed once into a bitmap. Indexed conditions
-   * narrow the candidates first; the rest are checked with the plain evaluator.
+   * A predicate for live slots passing `filter`, computed once into a bitmap. A filter the payload
+   * indexes answer wholly is taken from them; otherwise indexed conditions narrow the candidates
+   * and the evaluator checks them against their payloads.
    */
   filterPredicate(filter: Filter | undefined): SlotPredicate {
     if (!filter) return (slot) => slot < this.ids.length && !this.isDeleted(slot);
@@ -309,6 +310,12 @@ export class Segment {
       if (this.isDeleted(slot)) return;
       if (matchesFilter(filter, this.view(slot), schemas)) bitmap[slot >> 3] |= 1 << (slot & 7);
     };
+    const exact = this.payloadIndexes.exactMatches(filter);
+    if (exact) {
+      // the indexes answer the whole filter: no payload needs reading
+      for (const slot of exact) if (!this.isDeleted(slot)) bitmap[slot >> 3] |= 1 << (slot & 7);
+      return (slot) => (bitmap[slot >> 3] & (1 << (slot & 7))) !== 0;
+    }
     const candidates = this.payloadIndexes.candidates(filter, this.ids.length);
     if (candidates) for (const slot of candidates) check(slot);
     else if (this.diskPayloads) {
