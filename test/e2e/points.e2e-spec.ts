@@ -695,8 +695,6 @@ describe('Points service (gRPC, e2e)', () => {
     it.each([
       'CreateVectorName',
       'DeleteVectorName',
-      'SearchMatrixPairs',
-      'SearchMatrixOffsets',
     ])('should answer UNIMPLEMENTED for %s, naming the method', async (method) => {
       await expectGrpcError(call(method, { collectionName: NAME }), grpc.status.UNIMPLEMENTED, method);
     });

@@ -19,3 +19,4 @@ export * from './service/collection-context';
 export * from './optimizer/optimization-planner';
 export * from './optimizer/optimizer.service';
 export * from './points.module';
+export * from './service/distance-matrix';

@@ -1,7 +1,8 @@
-import { Controller } from '@nestjs/common';
+import { Controller, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { GrpcMethod } from '@nestjs/microservices';
 import { DomainError } from '@vectorstore/common';
-import { PointsReader, PointsWriter, QueryEngine } from '@vectorstore/points';
+import { CollectionContexts, DistanceMatrixService, PointsReader, PointsWriter, QueryEngine } from '@vectorstore/points';
 import type { ClearPayloadPoints__Output } from './generated/vectorstore/ClearPayloadPoints';
 import type { CountPoints__Output } from './generated/vectorstore/CountPoints';
 import type { CreateFieldIndexCollection__Output } from './generated/vectorstore/CreateFieldIndexCollection';
@@ -21,6 +22,7 @@ import type { RecommendPointGroups__Output } from './generated/vectorstore/Recom
 import type { RecommendPoints__Output } from './generated/vectorstore/RecommendPoints';
 import type { ScrollPoints__Output } from './generated/vectorstore/ScrollPoints';
 import type { SearchBatchPoints__Output } from './generated/vectorstore/SearchBatchPoints';
+import type { SearchMatrixPoints__Output } from './generated/vectorstore/SearchMatrixPoints';
 import type { SearchPointGroups__Output } from './generated/vectorstore/SearchPointGroups';
 import type { SearchPoints__Output } from './generated/vectorstore/SearchPoints';
 import type { SetPayloadPoints__Output } from './generated/vectorstore/SetPayloadPoints';
@@ -32,24 +34,28 @@ import * as map from './mappers/points';
 type Response = object;
 
 /** Points methods not served yet; each answers UNIMPLEMENTED naming itself (listed in the README). */
-export const UNIMPLEMENTED_POINTS_METHODS = [
-  'CreateVectorName',
-  'DeleteVectorName',
-  'SearchMatrixPairs',
-  'SearchMatrixOffsets',
-] as const;
+export const UNIMPLEMENTED_POINTS_METHODS = ['CreateVectorName', 'DeleteVectorName'] as const;
 
 /**
  * `Points` service, at /vectorstore.Points/* and /qdrant.Points/*: map the request, call the points
  * services, map the answer. `time` is added by the timing interceptor.
  */
 @Controller()
-export class PointsGrpcController {
+export class PointsGrpcController implements OnModuleInit {
+  private matrix!: DistanceMatrixService;
+
   constructor(
     private readonly writer: PointsWriter,
     private readonly reader: PointsReader,
     private readonly queries: QueryEngine,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  /** The services below share PointsModule's collection contexts (and so its strict-mode guard). */
+  onModuleInit(): void {
+    const contexts = this.moduleRef.get(CollectionContexts, { strict: false });
+    this.matrix = new DistanceMatrixService(contexts);
+  }
 
   private async write(mapping: map.PointsWriteMapping): Promise<Response> {
     return map.pointsOperationResponseToProto(await this.writer.update(mapping.collectionName, mapping.request));
@@ -221,13 +227,15 @@ export class PointsGrpcController {
   }
 
   @GrpcMethod('Points', 'SearchMatrixPairs')
-  searchMatrixPairs(): never {
-    throw unimplemented('SearchMatrixPairs');
+  searchMatrixPairs(r: SearchMatrixPoints__Output): Response {
+    const m = map.searchMatrixFromProto(r);
+    return map.matrixPairsToProto(this.matrix.compute(m.collectionName, m.request));
   }
 
   @GrpcMethod('Points', 'SearchMatrixOffsets')
-  searchMatrixOffsets(): never {
-    throw unimplemented('SearchMatrixOffsets');
+  searchMatrixOffsets(r: SearchMatrixPoints__Output): Response {
+    const m = map.searchMatrixFromProto(r);
+    return map.matrixOffsetsToProto(this.matrix.compute(m.collectionName, m.request));
   }
 }
 

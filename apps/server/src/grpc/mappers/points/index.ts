@@ -8,3 +8,4 @@ export * from './points-read.mapper';
 export * from './query.mapper';
 export * from './points-response.mapper';
 export * from './groups.mapper';
+export * from './matrix.mapper';

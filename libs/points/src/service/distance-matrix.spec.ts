@@ -1,0 +1,117 @@
+import { DomainError } from '@vectorstore/common';
+import { NamedVectors } from '../model/vectors.model';
+import { Segment } from '../storage/segment';
+import { VectorSpace } from '../storage/vector-space';
+import { CollectionContexts } from './collection-context';
+import { DistanceMatrixService, MatrixNeighbour, nearestPerRow, randomSample } from './distance-matrix';
+import { StrictModeGuard } from './strict-mode';
+
+const hnsw = { m: 16, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 1 };
+const dense = (name: string, distance: 'Dot' | 'Euclid'): VectorSpace => ({ name, kind: 'dense', dim: 2, distance, datatype: 'float32', hnsw, onDisk: false });
+
+/** A seeded generator, so sampling is reproducible in the test. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 4294967296;
+  };
+}
+
+/** Contexts over two in-memory segments (as two shards would hold them) with one collection. */
+function contextsOver(spaces: Map<string, VectorSpace>, segments: Segment[]): CollectionContexts {
+  const storage = { spaces, readShards: () => segments.map((segment) => ({ shard: { segments: [segment] } })) };
+  return {
+    strict: new StrictModeGuard(),
+    resolve: () => ({ record: { name: 'c', config: {} }, storage, isIndexed: () => false }),
+  } as unknown as CollectionContexts;
+}
+
+describe('distance matrix', () => {
+  describe(randomSample.name, () => {
+    it('should pick distinct items, at most the requested number', () => {
+      const items = Array.from({ length: 50 }, (_, i) => i);
+      const sample = randomSample(items, 10, seeded(1));
+      expect(sample).toHaveLength(10);
+      expect(new Set(sample).size).toBe(10);
+      expect(randomSample(items.slice(0, 3), 10, seeded(2)).sort()).toEqual([0, 1, 2]);
+    });
+
+    it('should reach every item over many draws', () => {
+      const random = seeded(3);
+      const seen = new Set<number>();
+      for (let i = 0; i < 200; i++) for (const x of randomSample([0, 1, 2, 3, 4, 5], 2, random)) seen.add(x);
+      expect(seen.size).toBe(6);
+    });
+  });
+
+  describe(nearestPerRow.name, () => {
+    const rows: MatrixNeighbour[][] = [
+      [
+        { offset: 1, score: 0.5 },
+        { offset: 2, score: 0.9 },
+        { offset: 3, score: 0.5 },
+      ],
+    ];
+
+    it('should keep the best `limit`, highest first for similarities, ties by offset', () => {
+      expect(nearestPerRow(rows, 2, true)).toEqual([[{ offset: 2, score: 0.9 }, { offset: 1, score: 0.5 }]]);
+    });
+
+    it('should order distances ascending', () => {
+      expect(nearestPerRow(rows, 3, false)).toEqual([[{ offset: 1, score: 0.5 }, { offset: 3, score: 0.5 }, { offset: 2, score: 0.9 }]]);
+    });
+  });
+
+  describe(DistanceMatrixService.name, () => {
+    const spaces = new Map([['v', dense('v', 'Euclid')], ['w', dense('w', 'Dot')]]);
+    const points: Array<[number, number[] | undefined, string]> = [
+      [1, [0, 0], 'a'],
+      [2, [1, 0], 'a'],
+      [3, [3, 0], 'b'],
+      [4, [7, 0], 'a'],
+      [5, undefined, 'a'], // no `v`: never sampled for it
+    ];
+
+    function service(): DistanceMatrixService {
+      const left = Segment.create(spaces, { appendable: true, indexed: false });
+      const right = Segment.create(spaces, { appendable: true, indexed: false });
+      points.forEach(([id, v, tag], i) => {
+        const vectors: NamedVectors = v ? { v: { kind: 'dense' as const, values: Float32Array.from(v) } } : { w: { kind: 'dense' as const, values: Float32Array.from([1, 1]) } };
+        (i % 2 === 0 ? left : right).upsert(i + 1, BigInt(id), vectors, { tag });
+      });
+      return new DistanceMatrixService(contextsOver(spaces, [left, right]));
+    }
+
+    it('should rank each sampled point against the others, across segments, itself excluded', () => {
+      const matrix = service().compute('c', { sample: 10, limit: 2, using: 'v' });
+      expect(matrix.ids).toEqual([1n, 2n, 3n, 4n]);
+      expect(matrix.neighbours).toEqual([
+        [{ offset: 1, score: 1 }, { offset: 2, score: 3 }],
+        [{ offset: 0, score: 1 }, { offset: 2, score: 2 }],
+        [{ offset: 1, score: 2 }, { offset: 0, score: 3 }],
+        [{ offset: 2, score: 4 }, { offset: 1, score: 6 }],
+      ]);
+    });
+
+    it('should sample only points passing the filter', () => {
+      const matrix = service().compute('c', { sample: 10, limit: 5, using: 'v', filter: { must: [{ field: { key: 'tag', match: { keyword: 'a' } } }] } });
+      expect(matrix.ids).toEqual([1n, 2n, 4n]);
+      expect(matrix.neighbours[2]).toEqual([{ offset: 1, score: 6 }, { offset: 0, score: 7 }]);
+    });
+
+    it('should answer an empty matrix when fewer than two points can be sampled', () => {
+      expect(service().compute('c', { sample: 10, limit: 3, using: 'w' })).toEqual({ ids: [], neighbours: [] });
+    });
+
+    it('should take at most `sample` points', () => {
+      const matrix = service().compute('c', { sample: 2, limit: 3, using: 'v' });
+      expect(matrix.ids).toHaveLength(2);
+      expect(matrix.neighbours.map((row) => row.length)).toEqual([1, 1]);
+    });
+
+    it('should refuse an unknown vector name', () => {
+      expect(() => service().compute('c', { sample: 2, limit: 3, using: 'nope' })).toThrow(DomainError);
+    });
+  });
+});
