@@ -23,8 +23,9 @@ export interface DiskVectorsLayout {
  * rescored on the original vectors read from the file.
  */
 export const INTERNAL_OVERSAMPLING = 3;
-/** Rows scored per batch in an exact scan of the file. */
+/** Rows scored per batch in an exact scan of the file, and at most this many bytes of them. */
 const SCAN_ROWS = 4096;
+const SCAN_BYTES = 4 << 20;
 
 type DenseSpace = Extract<VectorSpace, { kind: 'dense' | 'multi' }>;
 
@@ -46,6 +47,9 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     private readonly layout: DiskVectorsLayout,
   ) {
     this.higherIsBetter = higherIsBetter(space.distance);
+    const needed = layout.offset + index.size * layout.rowBytes;
+    // a truncated file fails the segment's load (Red), not single queries later
+    if (file.byteLength < needed) throw new Error(`${file.path}: ${file.byteLength} bytes, but the vectors of \`${space.name}\` need ${needed}`);
   }
 
   get count(): number {
@@ -87,7 +91,9 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     const live = this.slots.live;
     if (live === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
     const wanted = Math.min(k, live);
-    if (params?.exact) return this.scan(query.values, wanted, allowed);
+    // Small filtered sets are scanned exactly on the originals, as the in-memory index does below
+    // full_scan_threshold (not on the codes, which would make them approximate).
+    if (params?.exact || (allowed && this.fewAllowed(allowed))) return this.scan(query.values, wanted, allowed);
     const quantization = params?.quantization;
     const oversampling = quantization?.oversampling ?? (this.layout.internalQuantization ? INTERNAL_OVERSAMPLING : 1);
     const fetch = quantization?.rescore === false ? wanted : Math.ceil(wanted * oversampling);
@@ -125,6 +131,18 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     void this.index.dispose();
   }
 
+  /** Whether fewer points pass `allowed` than full_scan_threshold (KB of vectors) covers. */
+  private fewAllowed(allowed: (pointSlot: number) => boolean): boolean {
+    const limit = (this.space.hnsw.fullScanThreshold * 1024) / (this.space.dim * 4);
+    let count = 0;
+    const total = this.index.size;
+    for (let engineSlot = 0; engineSlot < total; engineSlot++) {
+      const pointSlot = this.slots.pointSlot(engineSlot);
+      if (pointSlot >= 0 && allowed(pointSlot) && ++count >= limit) return false;
+    }
+    return true;
+  }
+
   /** Exact scores of live engine slots, their rows read from the file. */
   private scoreEngineSlots(query: Float32Array, engineSlots: ArrayLike<number>): Float32Array {
     if (engineSlots.length === 0) return new Float32Array(0);
@@ -150,6 +168,7 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
   /** Live (and allowed) engine slots in file order, in batches of SCAN_ROWS with their rows. */
   private forEachLive(allowed: ((pointSlot: number) => boolean) | undefined, visit: (engineSlots: number[], rows: Uint8Array) => void): void {
     const batch: number[] = [];
+    const batchRows = Math.max(1, Math.min(SCAN_ROWS, Math.floor(SCAN_BYTES / this.layout.rowBytes)));
     const flush = () => {
       visit(batch, this.file.readRows(this.layout.offset, this.layout.rowBytes, batch));
       batch.length = 0;
@@ -159,7 +178,7 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
       const pointSlot = this.slots.pointSlot(engineSlot);
       if (pointSlot < 0 || (allowed && !allowed(pointSlot))) continue;
       batch.push(engineSlot);
-      if (batch.length === SCAN_ROWS) flush();
+      if (batch.length === batchRows) flush();
     }
     if (batch.length > 0) flush();
   }

@@ -20,7 +20,10 @@ export class DiskPayloads {
   constructor(
     private readonly file: SegmentFile,
     private readonly offsets: Float64Array,
-  ) {}
+  ) {
+    const needed = offsets[offsets.length - 1] ?? 0;
+    if (file.byteLength < needed) throw new Error(`${file.path}: ${file.byteLength} bytes, but its payloads need ${needed}`);
+  }
 
   /** The file body and offsets for `payloads` (slot order). */
   static encode(payloads: ReadonlyArray<JsonObject | undefined>, slots: number): { body: Uint8Array; offsets: Float64Array } {

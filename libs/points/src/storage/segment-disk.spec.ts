@@ -124,6 +124,35 @@ describe('on-disk segments', () => {
     expect(disk.pointCount).toBe(499);
   });
 
+  it('should scan small filtered sets exactly on the originals, as in memory below full_scan_threshold', async () => {
+    const spaces = new Map([['', space('', 'Cosine')]]);
+    const data = points(2000, ['']);
+    const { memory, disk } = await diskCopy(spaces, data, ['']);
+    // g3 holds about 230 points of 2000: above the 106 that 10 KB of 24-d vectors covers; g3 with an id range is below
+    const few: Filter = { must: [GROUP_FILTER.must![0], { field: { key: 'nested.n', range: { lt: 700 } } }] };
+    const next = rng(5);
+    for (let q = 0; q < 30; q++) {
+      const query = { kind: 'dense' as const, values: Float32Array.from({ length: DIM }, () => next() * 2 - 1) };
+      // no oversampling: a walk on the codes would return their top 10, which differs from the exact one
+      const got = disk.search('', query, 10, disk.filterPredicate(few), { quantization: { oversampling: 1 } });
+      const want = memory.search('', query, 10, memory.filterPredicate(few), { exact: true });
+      expect(Array.from(got.slots)).toEqual(Array.from(want.slots));
+    }
+  });
+
+  it('should refuse to load a segment whose vector or payload file is truncated', async () => {
+    const spaces = new Map([['', space('', 'Dot')]]);
+    const built = Segment.build(spaces, points(100, ['']), [], 'seg-t');
+    const body = await built.saveToDisk(dir, { payloads: true, vectors: new Set(['']) });
+    const vec = path.join(dir, 'seg-t.vec');
+    const size = (await fs.stat(vec)).size;
+    await fs.truncate(vec, size - 1);
+    expect(() => Segment.load(body, spaces, dir)).toThrow(/seg-t\.vec: .* bytes, but the vectors/);
+    await fs.truncate(vec, size + 0);
+    await fs.truncate(path.join(dir, 'seg-t.pay'), 10);
+    expect(() => Segment.load(body, spaces, dir)).toThrow(/seg-t\.pay: 10 bytes, but its payloads need/);
+  });
+
   it('should keep the graph and codes in memory but not the original vectors', async () => {
     // Same int8 codes in both, so the only difference is where the original vectors are.
     const spaces = new Map<string, VectorSpace>([['', { ...space('', 'Euclid'), quantization: { scalar: { type: 'Int8' } } } as VectorSpace]]);
@@ -137,6 +166,18 @@ describe('on-disk segments', () => {
     expect(body.length).toBeLessThan(memory.save().length - vectorFile.size * 0.9);
     const loaded = Segment.load(body, spaces, dir);
     expect(loaded.payloadsOnDisk).toBe(false);
+  });
+
+  it.each([
+    [{ binary: {} }, 'binary'],
+    [{ product: { compression: 'x4' } }, 'product'],
+    [{ scalar: { type: 'Int8', quantile: 0.5 } }, 'scalar'],
+  ] as const)('should walk the graph on the configured %j quantization, not the internal int8', async (quantization, kind) => {
+    const spaces = new Map<string, VectorSpace>([['', { ...space('', 'Cosine'), quantization } as VectorSpace]]);
+    const { disk } = await diskCopy(spaces, points(400, ['']), ['']);
+    const store = disk.vectorStore('') as unknown as { index: { quantization: object }; layout: { internalQuantization: boolean } };
+    expect(Object.keys(store.index.quantization)).toEqual([kind]);
+    expect(store.layout.internalQuantization).toBe(false);
   });
 
   it('should be reloadable after its body is saved again (flush of deletes keeps the files)', async () => {

@@ -197,8 +197,9 @@ export class DenseSegmentVectors implements SegmentVectors {
    * first, because searches must walk the graph on something held in memory.
    */
   saveExternal(file: string, offset: number): { rows: Uint8Array; bytes: Uint8Array } {
-    const internalQuantization = this.index.quantization === undefined;
-    if (internalQuantization) this.index.quantize(INTERNAL_QUANTIZATION);
+    // The configured quantization may not be trained yet (the engine trains at the first search).
+    const internalQuantization = this.index.config.quantization === undefined;
+    if (this.index.quantization === undefined) this.index.quantize(internalQuantization ? INTERNAL_QUANTIZATION : undefined);
     const rows = this.index.exportRows();
     const state: SavedDenseVectors = {
       slots: this.slots.toJSON(),
