@@ -68,5 +68,13 @@ describe(planOptimizations.name, () => {
       ]);
       expect(planOptimizations(shardWith(segments, [space(16)]), collection({ ...config, memmapThreshold: 500 }), new Set())).toEqual([]);
     });
+
+    it('should keep a segment on disk that shrank below memmap_threshold, and move it back once memmap and on_disk are off', () => {
+      // built on disk at 100 KB with a 50 KB threshold; deletes since took it down to 40 KB
+      const segment = indexed(100, 40);
+      segment.profile = segmentProfile([space(16)], diskLayoutOf(100, [space(16)], { payloadsOnDisk: false, memmapThresholdKb: 50 }));
+      expect(planOptimizations(shardWith([segment], [space(16)]), collection({ ...config, memmapThreshold: 50 }), new Set())).toEqual([]);
+      expect(planOptimizations(shardWith([segment], [space(16)]), collection(config), new Set())).toEqual([{ kind: 'config', sources: [segment] }]);
+    });
   });
 });

@@ -2,7 +2,7 @@ import { CollectionConfig, OptimizersConfig } from '@vectorstore/collections';
 import { availableParallelism } from 'node:os';
 import { LocalShard } from '../storage/local-shard';
 import { Segment } from '../storage/segment';
-import { diskLayoutOf, segmentProfile, SegmentStorageOptions } from '../storage/segment-layout';
+import { isStaleProfile, SegmentStorageOptions } from '../storage/segment-layout';
 
 export type OptimizationKind = 'indexing' | 'vacuum' | 'merge' | 'config';
 
@@ -72,9 +72,7 @@ export function storageOptionsOf(collection: CollectionConfig): SegmentStorageOp
 
 /** Whether a segment was built with another config than a rebuild would use now (unknown: not stale). */
 function isStale(segment: Segment, shard: LocalShard, storage: SegmentStorageOptions): boolean {
-  if (segment.profile === undefined) return false;
-  const spaces = shard.spaces.values();
-  return segment.profile !== segmentProfile(shard.spaces.values(), diskLayoutOf(segment.vectorDataKb(), spaces, storage));
+  return segment.profile !== undefined && isStaleProfile(segment.profile, shard.spaces, segment.vectorDataKb(), storage);
 }
 
 /** The leading segments whose vectors together stay within `max_segment_size` KB (all when unset). */

@@ -34,7 +34,30 @@ export function diskLayoutOf(vectorKb: number, spaces: Iterable<VectorSpace>, st
  * config-mismatch optimization). Search-time settings (full_scan_threshold) and build threads are left out.
  */
 export function segmentProfile(spaces: Iterable<VectorSpace>, layout: SegmentDiskLayout): string {
-  const built = [...spaces]
+  return JSON.stringify({ spaces: spacesKey(spaces), payloadsOnDisk: layout.payloads, vectorsOnDisk: [...layout.vectors].sort() });
+}
+
+/**
+ * Whether a segment built with `profile` should be rebuilt under the current config. Vectors move to
+ * disk when `on_disk` or `memmap_threshold` asks for it, but back to memory only once neither does
+ * (`on_disk` off, memmap disabled): a segment that shrinks below the threshold by deletes stays.
+ */
+export function isStaleProfile(profile: string, spaces: ReadonlyMap<string, VectorSpace>, vectorKb: number, storage: SegmentStorageOptions): boolean {
+  const built = JSON.parse(profile) as { spaces: unknown; payloadsOnDisk: boolean; vectorsOnDisk: string[] };
+  if (JSON.stringify(built.spaces) !== JSON.stringify(spacesKey(spaces.values())) || built.payloadsOnDisk !== storage.payloadsOnDisk) return true;
+  const wanted = diskLayoutOf(vectorKb, spaces.values(), storage).vectors;
+  const onDisk = new Set(built.vectorsOnDisk);
+  const memmap = (storage.memmapThresholdKb ?? 0) > 0;
+  for (const [name, space] of spaces) {
+    if (space.kind !== 'dense') continue;
+    if (wanted.has(name) && !onDisk.has(name)) return true;
+    if (onDisk.has(name) && !space.onDisk && !memmap) return true;
+  }
+  return false;
+}
+
+function spacesKey(spaces: Iterable<VectorSpace>): object[] {
+  return [...spaces]
     .map((space) =>
       space.kind === 'sparse'
         ? { name: space.name, kind: space.kind, idf: space.idf }
@@ -44,5 +67,4 @@ export function segmentProfile(spaces: Iterable<VectorSpace>, layout: SegmentDis
           },
     )
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return JSON.stringify({ spaces: built, payloadsOnDisk: layout.payloads, vectorsOnDisk: [...layout.vectors].sort() });
 }
