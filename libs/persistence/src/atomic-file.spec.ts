@@ -77,6 +77,13 @@ describe('atomic-file', () => {
       expect(fs.readdirSync(dir)).toEqual(['taken']);
     });
 
+    it('should leave no temporary file when writing the content fails (a full disk)', async () => {
+      // data the write cannot take stands in for ENOSPC: the failure comes after the temp file exists
+      await expect(writeFileAtomic(path.join(dir, 'a.bin'), 42 as unknown as string)).rejects.toThrow();
+
+      expect(fs.readdirSync(dir)).toEqual([]);
+    });
+
     it('should fail when the folder does not exist', async () => {
       await expect(writeFileAtomic(path.join(dir, 'missing', 'a.json'), 'x')).rejects.toMatchObject({ code: 'ENOENT' });
     });

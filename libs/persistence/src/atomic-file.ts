@@ -11,14 +11,15 @@ export async function writeFileAtomic(filePath: string, data: string | Uint8Arra
   const tmp = path.join(dir, `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'w', mode);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await fs.rename(tmp, filePath);
   } catch (error) {
+    // a full disk must not stay full of a half-written temporary file until the next start
     await fs.rm(tmp, { force: true });
     throw error;
   }
