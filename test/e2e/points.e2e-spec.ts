@@ -692,13 +692,6 @@ describe('Points service (gRPC, e2e)', () => {
       );
     });
 
-    it.each([
-      'CreateVectorName',
-      'DeleteVectorName',
-    ])('should answer UNIMPLEMENTED for %s, naming the method', async (method) => {
-      await expectGrpcError(call(method, { collectionName: NAME }), grpc.status.UNIMPLEMENTED, method);
-    });
-
     it('should deny writes to the read-only key with PERMISSION_DENIED but let it search', async () => {
       const ro = caller(readOnly);
       await expectGrpcError(ro('Upsert', { collectionName: NAME, wait: true, points: [{ id: pid(9), vectors: { vectors: { vectors: { a: { dense: { data: [0, 1, 0, 0] } } } } } }] }), grpc.status.PERMISSION_DENIED);

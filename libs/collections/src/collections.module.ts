@@ -7,6 +7,7 @@ import { loadOrCreatePeerId, PEER_ID } from './cluster/node-identity';
 import { ClusterService } from './cluster.service';
 import { CollectionsService } from './collections.service';
 import { COLLECTION_STATS_PROVIDER, CollectionStatsRegistry } from './stats/collection-stats.provider';
+import { VectorNamesService } from './vector-names.service';
 
 export interface CollectionsModuleOptions {
   dataDir: string;
@@ -29,13 +30,14 @@ export class CollectionsModule implements OnModuleInit {
       CollectionsService,
       AliasesService,
       ClusterService,
+      VectorNamesService,
     ];
     return {
       module: CollectionsModule,
       // Global: storage modules depend on the catalog without re-importing this module.
       global: true,
       providers,
-      exports: [CollectionsService, AliasesService, ClusterService, CollectionCatalog, PEER_ID, COLLECTION_STATS_PROVIDER, CollectionStatsRegistry],
+      exports: [CollectionsService, AliasesService, ClusterService, VectorNamesService, CollectionCatalog, PEER_ID, COLLECTION_STATS_PROVIDER, CollectionStatsRegistry],
     };
   }
 

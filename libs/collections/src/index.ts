@@ -14,4 +14,5 @@ export * from './stats/collection-stats.provider';
 export * from './collections.service';
 export * from './aliases.service';
 export * from './cluster.service';
+export * from './vector-names.service';
 export * from './collections.module';

@@ -20,3 +20,4 @@ export * from './optimizer/optimization-planner';
 export * from './optimizer/optimizer.service';
 export * from './points.module';
 export * from './service/distance-matrix';
+export * from './service/vector-names';

@@ -1,15 +1,17 @@
 import { Controller, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { GrpcMethod } from '@nestjs/microservices';
-import { DomainError } from '@vectorstore/common';
-import { CollectionContexts, DistanceMatrixService, PointsReader, PointsWriter, QueryEngine } from '@vectorstore/points';
+import { VectorNamesService } from '@vectorstore/collections';
+import { CollectionContexts, DistanceMatrixService, PointsReader, PointsWriter, QueryEngine, VectorNameOperations } from '@vectorstore/points';
 import type { ClearPayloadPoints__Output } from './generated/vectorstore/ClearPayloadPoints';
 import type { CountPoints__Output } from './generated/vectorstore/CountPoints';
 import type { CreateFieldIndexCollection__Output } from './generated/vectorstore/CreateFieldIndexCollection';
+import type { CreateVectorNameRequest__Output } from './generated/vectorstore/CreateVectorNameRequest';
 import type { DeleteFieldIndexCollection__Output } from './generated/vectorstore/DeleteFieldIndexCollection';
 import type { DeletePayloadPoints__Output } from './generated/vectorstore/DeletePayloadPoints';
 import type { DeletePointVectors__Output } from './generated/vectorstore/DeletePointVectors';
 import type { DeletePoints__Output } from './generated/vectorstore/DeletePoints';
+import type { DeleteVectorNameRequest__Output } from './generated/vectorstore/DeleteVectorNameRequest';
 import type { DiscoverBatchPoints__Output } from './generated/vectorstore/DiscoverBatchPoints';
 import type { DiscoverPoints__Output } from './generated/vectorstore/DiscoverPoints';
 import type { FacetCounts__Output } from './generated/vectorstore/FacetCounts';
@@ -33,9 +35,6 @@ import * as map from './mappers/points';
 
 type Response = object;
 
-/** Points methods not served yet; each answers UNIMPLEMENTED naming itself (listed in the README). */
-export const UNIMPLEMENTED_POINTS_METHODS = ['CreateVectorName', 'DeleteVectorName'] as const;
-
 /**
  * `Points` service, at /vectorstore.Points/* and /qdrant.Points/*: map the request, call the points
  * services, map the answer. `time` is added by the timing interceptor.
@@ -43,18 +42,21 @@ export const UNIMPLEMENTED_POINTS_METHODS = ['CreateVectorName', 'DeleteVectorNa
 @Controller()
 export class PointsGrpcController implements OnModuleInit {
   private matrix!: DistanceMatrixService;
+  private vectorNames!: VectorNameOperations;
 
   constructor(
     private readonly writer: PointsWriter,
     private readonly reader: PointsReader,
     private readonly queries: QueryEngine,
+    private readonly names: VectorNamesService,
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  /** The services below share PointsModule's collection contexts (and so its strict-mode guard). */
+  /** These services share PointsModule's collection contexts (and so its strict-mode guard). */
   onModuleInit(): void {
     const contexts = this.moduleRef.get(CollectionContexts, { strict: false });
     this.matrix = new DistanceMatrixService(contexts);
+    this.vectorNames = new VectorNameOperations(contexts, this.names);
   }
 
   private async write(mapping: map.PointsWriteMapping): Promise<Response> {
@@ -217,13 +219,15 @@ export class PointsGrpcController implements OnModuleInit {
   }
 
   @GrpcMethod('Points', 'CreateVectorName')
-  createVectorName(): never {
-    throw unimplemented('CreateVectorName');
+  async createVectorName(r: CreateVectorNameRequest__Output): Promise<Response> {
+    const m = map.createVectorNameFromProto(r);
+    return map.vectorNameResponseToProto(await this.vectorNames.create(m.request, m.wait));
   }
 
   @GrpcMethod('Points', 'DeleteVectorName')
-  deleteVectorName(): never {
-    throw unimplemented('DeleteVectorName');
+  async deleteVectorName(r: DeleteVectorNameRequest__Output): Promise<Response> {
+    const m = map.deleteVectorNameFromProto(r);
+    return map.vectorNameResponseToProto(await this.vectorNames.delete(m.request, m.wait));
   }
 
   @GrpcMethod('Points', 'SearchMatrixPairs')
@@ -237,8 +241,4 @@ export class PointsGrpcController implements OnModuleInit {
     const m = map.searchMatrixFromProto(r);
     return map.matrixOffsetsToProto(this.matrix.compute(m.collectionName, m.request));
   }
-}
-
-function unimplemented(method: (typeof UNIMPLEMENTED_POINTS_METHODS)[number]): DomainError {
-  return DomainError.unimplemented(`Points/${method} is not implemented yet in vectorstore`);
 }

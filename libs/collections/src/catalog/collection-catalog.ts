@@ -45,15 +45,30 @@ export class CollectionCatalog {
    * DomainError to abort with nothing changed. Its return value is passed through.
    */
   mutate<T>(change: (draft: CatalogState) => T): Promise<T> {
+    return this.mutex.run(CATALOG_LOCK, () => this.commit(change));
+  }
+
+  /**
+   * Like {@link mutate}, but first runs `prepare` under the same lock with the current state: for
+   * work that must be durable before the catalog records the change (e.g. deleting a vector's data
+   * before the vector name). No other change can come in between. Whatever `prepare` resolves to is
+   * handed to `change`; if it throws, nothing is changed.
+   */
+  mutateAfter<P, T>(prepare: (state: Readonly<CatalogState>) => Promise<P>, change: (draft: CatalogState, prepared: P) => T): Promise<T> {
     return this.mutex.run(CATALOG_LOCK, async () => {
-      const draft = structuredClone(this.state);
-      const result = change(draft);
-      await this.store.save(draft);
-      this.state = draft;
-      // Inside the lock, so listeners see changes one at a time and in order.
-      for (const listener of this.listeners) await listener(draft);
-      return result;
+      const prepared = await prepare(this.state);
+      return this.commit((draft) => change(draft, prepared));
     });
+  }
+
+  private async commit<T>(change: (draft: CatalogState) => T): Promise<T> {
+    const draft = structuredClone(this.state);
+    const result = change(draft);
+    await this.store.save(draft);
+    this.state = draft;
+    // Inside the lock, so listeners see changes one at a time and in order.
+    for (const listener of this.listeners) await listener(draft);
+    return result;
   }
 
   /**

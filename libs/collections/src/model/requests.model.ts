@@ -8,7 +8,7 @@ import {
   StrictModeConfig,
   WalConfig,
 } from './index-config.model';
-import { SparseVectorsConfig, VectorsConfig, VectorsConfigDiff } from './vectors.model';
+import { Datatype, Distance, Modifier, MultiVectorConfig, SparseVectorsConfig, VectorsConfig, VectorsConfigDiff } from './vectors.model';
 
 export interface CreateCollectionRequest {
   name: string;
@@ -71,3 +71,24 @@ export interface CreateShardKeyRequest {
 
 /** Cluster operations that move data between peers; a single node answers them as unimplemented. */
 export type PeerTransferOperation = 'moveShard' | 'replicateShard' | 'abortTransfer' | 'dropReplica' | 'restartTransfer' | 'replicatePoints';
+
+/** What CreateVectorName adds: a dense (or multi-) vector with its size and distance, or a sparse one. */
+export type NewVectorConfig =
+  | { dense: { size: number; distance: Distance; datatype?: Datatype; multivectorConfig?: MultiVectorConfig } }
+  | { sparse: { modifier?: Modifier; datatype?: Datatype } };
+
+/** Adds a named vector to an existing collection; existing points have no vector of that name. */
+export interface CreateVectorNameRequest {
+  collectionName: string;
+  vectorName: string;
+  config: NewVectorConfig;
+  /** Seconds; accepted and ignored on a single node. */
+  timeout?: number;
+}
+
+/** Removes a named vector (dense or sparse) from a collection and from every point. */
+export interface DeleteVectorNameRequest {
+  collectionName: string;
+  vectorName: string;
+  timeout?: number;
+}

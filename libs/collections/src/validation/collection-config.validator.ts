@@ -10,7 +10,13 @@ import {
   StrictModeConfig,
   WalConfig,
 } from '../model/index-config.model';
-import { CollectionParamsDiff, CreateCollectionRequest, UpdateCollectionRequest } from '../model/requests.model';
+import {
+  CollectionParamsDiff,
+  CreateCollectionRequest,
+  CreateVectorNameRequest,
+  DeleteVectorNameRequest,
+  UpdateCollectionRequest,
+} from '../model/requests.model';
 import {
   DATATYPES,
   DISTANCES,
@@ -21,7 +27,7 @@ import {
   VectorsConfig,
   VectorsConfigDiff,
 } from '../model/vectors.model';
-import { checkCollectionNameReference, checkNewCollectionName, checkVectorName } from './name.rules';
+import { checkCollectionNameReference, checkNewCollectionName, checkVectorName, checkVectorNameReference } from './name.rules';
 import { ValidationIssues } from '@vectorstore/common';
 
 export const MAX_VECTOR_SIZE = 65536;
@@ -59,6 +65,36 @@ export function validateUpdateCollection(request: UpdateCollectionRequest): void
   if (request.quantizationConfig) checkQuantization(issues, 'quantization_config', request.quantizationConfig);
   if (request.sparseVectors) checkSparseVectors(issues, 'sparse_vectors_config', request.sparseVectors);
   if (request.strictModeConfig) checkStrictMode(issues, 'strict_mode_config', request.strictModeConfig);
+  issues.throwIfAny();
+}
+
+/**
+ * CreateVectorName: a non-empty vector name (the unnamed vector comes only with the collection), a
+ * dense config as a collection's vector params (size 1..65536, a distance) or a sparse one.
+ */
+export function validateCreateVectorName(request: CreateVectorNameRequest): void {
+  const issues = new ValidationIssues();
+  checkCollectionNameReference(issues, 'collection_name', request.collectionName);
+  const config = request.config;
+  if (request.vectorName.length === 0) issues.add('vector_name', 'must not be empty (the unnamed vector is defined when the collection is created)');
+  else checkVectorName(issues, 'vector_name', request.vectorName, 'dense' in config ? 'dense' : 'sparse');
+  if ('dense' in config) {
+    checkVectorParams(issues, 'dense_config', config.dense);
+  } else {
+    issues.oneOf('sparse_config.modifier', config.sparse.modifier, MODIFIERS);
+    issues.oneOf('sparse_config.datatype', config.sparse.datatype, DATATYPES);
+  }
+  issues.range('timeout', request.timeout, 1);
+  issues.throwIfAny();
+}
+
+/** DeleteVectorName: any vector name but the unnamed one, which a collection cannot lose. */
+export function validateDeleteVectorName(request: DeleteVectorNameRequest): void {
+  const issues = new ValidationIssues();
+  checkCollectionNameReference(issues, 'collection_name', request.collectionName);
+  if (request.vectorName.length === 0) issues.add('vector_name', 'the unnamed (default) vector cannot be deleted');
+  else checkVectorNameReference(issues, 'vector_name', request.vectorName);
+  issues.range('timeout', request.timeout, 1);
   issues.throwIfAny();
 }
 

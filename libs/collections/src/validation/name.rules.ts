@@ -39,6 +39,15 @@ export function checkVectorName(issues: ValidationIssues, path: string, name: st
   }
 }
 
+/** A vector name that refers to an existing vector (of either kind): the same limits, in neutral words. */
+export function checkVectorNameReference(issues: ValidationIssues, path: string, name: string): void {
+  if (Buffer.byteLength(name, 'utf8') > MAX_VECTOR_NAME_BYTES) {
+    issues.add(path, `Invalid vector name \`${name}\`: must be at most ${MAX_VECTOR_NAME_BYTES} bytes`);
+  }
+  const bad = STRICT_FORBIDDEN.find((c) => name.includes(c));
+  if (bad !== undefined) issues.add(path, `Invalid vector name \`${name}\`: cannot contain "${printable(bad)}" char`);
+}
+
 function checkLength(issues: ValidationIssues, path: string, name: string): void {
   const chars = [...name].length;
   if (chars < 1 || chars > MAX_NAME_CHARS) {

@@ -24,6 +24,11 @@ export class CollectionStorage {
   spaces: Map<string, VectorSpace>;
   /** Set when a shard could not be opened: the collection reports Red and refuses requests. */
   failure: Error | undefined;
+  /**
+   * Vector names dropped since start, with the shards that were building segments then: such a
+   * build may still carry the old vectors, so the name is not created again before it ends.
+   */
+  private readonly droppedVectors = new Map<string, Set<LocalShard>>();
 
   constructor(
     public record: CollectionRecord,
@@ -38,7 +43,11 @@ export class CollectionStorage {
     // A changed config may leave segments built with the old one: let the optimizer look again.
     const configChanged = stringifyJson(record.config) !== stringifyJson(this.record.config);
     this.record = record;
+    const previous = this.spaces;
     this.spaces = vectorSpacesOf(record.config);
+    // Names gone from the config, or whose vectors changed shape, lose their stored vectors.
+    const droppedVectors = [...previous].filter(([name, space]) => !sameVectorSchema(space, this.spaces.get(name))).map(([name]) => name);
+    droppedVectors.forEach((name) => this.rememberDrop(name));
     const wanted = new Map(record.shards.map((s) => [s.shardId, s]));
     const dropped: ShardHandle[] = [];
     for (const [shardId, handle] of this.shards) {
@@ -49,7 +58,7 @@ export class CollectionStorage {
       }
     }
     for (const handle of this.shards.values()) {
-      handle.shard.updateSpaces(this.spaces);
+      handle.shard.updateSpaces(this.spaces, droppedVectors);
       if (configChanged) handle.shard.optimization.triggered = true;
     }
     for (const shard of record.shards) {
@@ -68,6 +77,50 @@ export class CollectionStorage {
       this.shards.set(shard.shardId, { shardId: shard.shardId, shardKey: shard.shardKey, shard: local });
     }
     return dropped;
+  }
+
+  /**
+   * Deletes a vector name's data from every shard and makes that durable (segments written again
+   * without it, and the log acknowledged past it) before the catalog forgets the name, so neither a
+   * restart nor a later vector of the same name can bring the old vectors back. From now on writes
+   * and searches naming it are refused.
+   */
+  async dropVector(name: string): Promise<void> {
+    const spaces = new Map(this.spaces);
+    spaces.delete(name);
+    this.spaces = spaces;
+    this.rememberDrop(name);
+    for (const handle of this.shards.values()) handle.shard.updateSpaces(spaces, [name]);
+    await this.flush();
+  }
+
+  /**
+   * Before a vector name dropped since start is created again: waits (up to `maxWaitMs`) until the
+   * segment builds that were running when it was dropped have ended, and flushes, so operations that
+   * still carried the old vectors are behind the log's replay point.
+   */
+  async settleDroppedVector(name: string, maxWaitMs = 60_000): Promise<void> {
+    const building = this.droppedVectors.get(name);
+    if (!building) return;
+    const deadline = Date.now() + maxWaitMs;
+    for (const shard of building) {
+      while (shard.optimization.running > 0 && !shard.isClosed) {
+        if (Date.now() > deadline) {
+          throw DomainError.failedPrecondition(
+            `Segment optimizations that started before vector \`${name}\` was deleted are still running; retry once they finish`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    await this.flush();
+    this.droppedVectors.delete(name);
+  }
+
+  private rememberDrop(name: string): void {
+    const building = this.droppedVectors.get(name) ?? new Set<LocalShard>();
+    for (const handle of this.shards.values()) if (handle.shard.optimization.running > 0) building.add(handle.shard);
+    this.droppedVectors.set(name, building);
   }
 
   shardDir(shardId: number): string {
@@ -144,6 +197,13 @@ export class CollectionStorage {
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
+}
+
+/** Whether `next` stores the same vectors as `space` (index settings aside); false when it is gone. */
+function sameVectorSchema(space: VectorSpace, next: VectorSpace | undefined): boolean {
+  if (!next || next.kind !== space.kind) return false;
+  if (space.kind === 'sparse' || next.kind === 'sparse') return true;
+  return space.dim === next.dim && space.distance === next.distance && space.datatype === next.datatype;
 }
 
 /** Stable placement of a point among `count` shards. */

@@ -111,9 +111,30 @@ export class LocalShard {
   /**
    * Takes a changed collection config (HNSW, quantization): new and rebuilt segments use it;
    * existing segments keep what they were built with until the optimizer rebuilds them.
+   *
+   * Vector names in `dropped` (deleted from the collection) lose their store in every segment at
+   * once, and those segments are written again, without it, by the next flush, so no file the
+   * manifest lists keeps the old vectors. A name the active segment has no store for (one just
+   * added) gets one by moving the active segment's live points into a new active segment with every
+   * current space; other segments answer for it as having no such vectors until rebuilt.
    */
-  updateSpaces(spaces: Map<string, VectorSpace>): void {
+  updateSpaces(spaces: Map<string, VectorSpace>, dropped: readonly string[] = []): void {
     this.currentSpaces = spaces;
+    const rewrite = this.segments.filter((segment) => dropped.map((name) => segment.dropVectorStore(name)).some(Boolean));
+    if (rewrite.length > 0) {
+      // Marked under the flush lock: a flush under way snapshotted these segments before the drop and
+      // records them as persisted when it ends; the next flush then writes them again, without it.
+      void this.flushLock.run('flush', async () => rewrite.forEach((segment) => this.persisted.delete(segment.id)));
+    }
+    if ([...spaces.keys()].every((name) => this.active.vectorStore(name) !== undefined)) return;
+    const previous = this.active;
+    const next = this.newAppendableSegment();
+    for (const point of previous.livePoints()) next.upsert(point.version, point.id, point.vectors, point.payload);
+    next.version = Math.max(next.version, previous.version);
+    this.active = next;
+    this.segments = [next, ...this.segments.filter((s) => s !== next && s !== previous)];
+    this.persisted.delete(previous.id);
+    previous.dispose();
   }
 
   get isClosed(): boolean {

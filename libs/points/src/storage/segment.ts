@@ -211,6 +211,18 @@ export class Segment {
     return [...this.vectors.keys()];
   }
 
+  /**
+   * Removes a vector space's store and releases it: every point of this segment loses its vector of
+   * that name at once (a vector name deleted from the collection). False when there was none.
+   */
+  dropVectorStore(name: string): boolean {
+    const store = this.vectors.get(name);
+    if (!store) return false;
+    this.vectors.delete(name);
+    store.dispose();
+    return true;
+  }
+
   /** Vectors of a point, optionally only some names. */
   pointVectors(slot: number, names?: readonly string[]): NamedVectors {
     const result: NamedVectors = {};

@@ -9,3 +9,4 @@ export * from './query.mapper';
 export * from './points-response.mapper';
 export * from './groups.mapper';
 export * from './matrix.mapper';
+export * from './vector-names.mapper';

@@ -1,0 +1,37 @@
+import { CreateVectorNameRequest, DeleteVectorNameRequest, VectorNamesService } from '@vectorstore/collections';
+import { UpdateStatus } from '../model/operations.model';
+import { CollectionContexts } from './collection-context';
+
+/**
+ * CreateVectorName and DeleteVectorName over the catalog and the stored points. A new name is a
+ * catalog change the storage follows (an empty store for it in the segment taking writes; other
+ * segments hold none of its vectors). A deleted name's vectors are removed from every segment and
+ * flushed before the catalog forgets the name, so reads lose them at once and a restart cannot
+ * bring them back. Both complete before answering; `wait` only chooses the status reported, as for
+ * every write.
+ */
+export class VectorNameOperations {
+  constructor(
+    private readonly contexts: CollectionContexts,
+    private readonly names: VectorNamesService,
+  ) {}
+
+  async create(request: CreateVectorNameRequest, wait: boolean): Promise<UpdateStatus> {
+    this.names.checkCreate(request);
+    const { record, storage } = this.contexts.resolve(request.collectionName);
+    // Created again after a delete: no build that started before the delete may still be running.
+    await storage.settleDroppedVector(request.vectorName);
+    await this.names.create({ ...request, collectionName: record.name });
+    return wait ? 'Completed' : 'Acknowledged';
+  }
+
+  async delete(request: DeleteVectorNameRequest, wait: boolean): Promise<UpdateStatus> {
+    this.names.checkDelete(request);
+    const { record } = this.contexts.resolve(request.collectionName);
+    await this.names.delete({ ...request, collectionName: record.name }, async (current) => {
+      // The catalog lock is held: the collection cannot change (or go) while its data is dropped.
+      await this.contexts.resolve(current.name).storage.dropVector(request.vectorName);
+    });
+    return wait ? 'Completed' : 'Acknowledged';
+  }
+}
