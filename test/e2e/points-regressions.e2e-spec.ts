@@ -86,6 +86,18 @@ describe('Points regressions found in review (e2e)', () => {
     );
   });
 
+  it('should answer NOT_FOUND for batches on a missing collection, even empty ones', async () => {
+    const missing = 'no-such-collection';
+    expect(await code(call(points, 'SearchBatch', { collectionName: missing, searchPoints: [] }))).toBe(grpc.status.NOT_FOUND);
+    expect(await code(call(points, 'QueryBatch', { collectionName: missing, queryPoints: [] }))).toBe(grpc.status.NOT_FOUND);
+    expect(await code(call(points, 'RecommendBatch', { collectionName: missing, recommendPoints: [] }))).toBe(grpc.status.NOT_FOUND);
+    expect(await code(call(points, 'DiscoverBatch', { collectionName: missing, discoverPoints: [] }))).toBe(grpc.status.NOT_FOUND);
+    expect(await code(call(points, 'UpdateBatch', { collectionName: missing, operations: [] }))).toBe(grpc.status.NOT_FOUND);
+    // and an empty batch on an existing collection is an empty answer
+    const empty = await call<{ result: unknown[] }>(points, 'SearchBatch', { collectionName: 'line', searchPoints: [] });
+    expect(empty.result).toEqual([]);
+  });
+
   it('should handle vectors named like Object.prototype members', async () => {
     await call(collections, 'Create', {
       collectionName: 'proto-names',

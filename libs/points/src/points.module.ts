@@ -2,9 +2,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { OptimizerService } from './optimizer/optimizer.service';
 import { CollectionContexts } from './service/collection-context';
 import { CollectionStatsReporter } from './service/collection-stats.reporter';
+import { DistanceMatrixService } from './service/distance-matrix';
 import { PointsReader } from './service/points-reader';
 import { PointsWriter } from './service/points-writer';
 import { QueryEngine } from './service/query-engine';
+import { VectorNameOperations } from './service/vector-names';
 import { OPEN_SHARD_LOG, POINTS_DATA_DIR, PointsStorage } from './storage/points-storage';
 import { OpenShardLog } from './storage/shard-log';
 import { WriteAheadLog } from './wal/write-ahead-log';
@@ -28,10 +30,12 @@ export class PointsModule {
         PointsWriter,
         PointsReader,
         QueryEngine,
+        DistanceMatrixService,
+        VectorNameOperations,
         OptimizerService,
         CollectionStatsReporter,
       ],
-      exports: [PointsWriter, PointsReader, QueryEngine, PointsStorage],
+      exports: [PointsWriter, PointsReader, QueryEngine, DistanceMatrixService, VectorNameOperations, PointsStorage],
     };
   }
 }

@@ -1,8 +1,6 @@
-import { Controller, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Controller } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
-import { VectorNamesService } from '@vectorstore/collections';
-import { CollectionContexts, DistanceMatrixService, PointsReader, PointsWriter, QueryEngine, VectorNameOperations } from '@vectorstore/points';
+import { DistanceMatrixService, PointsReader, PointsWriter, QueryEngine, VectorNameOperations } from '@vectorstore/points';
 import type { ClearPayloadPoints__Output } from './generated/vectorstore/ClearPayloadPoints';
 import type { CountPoints__Output } from './generated/vectorstore/CountPoints';
 import type { CreateFieldIndexCollection__Output } from './generated/vectorstore/CreateFieldIndexCollection';
@@ -40,24 +38,14 @@ type Response = object;
  * services, map the answer. `time` is added by the timing interceptor.
  */
 @Controller()
-export class PointsGrpcController implements OnModuleInit {
-  private matrix!: DistanceMatrixService;
-  private vectorNames!: VectorNameOperations;
-
+export class PointsGrpcController {
   constructor(
     private readonly writer: PointsWriter,
     private readonly reader: PointsReader,
     private readonly queries: QueryEngine,
-    private readonly names: VectorNamesService,
-    private readonly moduleRef: ModuleRef,
+    private readonly matrix: DistanceMatrixService,
+    private readonly vectorNames: VectorNameOperations,
   ) {}
-
-  /** These services share PointsModule's collection contexts (and so its strict-mode guard). */
-  onModuleInit(): void {
-    const contexts = this.moduleRef.get(CollectionContexts, { strict: false });
-    this.matrix = new DistanceMatrixService(contexts);
-    this.vectorNames = new VectorNameOperations(contexts, this.names);
-  }
 
   private async write(mapping: map.PointsWriteMapping): Promise<Response> {
     return map.pointsOperationResponseToProto(await this.writer.update(mapping.collectionName, mapping.request));
@@ -158,7 +146,7 @@ export class PointsGrpcController implements OnModuleInit {
   @GrpcMethod('Points', 'SearchBatch')
   searchBatch(r: SearchBatchPoints__Output): Response {
     const m = map.searchBatchFromProto(r);
-    return map.batchResponseToProto(m.requests.map((request) => this.queries.search(m.collectionName, request)));
+    return map.batchResponseToProto(this.queries.batch(m.collectionName, m.requests, this.queries.search));
   }
 
   @GrpcMethod('Points', 'Recommend')
@@ -169,11 +157,8 @@ export class PointsGrpcController implements OnModuleInit {
 
   @GrpcMethod('Points', 'RecommendBatch')
   recommendBatch(r: RecommendBatchPoints__Output): Response {
-    const batches = (r.recommendPoints ?? []).map((inner) => {
-      const m = map.recommendPointsFromProto({ ...inner, collectionName: r.collectionName });
-      return this.queries.recommend(m.collectionName, m.request);
-    });
-    return map.batchResponseToProto(batches);
+    const m = map.recommendBatchFromProto(r);
+    return map.batchResponseToProto(this.queries.batch(m.collectionName, m.requests, this.queries.recommend));
   }
 
   @GrpcMethod('Points', 'Query')
@@ -185,7 +170,7 @@ export class PointsGrpcController implements OnModuleInit {
   @GrpcMethod('Points', 'QueryBatch')
   queryBatch(r: QueryBatchPoints__Output): Response {
     const m = map.queryBatchFromProto(r);
-    return map.batchResponseToProto(m.requests.map((request) => this.queries.query(m.collectionName, request)));
+    return map.batchResponseToProto(this.queries.batch(m.collectionName, m.requests, this.queries.query));
   }
 
   @GrpcMethod('Points', 'QueryGroups')
@@ -215,7 +200,7 @@ export class PointsGrpcController implements OnModuleInit {
   @GrpcMethod('Points', 'DiscoverBatch')
   discoverBatch(r: DiscoverBatchPoints__Output): Response {
     const m = map.discoverBatchFromProto(r);
-    return map.batchResponseToProto(m.requests.map((request) => this.queries.discover(m.collectionName, request)));
+    return map.batchResponseToProto(this.queries.batch(m.collectionName, m.requests, this.queries.discover));
   }
 
   @GrpcMethod('Points', 'CreateVectorName')

@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { validateFilter } from '../filter/filter-validation';
 import { Filter } from '../model/filter.model';
 import { comparePointIds, PointId } from '../model/point-id.model';
@@ -52,6 +53,7 @@ interface SampledPoint {
  * Scores are the search scores of the vector space (similarities, or distances for Euclid and
  * Manhattan), computed exactly against every other sampled point.
  */
+@Injectable()
 export class DistanceMatrixService {
   constructor(private readonly contexts: CollectionContexts) {}
 

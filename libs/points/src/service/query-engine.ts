@@ -51,6 +51,15 @@ export class QueryEngine {
     private readonly reader: PointsReader,
   ) {}
 
+  /**
+   * Several requests of one kind against one collection (SearchBatch, QueryBatch, ...): the
+   * collection must exist even when the batch is empty.
+   */
+  batch<R>(collectionName: string, requests: readonly R[], run: (collectionName: string, request: R) => ScoredPoint[]): ScoredPoint[][] {
+    this.contexts.resolve(collectionName);
+    return requests.map((request) => run.call(this, collectionName, request));
+  }
+
   search(collectionName: string, request: SearchRequest): ScoredPoint[] {
     return this.query(collectionName, searchQuery(request));
   }

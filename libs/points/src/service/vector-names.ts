@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { CreateVectorNameRequest, DeleteVectorNameRequest, VectorNamesService } from '@vectorstore/collections';
 import { UpdateStatus } from '../model/operations.model';
 import { CollectionContexts } from './collection-context';
@@ -10,6 +11,7 @@ import { CollectionContexts } from './collection-context';
  * bring them back. Both complete before answering; `wait` only chooses the status reported, as for
  * every write.
  */
+@Injectable()
 export class VectorNameOperations {
   constructor(
     private readonly contexts: CollectionContexts,

@@ -20,6 +20,7 @@ import type { QueryBatchPoints__Output } from '../../generated/vectorstore/Query
 import type { QueryPoints__Output } from '../../generated/vectorstore/QueryPoints';
 import type { Query__Output } from '../../generated/vectorstore/Query';
 import type { RecommendInput__Output } from '../../generated/vectorstore/RecommendInput';
+import type { RecommendBatchPoints__Output } from '../../generated/vectorstore/RecommendBatchPoints';
 import type { RecommendPoints__Output } from '../../generated/vectorstore/RecommendPoints';
 import type { SearchBatchPoints__Output } from '../../generated/vectorstore/SearchBatchPoints';
 import type { SearchPoints__Output } from '../../generated/vectorstore/SearchPoints';
@@ -152,6 +153,15 @@ export function recommendPointsFromProto(r: RecommendPoints__Output): SearchMapp
   };
   issues.throwIfAny();
   return { collectionName: r.collectionName ?? '', request };
+}
+
+/** RecommendBatchPoints: each RecommendPoints of the batch, with the batch's collection and timeout. */
+export function recommendBatchFromProto(r: RecommendBatchPoints__Output): BatchMapping<RecommendRequest> {
+  const issues = new ValidationIssues();
+  const timeout = readU64(issues, 'timeout', r.timeout);
+  issues.throwIfAny();
+  const requests = (r.recommendPoints ?? []).map((inner) => withTimeout(recommendPointsFromProto({ ...inner, collectionName: r.collectionName }).request, timeout));
+  return defined({ collectionName: r.collectionName ?? '', requests, timeout });
 }
 
 // ---------------------------------------------------------------------------
