@@ -123,7 +123,13 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
       }
     }
     for (const { field } of fieldIndexes) if (!shard.fieldIndexes.has(field)) built.deleteFieldIndex(field);
-    await shard.swapSegments(plan.sources, built.pointCount > 0 ? built : undefined);
+    const keep = built.pointCount > 0;
+    try {
+      await shard.swapSegments(plan.sources, keep ? built : undefined);
+    } finally {
+      // not swapped in (empty, or the shard closed meanwhile): nothing else will release its files
+      if (!shard.segments.includes(built)) built.dispose();
+    }
     this.logger.log({ kind: plan.kind, points: built.pointCount, sources: plan.sources.length }, 'optimization finished');
     return built.pointCount > 0;
   }

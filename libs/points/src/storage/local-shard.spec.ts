@@ -138,6 +138,47 @@ describe(LocalShard.name, () => {
     });
   });
 
+  describe('segment file descriptors', () => {
+    /** Paths this process holds open under `dir` (Linux: /proc/self/fd), deleted files included. */
+    async function openUnder(prefix: string): Promise<string[]> {
+      const found: string[] = [];
+      for (const fd of await fs.readdir('/proc/self/fd')) {
+        const target = await fs.readlink(`/proc/self/fd/${fd}`).catch(() => '');
+        if (target.startsWith(prefix)) found.push(target);
+      }
+      return found;
+    }
+    const onLinux = process.platform === 'linux' ? it : it.skip;
+
+    onLinux('should close the files of swapped-out segments at once, and all of them when the shard closes', async () => {
+      const shard = await open(dir);
+      const build = async (id: string, ids: number[]) => {
+        shard.reserveBuild(id);
+        const built = Segment.build(spaces, ids.map((n) => ({ ...point(n, { b: String(n) }), version: 1 })), [], id);
+        const body = await built.saveToDisk(shard.segmentsDir, { payloads: true, vectors: new Set(['']) });
+        return Segment.load(body, spaces, shard.segmentsDir);
+      };
+      const first = await build('first', [1, 2, 3]);
+      await shard.swapSegments([], first);
+      await shard.releaseBuild('first', true);
+      expect((await openUnder(shard.segmentsDir)).filter((p) => p.includes('first')).length).toBe(2);
+
+      const second = await build('second', [1, 2, 3]);
+      await shard.swapSegments([first], second);
+      await shard.releaseBuild('second', true);
+      const open1 = await openUnder(shard.segmentsDir);
+      expect(open1.filter((p) => p.includes('first'))).toEqual([]);
+      expect(open1.filter((p) => p.includes('second')).length).toBe(2);
+      // a late read of a replaced segment fails loudly instead of reading another file
+      expect(() => first.payload(0)).toThrow(/read after close/);
+
+      await shard.close();
+      expect(await openUnder(shard.segmentsDir)).toEqual([]);
+      // and a swap arriving after close started is refused
+      await expect(shard.swapSegments([], undefined)).rejects.toThrow(/closed/);
+    });
+  });
+
   describe('sparse IDF', () => {
     it('should score with statistics of the whole shard, however points are spread over segments', async () => {
       const sparseSpaces = new Map<string, VectorSpace>([['s', { name: 's', kind: 'sparse', idf: true }]]);

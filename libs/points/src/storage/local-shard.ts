@@ -82,6 +82,8 @@ export class LocalShard {
   private readonly building = new Set<string>();
   private log!: ShardLog;
   private closed = false;
+  /** Set when close() starts; closed is set once it finished. */
+  private closing = false;
   /** Set when an operation failed to apply: the shard reports Red and refuses writes. */
   failure: Error | undefined;
   /** What the optimizer is doing here; read for the collection status. */
@@ -137,8 +139,9 @@ export class LocalShard {
     previous.dispose();
   }
 
+  /** True from the moment close() starts. */
   get isClosed(): boolean {
-    return this.closed;
+    return this.closing;
   }
 
   /** Where segment files live; the optimizer writes a new segment's vector and payload files here. */
@@ -397,23 +400,35 @@ export class LocalShard {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.closing) return;
+    // From here no optimization may swap segments in: the folder may be about to go.
+    this.closing = true;
     try {
       await this.flush();
     } finally {
       this.closed = true;
       await this.log.close();
+      for (const segment of this.segments) segment.dispose();
     }
   }
 
-  /** Replaces `sources` with `replacement` (an optimized segment) and persists the change. */
+  /**
+   * Replaces `sources` with `replacement` (an optimized segment) and persists the change. The
+   * sources' files are closed afterwards: every read of a segment runs synchronously, so none can
+   * still be using them.
+   */
   async swapSegments(sources: readonly Segment[], replacement: Segment | undefined): Promise<void> {
+    if (this.closing) throw new Error('shard is closed');
     this.segments = this.segments.filter((s) => !sources.includes(s));
     if (replacement) this.segments.push(this.adopt(replacement));
     for (const source of sources) {
       this.persisted.delete(source.id);
     }
-    await this.flush();
+    try {
+      await this.flush();
+    } finally {
+      for (const source of sources) source.dispose();
+    }
   }
 
   /** Seals the active segment (for the optimizer) and starts a fresh one for writes. */

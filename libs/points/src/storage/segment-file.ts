@@ -1,10 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
-/**
- * Closes descriptors of files nobody can read any more. A swapped-out segment may still be in the
- * hands of a request, so its file is never closed explicitly: closing early could let the number be
- * reused by another file and a late read return someone else's bytes.
- */
+/** Closes the descriptor of a file that was never closed explicitly once nothing can read it. */
 const unreachable = new FinalizationRegistry<number>((fd) => {
   try {
     closeSync(fd);
@@ -18,12 +14,14 @@ const unreachable = new FinalizationRegistry<number>((fd) => {
  * its contents stay in the OS page cache instead of the heap. The file may be unlinked while open.
  */
 export class SegmentFile {
+  private closed = false;
+
   private constructor(
     private readonly fd: number,
     readonly path: string,
     readonly byteLength: number,
   ) {
-    unreachable.register(this, fd);
+    unreachable.register(this, fd, this);
   }
 
   static open(filePath: string): SegmentFile {
@@ -31,8 +29,20 @@ export class SegmentFile {
     return new SegmentFile(fd, filePath, fstatSync(fd).size);
   }
 
+  /**
+   * Closes the descriptor. Reads afterwards fail with an error rather than touching a descriptor
+   * number the process may have reused for another file.
+   */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    unreachable.unregister(this);
+    closeSync(this.fd);
+  }
+
   /** `length` bytes at `position`, into `into` (at `at`) when given. */
   read(position: number, length: number, into: Uint8Array = new Uint8Array(length), at = 0): Uint8Array {
+    if (this.closed) throw new Error(`${this.path}: read after close (its segment was replaced or its shard closed)`);
     if (position < 0 || position + length > this.byteLength) {
       throw new Error(`${this.path}: read of ${length} bytes at ${position} is past the end (${this.byteLength} bytes)`);
     }

@@ -59,6 +59,8 @@ export class Segment {
   private readonly slotByKey = new Map<string, number>();
   private versions: number[] = [];
   private payloads: Array<JsonObject | undefined> = [];
+  /** Files the segment reads vectors or payloads from (immutable segments kept on disk). */
+  private files: SegmentFile[] = [];
   /** Set when payloads live in a file instead of `payloads`. */
   private diskPayloads: { store: DiskPayloads; layout: PayloadFileLayout } | undefined;
   private deleted = new Uint8Array(64);
@@ -152,9 +154,10 @@ export class Segment {
     return this.ids.length;
   }
 
-  /** Releases engine resources (worker threads); the segment must not be used afterwards. */
+  /** Releases engine resources (worker threads) and closes its files; the segment must not be used afterwards. */
   dispose(): void {
     for (const store of this.vectors.values()) store.dispose();
+    for (const file of this.files) file.close();
   }
 
   /** Live (not deleted) points. */
@@ -440,6 +443,17 @@ export class Segment {
       if (!file) files.set(name, (file = SegmentFile.open(path.join(dir, name))));
       return file;
     };
+    try {
+      const segment = Segment.restore(s, spaces, openFile);
+      segment.files = [...files.values()];
+      return segment;
+    } catch (error) {
+      for (const file of files.values()) file.close();
+      throw error;
+    }
+  }
+
+  private static restore(s: SegmentSnapshot, spaces: Map<string, VectorSpace>, openFile: (name: string) => SegmentFile): Segment {
     let segment: Segment | undefined;
     const payloadIndexes = PayloadIndexSet.fromBytes(s.payloadIndexes, (visit) => segment!.forEachLivePayload(visit));
     segment = new Segment(s.id, s.appendable, payloadIndexes);
