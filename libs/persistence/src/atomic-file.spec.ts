@@ -40,6 +40,16 @@ describe('atomic-file', () => {
       expect([...fs.readFileSync(file)]).toEqual([0, 255, 7]);
     });
 
+    it('should write an iterable of chunks one after the other', async () => {
+      const file = path.join(dir, 'parts.bin');
+      await writeFileAtomic(file, (function* () {
+        yield Uint8Array.from([1, 2]);
+        yield new Uint8Array(0);
+        yield Uint8Array.from([3]);
+      })());
+      expect([...fs.readFileSync(file)]).toEqual([1, 2, 3]);
+    });
+
     it('should leave no temporary files behind', async () => {
       const file = path.join(dir, 'a.json');
 

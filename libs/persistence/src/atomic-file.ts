@@ -5,14 +5,17 @@ import * as path from 'node:path';
 /**
  * Replaces `filePath` with `data` so that a crash at any moment leaves either the old or the new
  * content, never a torn file: write a temporary sibling, fsync it, rename over, fsync the folder.
+ * `data` may be an iterable of chunks, written one after the other (large files built in parts).
  */
-export async function writeFileAtomic(filePath: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(filePath: string, data: string | Uint8Array | Iterable<Uint8Array>, mode = 0o600): Promise<void> {
   const dir = path.dirname(filePath);
   const tmp = path.join(dir, `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'w', mode);
   try {
     try {
-      await handle.writeFile(data);
+      if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+      // each writeFile continues at the handle's current position
+      else for (const chunk of data) await handle.writeFile(chunk);
       await handle.sync();
     } finally {
       await handle.close();

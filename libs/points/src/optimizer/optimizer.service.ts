@@ -3,7 +3,8 @@ import { CollectionConfig } from '@vectorstore/collections';
 import { randomUUID } from 'node:crypto';
 import { LocalShard } from '../storage/local-shard';
 import { PointsStorage } from '../storage/points-storage';
-import { Segment } from '../storage/segment';
+import { denseDimsOf, Segment } from '../storage/segment';
+import { collectColumns } from '../storage/segment-columns';
 import { OptimizationPlan, maxConcurrentJobs, planOptimizations, storageOptionsOf } from './optimization-planner';
 import { runSegmentBuild } from './segment-build-runner';
 
@@ -104,10 +105,10 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
   private async build(shard: LocalShard, plan: OptimizationPlan, collection: CollectionConfig, id: string): Promise<boolean> {
     // Writes must not land in a segment being rebuilt: give them a fresh one.
     if (plan.sources.includes(shard.active)) shard.rollActiveSegment();
-    const points = plan.sources.flatMap((source) => source.livePoints());
+    const columns = collectColumns(plan.sources, denseDimsOf(shard.spaces));
     const fieldIndexes = [...shard.fieldIndexes].map(([field, schema]) => ({ field, ...schema }));
     const storage = storageOptionsOf(collection);
-    const bytes = await runSegmentBuild({ id, spaces: [...shard.spaces], points, fieldIndexes, dir: shard.segmentsDir, storage });
+    const bytes = await runSegmentBuild({ id, spaces: [...shard.spaces], columns, fieldIndexes, dir: shard.segmentsDir, storage });
     if (this.stopped || shard.isClosed) return false;
     const built = Segment.load(bytes, shard.spaces, shard.segmentsDir);
     // Points deleted or moved (changed) while building are gone from their sources: drop them here too.

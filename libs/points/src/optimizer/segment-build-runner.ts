@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { transferablesOf } from '../storage/segment-columns';
 import { buildSegmentBytes, SegmentBuildJob } from './segment-builder';
 
 const WORKER_FILE = path.join(__dirname, 'segment-builder.worker.js');
@@ -22,7 +23,7 @@ export async function runSegmentBuild(job: SegmentBuildJob): Promise<Uint8Array>
       );
       worker.once('error', reject);
       worker.once('exit', (code) => reject(new Error(`segment builder exited with code ${code}`)));
-      worker.postMessage(job);
+      worker.postMessage(job, transferablesOf(job.columns));
     });
   } finally {
     await worker.terminate();

@@ -1,5 +1,6 @@
 import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
-import { Segment, SegmentPoint } from '../storage/segment';
+import { Segment } from '../storage/segment';
+import { SegmentColumns } from '../storage/segment-columns';
 import { diskLayoutOf, SegmentStorageOptions } from '../storage/segment-layout';
 import { VectorSpace } from '../storage/vector-space';
 
@@ -8,7 +9,8 @@ export interface SegmentBuildJob {
   /** Id of the new segment (reserved by the shard, so its files are not cleaned up mid-build). */
   id: string;
   spaces: Array<[string, VectorSpace]>;
-  points: SegmentPoint[];
+  /** The live points of the sources (dense vectors packed per space, transferred to the worker). */
+  columns: SegmentColumns;
   fieldIndexes: Array<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>;
   /** Folder of the shard's segment files, where the segment's own files are written. */
   dir: string;
@@ -21,7 +23,7 @@ export interface SegmentBuildJob {
  */
 export async function buildSegmentBytes(job: SegmentBuildJob): Promise<Uint8Array> {
   const spaces = new Map(job.spaces);
-  const segment = Segment.build(spaces, job.points, job.fieldIndexes, job.id);
+  const segment = Segment.buildFromColumns(spaces, job.columns, job.fieldIndexes, job.id);
   try {
     return await segment.saveToDisk(job.dir, diskLayoutOf(segment.vectorDataKb(), spaces.values(), job.storage));
   } finally {

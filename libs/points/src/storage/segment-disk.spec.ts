@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { JsonObject } from '@vectorstore/common';
 import { Filter } from '../model/filter.model';
 import { DiskPayloads } from './disk-payloads';
-import { Segment, SegmentPoint } from './segment';
+import { denseDimsOf, Segment, SegmentPoint } from './segment';
+import { collectColumns } from './segment-columns';
 import { SegmentFile } from './segment-file';
 import { VectorSpace } from './vector-space';
 
@@ -192,6 +193,21 @@ describe('on-disk segments', () => {
     expect(Array.from((again.pointVectors(7)[''] as { values: Float32Array }).values)).toEqual(
       Array.from((disk.pointVectors(7)[''] as { values: Float32Array }).values),
     );
+  });
+
+  it('should rebuild from the columns of several segments, on disk or not, with every live point', async () => {
+    const spaces = new Map<string, VectorSpace>([['', space('', 'Cosine')], ['s', { name: 's', kind: 'sparse', idf: false }]]);
+    const data = points(200, ['']).map((p, i) => ({
+      ...p,
+      vectors: i % 3 === 0 ? { ...p.vectors, s: { kind: 'sparse' as const, indices: Uint32Array.from([i, i + 1]), values: Float32Array.from([1, 0.5]) } } : p.vectors,
+    }));
+    const inMemory = Segment.build(spaces, data.slice(0, 100), [], 'seg-m');
+    const onDisk = Segment.load(await Segment.build(spaces, data.slice(100), [], 'seg-d').saveToDisk(dir, { payloads: true, vectors: new Set(['']) }), spaces, dir);
+    onDisk.delete(999, onDisk.slotOf(150n)!);
+    const rebuilt = Segment.buildFromColumns(spaces, collectColumns([inMemory, onDisk], denseDimsOf(spaces)), [], 'seg-r');
+    expect(rebuilt.livePoints()).toEqual([...inMemory.livePoints(), ...onDisk.livePoints()]);
+    expect(rebuilt.pointCount).toBe(199);
+    expect(rebuilt.slotOf(150n)).toBeUndefined();
   });
 
   it('should refuse to load a body that keeps data in files without a folder', async () => {

@@ -110,16 +110,17 @@ export class DenseSegmentVectors implements SegmentVectors {
     return new DenseSegmentVectors(space, index, indexed);
   }
 
-  /** Adds many vectors in one engine call (a parallel graph build); slots must not have vectors yet. */
-  addBatch(pointSlots: readonly number[], vectors: readonly Float32Array[]): void {
+  /**
+   * Adds many vectors in one engine call (a parallel graph build): `values` holds one vector per
+   * entry of `pointSlots`, back to back. The slots must not have vectors yet.
+   */
+  addPacked(pointSlots: ArrayLike<number>, values: Float32Array): void {
     if (pointSlots.length === 0) return;
-    const flat = new Float32Array(vectors.length * this.space.dim);
-    vectors.forEach((v, i) => {
-      if (v.length !== this.space.dim) throw new Error(`vector of length ${v.length} in a ${this.space.dim}-d space`);
-      flat.set(v, i * this.space.dim);
-    });
-    const first = this.index.add(flat);
-    pointSlots.forEach((pointSlot, i) => this.slots.link(pointSlot, first + i));
+    if (values.length !== pointSlots.length * this.space.dim) {
+      throw new Error(`${values.length} values for ${pointSlots.length} vectors in a ${this.space.dim}-d space`);
+    }
+    const first = this.index.add(values);
+    for (let i = 0; i < pointSlots.length; i++) this.slots.link(pointSlots[i], first + i);
   }
 
   dispose(): void {
@@ -192,22 +193,22 @@ export class DenseSegmentVectors implements SegmentVectors {
   }
 
   /**
-   * Moves the original vectors out: returns their rows (for the segment's vector file, at `offset` in
-   * `file`) and the saved state without them. An index without quantization gets an internal int8 one
-   * first, because searches must walk the graph on something held in memory.
+   * Moves the original vectors out: returns the saved state without them, and a way to export their
+   * rows (for the segment's vector file, at `offset` in `file`) once they are to be written. An index
+   * without quantization gets an internal int8 one first, because searches must walk the graph on
+   * something held in memory.
    */
-  saveExternal(file: string, offset: number): { rows: Uint8Array; bytes: Uint8Array } {
+  saveExternal(file: string, offset: number): { rows: () => Uint8Array; rowsBytes: number; bytes: Uint8Array } {
     // The configured quantization may not be trained yet (the engine trains at the first search).
     const internalQuantization = this.index.config.quantization === undefined;
     if (this.index.quantization === undefined) this.index.quantize(internalQuantization ? INTERNAL_QUANTIZATION : undefined);
-    const rows = this.index.exportRows();
     const state: SavedDenseVectors = {
       slots: this.slots.toJSON(),
       index: this.index.save({ vectors: false }),
       indexed: true,
       disk: { file, offset, rowBytes: this.index.rowBytes, internalQuantization },
     };
-    return { rows, bytes: serialize(state) };
+    return { rows: () => this.index.exportRows(), rowsBytes: this.index.size * this.index.rowBytes, bytes: serialize(state) };
   }
 
   static load(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, bytes: Uint8Array, openFile?: (name: string) => SegmentFile): SegmentVectors {

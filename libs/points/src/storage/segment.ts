@@ -12,6 +12,7 @@ import { SearchParams } from '../model/query.model';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { PayloadIndexSet } from '../payload-index/payload-index-set';
 import { DiskPayloads, PayloadFileLayout } from './disk-payloads';
+import { columnsOf, SegmentColumns } from './segment-columns';
 import { SegmentFile } from './segment-file';
 import { SegmentDiskLayout, segmentProfile } from './segment-layout';
 import { createSegmentVectors, DenseSegmentVectors, loadSegmentVectors, SegmentVectors, SlotHits } from './segment-vectors';
@@ -87,8 +88,9 @@ export class Segment {
   }
 
   /**
-   * An immutable, indexed segment holding `points` (the optimizer's output). Vectors go into graph
-   * indexes and payload indexes are built for `fieldIndexes`.
+   * An immutable, indexed segment holding `points` (tests and small builds; the optimizer hands
+   * columns to {@link Segment.buildFromColumns}). Vectors go into graph indexes and payload indexes
+   * are built for `fieldIndexes`.
    */
   static build(
     spaces: Map<string, VectorSpace>,
@@ -96,28 +98,37 @@ export class Segment {
     fieldIndexes: ReadonlyArray<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>,
     id: string = randomUUID(),
   ): Segment {
+    return Segment.buildFromColumns(spaces, columnsOf(points, denseDimsOf(spaces)), fieldIndexes, id);
+  }
+
+  /**
+   * An immutable, indexed segment from the columns of an optimization's input. Each dense space is
+   * added in one engine call (which builds the graph on several threads), and its packed vectors are
+   * let go right after, so the build holds them only once.
+   */
+  static buildFromColumns(
+    spaces: Map<string, VectorSpace>,
+    columns: SegmentColumns,
+    fieldIndexes: ReadonlyArray<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>,
+    id: string = randomUUID(),
+  ): Segment {
     const segment = new Segment(id, false);
     for (const [name, space] of spaces) segment.vectors.set(name, createSegmentVectors(space, true));
-    // Dense vectors go in one batch per space, so the engine can build the graph on several threads.
-    const batches = new Map<string, { slots: number[]; vectors: Float32Array[] }>();
-    for (const point of points) {
-      const slot = segment.allocate(point.id);
-      for (const [name, vector] of Object.entries(point.vectors)) {
-        const store = segment.vectors.get(name);
-        if (store instanceof DenseSegmentVectors && vector.kind === 'dense') {
-          const batch = batches.get(name) ?? { slots: [], vectors: [] };
-          batch.slots.push(slot);
-          batch.vectors.push(vector.values);
-          batches.set(name, batch);
-        } else {
-          store?.set(slot, vector);
-        }
-      }
-      segment.payloads[slot] = Object.keys(point.payload).length === 0 ? undefined : point.payload;
+    for (let i = 0; i < columns.ids.length; i++) {
+      const slot = segment.allocate(columns.ids[i]);
+      segment.payloads[slot] = columns.payloads[i];
       segment.setPayloadSize(slot, segment.payloads[slot]);
-      segment.touch(slot, point.version);
+      segment.touch(slot, columns.versions[i]);
     }
-    for (const [name, batch] of batches) (segment.vectors.get(name) as DenseSegmentVectors).addBatch(batch.slots, batch.vectors);
+    for (const packed of columns.dense) {
+      const store = segment.vectors.get(packed.name);
+      if (store instanceof DenseSegmentVectors) store.addPacked(packed.points, packed.values);
+      packed.values = new Float32Array(0);
+    }
+    for (const { name, entries } of columns.other) {
+      const store = segment.vectors.get(name);
+      if (store) for (const [slot, vector] of entries) store.set(slot, vector);
+    }
     for (const index of fieldIndexes) segment.createFieldIndex(index.field, index.type, index.params);
     return segment;
   }
@@ -413,16 +424,17 @@ export class Segment {
   async saveToDisk(dir: string, layout: SegmentDiskLayout): Promise<Uint8Array> {
     if (this.appendable) throw new Error(`segment ${this.id}: only immutable segments keep data on disk`);
     const vectorFile = `${this.id}.vec`;
-    const rows: Uint8Array[] = [];
+    const rows: Array<() => Uint8Array> = [];
     let offset = 0;
     const vectors = [...this.vectors].map(([name, store]) => {
       if (!layout.vectors.has(name) || !(store instanceof DenseSegmentVectors)) return { name, bytes: store.save() };
       const external = store.saveExternal(vectorFile, offset);
       rows.push(external.rows);
-      offset += external.rows.length;
+      offset += external.rowsBytes;
       return { name, bytes: external.bytes };
     });
-    if (rows.length > 0) await writeFileAtomic(path.join(dir, vectorFile), concatBytes(rows, offset));
+    // one space's rows at a time: exported, written, let go
+    if (rows.length > 0) await writeFileAtomic(path.join(dir, vectorFile), (function* () { for (const next of rows) yield next(); })());
     let payloadFile: PayloadFileLayout | undefined;
     if (layout.payloads) {
       const { body, offsets } = DiskPayloads.encode(this.payloads, this.ids.length);
@@ -537,14 +549,11 @@ export class Segment {
   }
 }
 
-function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+/** Dimensions of the dense spaces (the ones packed per space in columns). */
+export function denseDimsOf(spaces: ReadonlyMap<string, VectorSpace>): Map<string, number> {
+  const dims = new Map<string, number>();
+  for (const [name, space] of spaces) if (space.kind === 'dense') dims.set(name, space.dim);
+  return dims;
 }
 
 /** Sets `value` at a dotted path inside `payload` (creating objects on the way), as Qdrant's set_payload `key`. */
