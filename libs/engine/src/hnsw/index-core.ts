@@ -337,15 +337,18 @@ export class IndexCore {
     const traversal = this.quantizer && !ignore ? this.quantizer.kind : TR.ORIGINAL;
     const rescore = traversal !== TR.ORIGINAL && (qp.rescore ?? true);
     // without rescoring the k candidates are still re-ranked on originals, so scores are always exact
-    const kq = candidates || traversal === TR.ORIGINAL ? k : rescore ? Math.ceil(k * oversampling) : k;
-    this.ensureHeap(Math.max(ef, kq));
+    // Neither the candidate count nor the beam can usefully exceed the slots there are; bounding them
+    // keeps a huge ef or oversampling from allocating gigabytes of heap.
+    const kq = Math.min(this.size, candidates || traversal === TR.ORIGINAL ? k : rescore ? Math.ceil(k * oversampling) : k);
+    const beam = Math.min(ef, Math.max(kq, this.size));
+    this.ensureHeap(Math.max(beam, kq));
     let exact = params.exact ?? false;
     if (params.allowed) {
       const allowedCount = this.fillAllowed(params.allowed, allowedAt);
       // Qdrant's full_scan_threshold (KB of vectors): small filtered sets are scanned exactly
       if ((allowedCount * dim * 4) / 1024 < this.config.fullScanThreshold) exact = true;
     }
-    return { query: q, k, kq, ef, traversal, exact };
+    return { query: q, k, kq, ef: beam, traversal, exact };
   }
 
   /** Exact (brute-force) k nearest on the original vectors; the slow twin of `search`. */

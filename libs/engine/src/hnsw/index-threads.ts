@@ -85,7 +85,7 @@ export class ThreadedIndex extends IndexCore {
 
   private async runAsync(pool: IndexWorkers, i: number, query: ArrayLike<number>, params: SearchParams): Promise<SearchResult> {
     // layout changes (heap or scratch growth) move memory, so they wait until no worker is searching
-    const need = Math.max(params.ef ?? this.config.ef, Math.ceil(params.k * (params.quantization?.oversampling ?? 1)));
+    const need = Math.min(this.size, Math.max(params.ef ?? this.config.ef, Math.ceil(params.k * (params.quantization?.oversampling ?? 1))));
     const lazyTraining = !this.quantization && this.config.quantization !== undefined && !params.quantization?.ignore;
     if (lazyTraining || this.layoutWouldChange(need, pool.size + 1)) {
       await this.quiet();

@@ -1,0 +1,25 @@
+import { VectorIndex } from './vector-index';
+
+describe('search bounds', () => {
+  const index = new VectorIndex({ dim: 8, distance: 'Euclid', m: 8, efConstruct: 32, quantization: { scalar: { type: 'int8' } } });
+  index.add(Float32Array.from({ length: 200 * 8 }, (_, i) => Math.sin(i)));
+  const query = Array.from({ length: 8 }, (_, i) => Math.cos(i));
+
+  it('should not size its heap by an ef, k or oversampling far beyond the slots there are', async () => {
+    const before = index.memoryBytes;
+    const huge = 1 << 24;
+    const results = [
+      index.search(query, { k: 10, ef: huge }),
+      index.search(query, { k: huge }),
+      index.search(query, { k: 10, quantization: { oversampling: 1e9 } }),
+      index.searchCandidates(query, { k: huge, ef: huge }),
+      await index.searchAsync(query, { k: huge, ef: huge }),
+    ];
+    expect(results.map((r) => r.slots.length)).toEqual([10, 200, 10, 200, 200]);
+    // a heap for 16M candidates would take gigabytes; the slots bound it
+    expect(index.memoryBytes - before).toBeLessThan(1 << 20);
+    expect(index.search(query, { k: 10, ef: huge }).slots).toEqual(index.search(query, { k: 10, ef: 200 }).slots);
+  });
+
+  afterAll(() => index.dispose());
+});
