@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
-import { JsonObject, RetrievedPoint, Rng, caller, denseOf, fromPayload, idOf, pid, toPayload } from './support/points-helpers';
+import { JsonObject, RetrievedPoint, Rng, caller, denseOf, fetchPoints, fromPayload, pid, toPayload } from './support/points-helpers';
 import { RunningServer, startServer } from './support/server-harness';
 
 jest.setTimeout(60_000);
@@ -39,20 +39,7 @@ describe('Points durability (e2e)', () => {
     Number((await call<{ result: { count: string } }>('Count', { collectionName: name, exact: true, ...(filter ? { filter } : {}) })).result.count);
   const folders = () => readdirSync(path.join(server.dataDir, 'collections'));
 
-  /** Every point of `ids` that the server returns, by id key, fetched in chunks. */
-  async function fetchAll(name: string, ids: number[]): Promise<Map<string, RetrievedPoint>> {
-    const found = new Map<string, RetrievedPoint>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const { result } = await call<{ result: RetrievedPoint[] }>('Get', {
-        collectionName: name,
-        ids: ids.slice(i, i + 500).map(pid),
-        withPayload: { enable: true },
-        withVectors: { enable: true },
-      });
-      for (const point of result) found.set(idOf(point.id), point);
-    }
-    return found;
-  }
+  const fetchAll = (name: string, ids: number[]) => fetchPoints(points, name, ids);
 
   /** Ids missing or different from what was written. */
   function problems(found: Map<string, RetrievedPoint>, ids: number[]): string[] {

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
-import { JsonObject, RetrievedPoint, Rng, caller, denseOf, fromPayload, idOf, pid, pollUntil, toPayload } from './support/points-helpers';
+import { JsonObject, RetrievedPoint, Rng, caller, denseOf, fetchPoints, fromPayload, pid, pollUntil, toPayload } from './support/points-helpers';
 import { RunningServer, startServer } from './support/server-harness';
 
 jest.setTimeout(180_000);
@@ -43,19 +43,7 @@ describe('On-disk segments under SIGKILL (e2e)', () => {
     call = caller(points);
   };
 
-  async function fetchAll(ids: number[]): Promise<Map<string, RetrievedPoint>> {
-    const found = new Map<string, RetrievedPoint>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const { result } = await call<{ result: RetrievedPoint[] }>('Get', {
-        collectionName: NAME,
-        ids: ids.slice(i, i + 500).map(pid),
-        withPayload: { enable: true },
-        withVectors: { enable: true },
-      });
-      for (const point of result) found.set(idOf(point.id), point);
-    }
-    return found;
-  }
+  const fetchAll = (ids: number[]) => fetchPoints(points, NAME, ids);
 
   function problems(found: Map<string, RetrievedPoint>, ids: number[]): string[] {
     const issues: string[] = [];

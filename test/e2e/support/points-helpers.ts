@@ -207,6 +207,21 @@ export function named(vectors: Record<string, number[]>): object {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Every point of `ids` the server returns (with payload and vectors), by id key, fetched in chunks of 500. */
+export async function fetchPoints(client: grpc.Client, collectionName: string, ids: readonly Id[]): Promise<Map<string, RetrievedPoint>> {
+  const found = new Map<string, RetrievedPoint>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const { result } = await unary<object, { result: RetrievedPoint[] }>(client, 'Get', {
+      collectionName,
+      ids: ids.slice(i, i + 500).map(pid),
+      withPayload: { enable: true },
+      withVectors: { enable: true },
+    });
+    for (const point of result) found.set(idOf(point.id), point);
+  }
+  return found;
+}
+
 /** Polls `probe` every `everyMs` until it returns a truthy value or `timeoutMs` elapses (then returns the last value). */
 export async function pollUntil<T>(probe: () => Promise<T>, timeoutMs: number, everyMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -111,15 +111,7 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
 
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
     if (query.kind !== 'dense') throw wrongKind(this.space, query);
-    const kept: number[] = [];
-    const engineSlots: number[] = [];
-    for (let i = 0; i < pointSlots.length; i++) {
-      const engineSlot = this.slots.engineSlot(pointSlots[i]);
-      if (engineSlot >= 0) {
-        kept.push(pointSlots[i]);
-        engineSlots.push(engineSlot);
-      }
-    }
+    const { kept, engineSlots } = this.slots.withVectors(pointSlots);
     return { slots: Uint32Array.from(kept), scores: this.scoreEngineSlots(query.values, engineSlots) };
   }
 

@@ -174,15 +174,7 @@ export class DenseSegmentVectors implements SegmentVectors {
 
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
     if (query.kind !== 'dense') throw wrongKind(this.space, query);
-    const kept: number[] = [];
-    const engineSlots: number[] = [];
-    for (let i = 0; i < pointSlots.length; i++) {
-      const engineSlot = this.slots.engineSlot(pointSlots[i]);
-      if (engineSlot >= 0) {
-        kept.push(pointSlots[i]);
-        engineSlots.push(engineSlot);
-      }
-    }
+    const { kept, engineSlots } = this.slots.withVectors(pointSlots);
     const scores = engineSlots.length === 0 ? new Float32Array(0) : this.index.scoreSlots(query.values, engineSlots);
     return { slots: Uint32Array.from(kept), scores };
   }

@@ -44,6 +44,20 @@ export class SlotMap {
     return map;
   }
 
+  /** The point slots that have a vector here, and their engine slots (parallel). */
+  withVectors(pointSlots: ArrayLike<number>): { kept: number[]; engineSlots: number[] } {
+    const kept: number[] = [];
+    const engineSlots: number[] = [];
+    for (let i = 0; i < pointSlots.length; i++) {
+      const engineSlot = this.engineSlot(pointSlots[i]);
+      if (engineSlot >= 0) {
+        kept.push(pointSlots[i]);
+        engineSlots.push(engineSlot);
+      }
+    }
+    return { kept, engineSlots };
+  }
+
   /** Engine-slot predicate for a point-slot predicate. */
   engineFilter(allowed: ((pointSlot: number) => boolean) | undefined): ((engineSlot: number) => boolean) | undefined {
     if (!allowed) return undefined;
