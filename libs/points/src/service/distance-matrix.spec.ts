@@ -3,7 +3,7 @@ import { NamedVectors } from '../model/vectors.model';
 import { Segment } from '../storage/segment';
 import { VectorSpace } from '../storage/vector-space';
 import { CollectionContexts } from './collection-context';
-import { DistanceMatrixService, MatrixNeighbour, nearestPerRow, randomSample } from './distance-matrix';
+import { DistanceMatrixService, MatrixNeighbour, nearestPerRow, Reservoir } from './distance-matrix';
 import { StrictModeGuard } from './strict-mode';
 
 const hnsw = { m: 16, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 1 };
@@ -28,20 +28,27 @@ function contextsOver(spaces: Map<string, VectorSpace>, segments: Segment[]): Co
 }
 
 describe('distance matrix', () => {
-  describe(randomSample.name, () => {
+  describe(Reservoir.name, () => {
+    const sampleOf = (items: number[], size: number, random: () => number) => {
+      const reservoir = new Reservoir<number>(size, random);
+      for (const item of items) reservoir.offer(() => item);
+      return reservoir.items;
+    };
+
     it('should pick distinct items, at most the requested number', () => {
       const items = Array.from({ length: 50 }, (_, i) => i);
-      const sample = randomSample(items, 10, seeded(1));
+      const sample = sampleOf(items, 10, seeded(1));
       expect(sample).toHaveLength(10);
       expect(new Set(sample).size).toBe(10);
-      expect(randomSample(items.slice(0, 3), 10, seeded(2)).sort()).toEqual([0, 1, 2]);
+      expect(sampleOf(items.slice(0, 3), 10, seeded(2)).sort()).toEqual([0, 1, 2]);
     });
 
-    it('should reach every item over many draws', () => {
+    it('should pick every item about equally often', () => {
       const random = seeded(3);
-      const seen = new Set<number>();
-      for (let i = 0; i < 200; i++) for (const x of randomSample([0, 1, 2, 3, 4, 5], 2, random)) seen.add(x);
-      expect(seen.size).toBe(6);
+      const counts = new Array<number>(6).fill(0);
+      for (let i = 0; i < 6000; i++) for (const x of sampleOf([0, 1, 2, 3, 4, 5], 2, random)) counts[x]++;
+      // 2000 expected each; a sampler favouring early or late items would be far off
+      for (const count of counts) expect(Math.abs(count - 2000)).toBeLessThan(200);
     });
   });
 

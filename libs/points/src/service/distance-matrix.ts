@@ -68,28 +68,52 @@ export class DistanceMatrixService {
       context.isIndexed,
     );
     const space = requireSpace(context.storage.spaces, request.using);
-    const candidates: SampledPoint[] = [];
+    // Sampled while scanning (reservoir), so a large collection is not copied out point by point.
+    const reservoir = new Reservoir<SampledPoint>(request.sample);
     for (const handle of context.storage.readShards(request.shardKeySelector)) {
       for (const segment of handle.shard.segments) {
         const store = segment.vectorStore(request.using);
         if (!store || store.count === 0) continue;
-        for (const slot of segment.matchingSlots(request.filter)) {
-          if (store.has(slot)) candidates.push({ id: segment.pointId(slot), segment, slot });
+        const passes = segment.filterPredicate(request.filter);
+        for (let slot = 0; slot < segment.size; slot++) {
+          if (passes(slot) && store.has(slot)) reservoir.offer(() => ({ id: segment.pointId(slot), segment, slot }));
         }
       }
     }
-    const sampled = randomSample(candidates, request.sample).sort((a, b) => comparePointIds(a.id, b.id));
+    const sampled = reservoir.items.sort((a, b) => comparePointIds(a.id, b.id));
     if (sampled.length < 2) return { ids: [], neighbours: [] };
-    const rows = scoreRows(sampled, request.using);
-    return { ids: sampled.map((p) => p.id), neighbours: nearestPerRow(rows, request.limit, spaceHigherIsBetter(space)) };
+    return { ids: sampled.map((p) => p.id), neighbours: nearestRows(sampled, request.using, request.limit, spaceHigherIsBetter(space)) };
+  }
+}
+
+/** A uniform random sample of up to `size` of the items offered one by one (Algorithm R). */
+export class Reservoir<T> {
+  readonly items: T[] = [];
+  private seen = 0;
+
+  constructor(
+    private readonly size: number,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** `make` runs only for items that enter the sample. */
+  offer(make: () => T): void {
+    this.seen++;
+    if (this.items.length < this.size) {
+      this.items.push(make());
+      return;
+    }
+    const j = Math.floor(this.random() * this.seen);
+    if (j < this.size) this.items[j] = make();
   }
 }
 
 /**
- * Every sampled point scored against every sampled point: `rows[i]` holds the scores of point `i`'s
- * vector against the others (by offset), itself left out.
+ * For each sampled point, its `limit` nearest among the sample (itself left out). Each row is
+ * scored against every sampled point, then cut to `limit` at once, so only sample × limit
+ * neighbours are ever held.
  */
-function scoreRows(sampled: SampledPoint[], using: string): MatrixNeighbour[][] {
+function nearestRows(sampled: SampledPoint[], using: string, limit: number, higherIsBetter: boolean): MatrixNeighbour[][] {
   // Score a query against each segment's sampled slots in one engine call.
   const bySegment = new Map<Segment, { slots: number[]; offsets: Map<number, number> }>();
   sampled.forEach((point, offset) => {
@@ -98,17 +122,25 @@ function scoreRows(sampled: SampledPoint[], using: string): MatrixNeighbour[][] 
     group.slots.push(point.slot);
     group.offsets.set(point.slot, offset);
   });
+  const better = (a: MatrixNeighbour, b: MatrixNeighbour) => (higherIsBetter ? b.score - a.score : a.score - b.score) || a.offset - b.offset;
   return sampled.map((point, row) => {
     const query = point.segment.vectorStore(using)!.get(point.slot)!;
-    const scored: MatrixNeighbour[] = [];
+    // the best `limit` so far, best first: a bounded insertion, not a sort of the whole row
+    const best: MatrixNeighbour[] = [];
     for (const [segment, group] of bySegment) {
       const hits = segment.vectorStore(using)!.score(query, group.slots);
       for (let i = 0; i < hits.slots.length; i++) {
         const offset = group.offsets.get(hits.slots[i]);
-        if (offset !== undefined && offset !== row) scored.push({ offset, score: hits.scores[i] });
+        if (offset === undefined || offset === row) continue;
+        const candidate = { offset, score: hits.scores[i] };
+        if (best.length === limit && better(candidate, best[limit - 1]) >= 0) continue;
+        let at = best.length === limit ? limit - 1 : best.length;
+        while (at > 0 && better(candidate, best[at - 1]) < 0) at--;
+        best.splice(at, 0, candidate);
+        if (best.length > limit) best.pop();
       }
     }
-    return scored;
+    return best;
   });
 }
 
@@ -122,15 +154,4 @@ export function nearestPerRow(rows: MatrixNeighbour[][], limit: number, higherIs
       .sort((a, b) => (higherIsBetter ? b.score - a.score : a.score - b.score) || a.offset - b.offset)
       .slice(0, limit),
   );
-}
-
-/** Up to `size` distinct items chosen uniformly at random (a partial Fisher–Yates shuffle). */
-export function randomSample<T>(items: readonly T[], size: number, random: () => number = Math.random): T[] {
-  const pool = [...items];
-  const take = Math.min(size, pool.length);
-  for (let i = 0; i < take; i++) {
-    const j = i + Math.floor(random() * (pool.length - i));
-    [pool[i], pool[j]] = [pool[j], pool[i]];
-  }
-  return pool.slice(0, take);
 }
