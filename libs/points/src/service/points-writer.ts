@@ -33,17 +33,18 @@ export class PointsWriter {
     options: { wait: boolean; timeout?: number; shardKeySelector?: ShardKeySelector; shardKeySelectors?: Array<ShardKeySelector | undefined> },
   ): Promise<UpdateResult[]> {
     const context = this.contexts.resolve(collectionName);
-    // Existence checks see the batch's own earlier upserts and deletes.
-    const batch: BatchView = { created: new Set(), deleted: new Set() };
-    operations.forEach((operation, i) => this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : '', batch));
     const results: UpdateResult[] = [];
-    const run = async () => {
+    // Validated and applied under the shared side of the schema lock: a vector name cannot be
+    // deleted or re-created between the check and the apply.
+    const work = context.storage.schemaLock.shared(async () => {
+      // Existence checks see the batch's own earlier upserts and deletes.
+      const batch: BatchView = { created: new Set(), deleted: new Set() };
+      operations.forEach((operation, i) => this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : '', batch));
       for (const [i, operation] of operations.entries()) {
         const opNum = await this.apply(context.storage, operation, options.shardKeySelectors?.[i] ?? options.shardKeySelector);
         results.push({ operationId: opNum, status: options.wait ? 'Completed' : 'Acknowledged' });
       }
-    };
-    const work = run();
+    });
     if (!options.wait || options.timeout === undefined) {
       await work;
       return results;

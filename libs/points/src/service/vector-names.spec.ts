@@ -114,4 +114,23 @@ describe(VectorNameOperations.name, () => {
       expect(await vectorsOf([1, 9])).toEqual([{}, {}]);
     });
   });
+
+  it('should let writes validated against the old names finish before a delete and re-create, so no shard turns Red', async () => {
+    await db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 2, distance: 'Dot' } } }, true);
+    const operations = Array.from({ length: 300 }, (_, i) => ({
+      upsert: { points: [{ id: BigInt(100 + i), vectors: { a: dense(1, 1), b: dense(i, 1) }, payload: {} }] },
+    }));
+    const batch = db.writer.updateBatch('c', operations, { wait: true }).then(() => 'ok', (e: Error) => e.message);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await db.names.delete({ collectionName: 'c', vectorName: 'b' }, true);
+    await db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 3, distance: 'Euclid' } } }, true);
+    expect(await batch).toBe('ok');
+    const shards = () => [...db.contexts.resolve('c').storage.shards.values()].map((handle) => handle.shard);
+    expect(shards().map((shard) => shard.failure)).toEqual([undefined, undefined]);
+    // the batch finished before the delete: its vectors of the old `b` went with it
+    expect(await vectorsOf([399])).toEqual([{ a: [1, 1] }]);
+    await reopen();
+    expect(shards().map((shard) => shard.failure)).toEqual([undefined, undefined]);
+    expect(await vectorsOf([399])).toEqual([{ a: [1, 1] }]);
+  });
 });

@@ -21,19 +21,24 @@ export class VectorNameOperations {
   async create(request: CreateVectorNameRequest, wait: boolean): Promise<UpdateStatus> {
     this.names.checkCreate(request);
     const { record, storage } = this.contexts.resolve(request.collectionName);
-    // Created again after a delete: no build that started before the delete may still be running.
-    await storage.settleDroppedVector(request.vectorName);
-    await this.names.create({ ...request, collectionName: record.name });
+    // Exclusive: writes validated against the old names finish first, later ones see the new name.
+    await storage.schemaLock.exclusive(async () => {
+      // Created again after a delete: no build that started before the delete may still be running.
+      await storage.settleDroppedVector(request.vectorName);
+      await this.names.create({ ...request, collectionName: record.name });
+    });
     return wait ? 'Completed' : 'Acknowledged';
   }
 
   async delete(request: DeleteVectorNameRequest, wait: boolean): Promise<UpdateStatus> {
     this.names.checkDelete(request);
-    const { record } = this.contexts.resolve(request.collectionName);
-    await this.names.delete({ ...request, collectionName: record.name }, async (current) => {
-      // The catalog lock is held: the collection cannot change (or go) while its data is dropped.
-      await this.contexts.resolve(current.name).storage.dropVector(request.vectorName);
-    });
+    const { record, storage } = this.contexts.resolve(request.collectionName);
+    await storage.schemaLock.exclusive(() =>
+      this.names.delete({ ...request, collectionName: record.name }, async (current) => {
+        // The catalog lock is held: the collection cannot change (or go) while its data is dropped.
+        await this.contexts.resolve(current.name).storage.dropVector(request.vectorName);
+      }),
+    );
     return wait ? 'Completed' : 'Acknowledged';
   }
 }

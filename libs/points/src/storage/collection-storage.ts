@@ -1,5 +1,5 @@
 import { CollectionRecord, ShardKey, shardKeyEquals, describeShardKey } from '@vectorstore/collections';
-import { DomainError, stringifyJson } from '@vectorstore/common';
+import { DomainError, ReadWriteLock, stringifyJson } from '@vectorstore/common';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { PointId, pointIdKey } from '../model/point-id.model';
@@ -22,6 +22,11 @@ export interface ShardHandle {
 export class CollectionStorage {
   readonly shards = new Map<number, ShardHandle>();
   spaces: Map<string, VectorSpace>;
+  /**
+   * Writes hold the shared side from validation until applied; a change of the vector names takes
+   * the exclusive side, so no write checked against the old names is applied after the change.
+   */
+  readonly schemaLock = new ReadWriteLock();
   /** Set when a shard could not be opened: the collection reports Red and refuses requests. */
   failure: Error | undefined;
   /**
