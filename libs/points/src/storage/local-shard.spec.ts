@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { WriteAheadLog } from '../wal/write-ahead-log';
 import { LocalShard } from './local-shard';
 import { Segment } from './segment';
+import { SparseSegmentVectors } from './segment-vectors';
 import { VectorSpace } from './vector-space';
 
 const spaces = new Map<string, VectorSpace>([
@@ -176,6 +177,17 @@ describe(LocalShard.name, () => {
       expect(await openUnder(shard.segmentsDir)).toEqual([]);
       // and a swap arriving after close started is refused
       await expect(shard.swapSegments([], undefined)).rejects.toThrow(/closed/);
+    });
+  });
+
+  describe('sparse scores', () => {
+    it('should score given points that share no dimension with the query 0, not leave them out', () => {
+      const store = SparseSegmentVectors.create({ name: 's', kind: 'sparse', idf: false });
+      store.set(0, { kind: 'sparse', indices: Uint32Array.from([0]), values: Float32Array.from([2]) });
+      store.set(1, { kind: 'sparse', indices: Uint32Array.from([1]), values: Float32Array.from([1]) });
+      const scored = store.score({ kind: 'sparse', indices: Uint32Array.from([0]), values: Float32Array.from([1]) }, [0, 1, 7]);
+      // slot 7 has no vector: left out
+      expect(new Map([...scored.slots].map((slot, i) => [slot, scored.scores[i]]))).toEqual(new Map([[0, 2], [1, 0]]));
     });
   });
 

@@ -272,9 +272,20 @@ abstract class CopyKeepingVectors<V extends Vector, E extends { delete(slots: Ar
     return this.engineSlots.toPointHits(this.searchIndex(typed, k, this.engineSlots.engineFilter(allowed)));
   }
 
+  /**
+   * Scores of every given slot that has a vector. The index only finds vectors sharing a dimension
+   * with a sparse query; the others score 0 (the dot product), as Qdrant scores them.
+   */
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {
     const set = new Set(Array.from(pointSlots));
-    return this.search(query, set.size || 1, (slot) => set.has(slot));
+    const found = this.search(query, set.size || 1, (slot) => set.has(slot));
+    const scored = new Set(found.slots);
+    const rest = [...set].filter((slot) => !scored.has(slot) && this.vectors.has(slot));
+    if (rest.length === 0) return found;
+    return {
+      slots: Uint32Array.from([...found.slots, ...rest]),
+      scores: Float32Array.from([...found.scores, ...rest.map(() => 0)]),
+    };
   }
 
   save(): Uint8Array {
