@@ -33,7 +33,7 @@ import { dbsf, rrf } from './fusion';
 import { collectGroups, groupPointId } from './grouping';
 import { retrievedPoint, scoredPoint } from './point-materializer';
 import { orderedPoints, PointsReader } from './points-reader';
-import { DEFAULT_PREFETCH_LIMIT, discoverQuery, growPrefetchLimits, mergeFilters, recommendQuery, searchQuery } from './query-requests';
+import { boundedProduct, DEFAULT_PREFETCH_LIMIT, discoverQuery, growPrefetchLimits, mergeFilters, recommendQuery, searchQuery } from './query-requests';
 import { checkVector } from './vector-validation';
 
 /** Qdrant's default RRF constant: score = sum of 1 / (k + rank), rank from 0. */
@@ -123,7 +123,7 @@ export class QueryEngine {
     const context = this.contexts.resolve(collectionName);
     this.checkRequest(context, { ...source, limit: request.limit });
     const lookup = request.withLookup ? this.contexts.resolve(request.withLookup.collectionName) : undefined;
-    const stage = growPrefetchLimits(this.rootStage(context, source, request.limit * request.groupSize), request.limit);
+    const stage = growPrefetchLimits(this.rootStage(context, source, boundedProduct(request.limit, request.groupSize)), request.limit);
     const groups = collectGroups(
       { groupBy: request.groupBy, groupSize: request.groupSize, limit: request.limit, higherIsBetter: this.higherIsBetter(context, source) },
       (extra) => this.evaluate(context, { ...stage, filter: mergeFilters(stage.filter, extra) }, source.shardKeySelector, source.lookupFrom),

@@ -1,6 +1,6 @@
 import { DomainError } from '@vectorstore/common';
 import { DiscoverRequest, PrefetchQuery, RecommendRequest } from '../model/query.model';
-import { discoverQuery, growPrefetchLimits, mergeFilters, recommendQuery } from './query-requests';
+import { boundedProduct, discoverQuery, growPrefetchLimits, mergeFilters, recommendQuery } from './query-requests';
 
 const base = { withPayload: { enable: false }, withVectors: { enable: false }, limit: 3, offset: 0, using: '' };
 
@@ -38,6 +38,12 @@ describe('query requests', () => {
     it('should multiply nested prefetch limits, 10 when unset', () => {
       const stage: PrefetchQuery = { prefetch: [{ prefetch: [{ prefetch: [], limit: 2 }] }], limit: 6 };
       expect(growPrefetchLimits(stage, 3)).toEqual({ prefetch: [{ prefetch: [{ prefetch: [], limit: 6 }], limit: 30 }], limit: 6 });
+    });
+
+    it('should keep limits exact integers however large the factor', () => {
+      const stage: PrefetchQuery = { prefetch: [{ prefetch: [], limit: 1e9 }], limit: 1 };
+      expect(growPrefetchLimits(stage, 1e9).prefetch[0].limit).toBe(Number.MAX_SAFE_INTEGER);
+      expect(boundedProduct(1e8, 1e9)).toBe(Number.MAX_SAFE_INTEGER);
     });
   });
 

@@ -84,8 +84,13 @@ export function discoverQuery(request: DiscoverRequest): QueryRequest {
 
 /** Multiplies every prefetch limit (default 10) by `factor`, as Qdrant does for grouped queries. */
 export function growPrefetchLimits(stage: PrefetchQuery, factor: number): PrefetchQuery {
-  const grow = (p: PrefetchQuery): PrefetchQuery => ({ ...p, limit: (p.limit ?? DEFAULT_PREFETCH_LIMIT) * factor, prefetch: p.prefetch.map(grow) });
+  const grow = (p: PrefetchQuery): PrefetchQuery => ({ ...p, limit: boundedProduct(p.limit ?? DEFAULT_PREFETCH_LIMIT, factor), prefetch: p.prefetch.map(grow) });
   return { ...stage, prefetch: stage.prefetch.map(grow) };
+}
+
+/** a × b, held to the largest exact integer (huge limits times group sizes must stay integers). */
+export function boundedProduct(a: number, b: number): number {
+  return Math.min(a * b, Number.MAX_SAFE_INTEGER);
 }
 
 /** Both filters must hold. */
