@@ -133,4 +133,20 @@ describe(VectorNameOperations.name, () => {
     expect(shards().map((shard) => shard.failure)).toEqual([undefined, undefined]);
     expect(await vectorsOf([399])).toEqual([{ a: [1, 1] }]);
   });
+
+  it('should re-create a deleted name once the builds running at the delete end, not wait for later ones', async () => {
+    await db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 2, distance: 'Dot' } } }, true);
+    const shard = [...db.contexts.resolve('c').storage.shards.values()][0].shard;
+    shard.reserveBuild('before-delete');
+    await db.names.delete({ collectionName: 'c', vectorName: 'b' }, true);
+    shard.reserveBuild('after-delete');
+    let created = false;
+    const create = db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 3, distance: 'Dot' } } }, true).then(() => (created = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(created).toBe(false);
+    await shard.releaseBuild('before-delete', false);
+    await create;
+    expect(created).toBe(true);
+    await shard.releaseBuild('after-delete', false);
+  });
 });

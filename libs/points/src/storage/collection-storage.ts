@@ -30,10 +30,10 @@ export class CollectionStorage {
   /** Set when a shard could not be opened: the collection reports Red and refuses requests. */
   failure: Error | undefined;
   /**
-   * Vector names dropped since start, with the shards that were building segments then: such a
+   * Vector names dropped since start, with the segment builds running then (per shard): such a
    * build may still carry the old vectors, so the name is not created again before it ends.
    */
-  private readonly droppedVectors = new Map<string, Set<LocalShard>>();
+  private readonly droppedVectors = new Map<string, Map<LocalShard, Set<string>>>();
 
   constructor(
     public record: CollectionRecord,
@@ -108,8 +108,10 @@ export class CollectionStorage {
     const building = this.droppedVectors.get(name);
     if (!building) return;
     const deadline = Date.now() + maxWaitMs;
-    for (const shard of building) {
-      while (shard.optimization.running > 0 && !shard.isClosed) {
+    for (const [shard, ids] of building) {
+      // only the builds that were running at the drop; later ones (such as the config-mismatch
+      // rebuilds the drop itself causes) were planned without the name
+      while (!shard.isClosed && [...ids].some((id) => shard.isBuilding(id))) {
         if (Date.now() > deadline) {
           throw DomainError.failedPrecondition(
             `Segment optimizations that started before vector \`${name}\` was deleted are still running; retry once they finish`,
@@ -123,8 +125,12 @@ export class CollectionStorage {
   }
 
   private rememberDrop(name: string): void {
-    const building = this.droppedVectors.get(name) ?? new Set<LocalShard>();
-    for (const handle of this.shards.values()) if (handle.shard.optimization.running > 0) building.add(handle.shard);
+    const building = this.droppedVectors.get(name) ?? new Map<LocalShard, Set<string>>();
+    for (const handle of this.shards.values()) {
+      const ids = building.get(handle.shard) ?? new Set<string>();
+      for (const id of handle.shard.buildsInProgress()) ids.add(id);
+      building.set(handle.shard, ids);
+    }
     this.droppedVectors.set(name, building);
   }
 

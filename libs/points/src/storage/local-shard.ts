@@ -490,6 +490,15 @@ export class LocalShard {
     this.building.add(id);
   }
 
+  /** Ids of the segments being built now. */
+  buildsInProgress(): string[] {
+    return [...this.building];
+  }
+
+  isBuilding(id: string): boolean {
+    return this.building.has(id);
+  }
+
   async releaseBuild(id: string, built: boolean): Promise<void> {
     this.building.delete(id);
     if (!built && !this.segments.some((s) => s.id === id)) {
