@@ -34,6 +34,7 @@ describe('On-disk segments under SIGKILL (e2e)', () => {
   let call: ReturnType<typeof caller>;
   const acknowledged: number[] = [];
   let nextId = 1;
+  let sideFilesSeen = 0;
 
   const connect = () => {
     points?.close();
@@ -128,13 +129,14 @@ describe('On-disk segments under SIGKILL (e2e)', () => {
     server = await server.restart();
     connect();
     expect(problems(await fetchAll(acknowledged), acknowledged).slice(0, 20)).toEqual([]);
-    // the kill landed while on-disk segments existed
     const { listed, side } = await segmentFiles();
-    expect(side.length).toBeGreaterThan(0);
+    sideFilesSeen += side.length;
     for (const file of side) expect(listed).toContain(file.slice(0, file.indexOf('.')));
   });
 
   it('should settle Green with every point intact and no stray segment files', async () => {
+    // at least one kill landed while on-disk segments existed (a slow machine may build none by the first)
+    expect(sideFilesSeen).toBeGreaterThan(0);
     await call('Upsert', { collectionName: NAME, wait: true, points: [struct(nextId)] });
     acknowledged.push(nextId++);
     const settled = await pollUntil(async () => {
