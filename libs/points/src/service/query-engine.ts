@@ -65,7 +65,7 @@ export class QueryEngine {
   }
 
   recommend(collectionName: string, request: RecommendRequest): ScoredPoint[] {
-    return this.query(collectionName, this.recommendQuery(collectionName, request));
+    return this.query(collectionName, recommendQuery(request));
   }
 
   /** Discovery (with a target) or context search (without); example points are not returned. */
@@ -89,16 +89,11 @@ export class QueryEngine {
   }
 
   recommendGroups(collectionName: string, request: GroupsRequest<RecommendRequest>): PointGroup[] {
-    return this.groups(collectionName, this.recommendQuery(collectionName, request.source), request);
+    return this.groups(collectionName, recommendQuery(request.source), request);
   }
 
   queryGroups(collectionName: string, request: GroupsRequest<QueryRequest>): PointGroup[] {
     return this.groups(collectionName, request.source, request);
-  }
-
-  /** Recommend as a universal query; its examples are left out unless looked up in another collection. */
-  private recommendQuery(collectionName: string, request: RecommendRequest): QueryRequest {
-    return recommendQuery(request, () => !request.lookupFrom || this.isSameCollection(request.lookupFrom, this.contexts.resolve(collectionName)));
   }
 
   private isSameCollection(lookup: LookupLocation, context: CollectionContext): boolean {

@@ -6,14 +6,17 @@ import { DiscoverRequest, PrefetchQuery, QueryRequest, QueryVariant, RecommendIn
 export const DEFAULT_PREFETCH_LIMIT = 10;
 
 /**
- * The classic request kinds as universal queries, so one evaluator serves them all.
+ * The classic request kinds as universal queries, so one evaluator serves them all. Points they use
+ * by id are left out of the results by the evaluator's root stage (see referencedIdsOf).
  */
 
-/** Search: nearest to the given vector. */
-export function searchQuery(request: SearchRequest): QueryRequest {
+/** The fields every classic request shares, as a universal query asking `query`. */
+type ClassicRequest = Pick<QueryRequest, 'using' | 'filter' | 'params' | 'scoreThreshold' | 'limit' | 'offset' | 'withPayload' | 'withVectors' | 'lookupFrom' | 'shardKeySelector' | 'timeout'>;
+
+function universalQuery(request: ClassicRequest, query: QueryVariant): QueryRequest {
   return {
     prefetch: [],
-    query: { nearest: { vector: request.vector } },
+    query,
     using: request.using,
     filter: request.filter,
     params: request.params,
@@ -22,17 +25,19 @@ export function searchQuery(request: SearchRequest): QueryRequest {
     offset: request.offset,
     withPayload: request.withPayload,
     withVectors: request.withVectors,
+    lookupFrom: request.lookupFrom,
     shardKeySelector: request.shardKeySelector,
     timeout: request.timeout,
   };
 }
 
-/**
- * Recommend: example ids and vectors as one recommend input. The example points are left out of
- * the results when `examplesAreLocal()` (Qdrant does, unless they were looked up in another
- * collection, where their ids mean other points); it is asked after the request is checked.
- */
-export function recommendQuery(request: RecommendRequest, examplesAreLocal: () => boolean): QueryRequest {
+/** Search: nearest to the given vector. */
+export function searchQuery(request: SearchRequest): QueryRequest {
+  return universalQuery(request, { nearest: { vector: request.vector } });
+}
+
+/** Recommend: example ids and vectors as one recommend input; at least one positive example. */
+export function recommendQuery(request: RecommendRequest): QueryRequest {
   const input: RecommendInput = {
     positive: [...request.positive.map((pointId) => ({ pointId })), ...request.positiveVectors.map((vector) => ({ vector }))],
     negative: [...request.negative.map((pointId) => ({ pointId })), ...request.negativeVectors.map((vector) => ({ vector }))],
@@ -41,23 +46,7 @@ export function recommendQuery(request: RecommendRequest, examplesAreLocal: () =
   if (input.positive.length === 0 && (request.strategy === 'AverageVector' || input.negative.length === 0)) {
     throw DomainError.invalidArgument('Validation error in body: [positive: At least one positive example is required]');
   }
-  const exampleIds = [...request.positive, ...request.negative];
-  const exclude: Filter | undefined = exampleIds.length > 0 && examplesAreLocal() ? { mustNot: [{ hasId: exampleIds }] } : undefined;
-  return {
-    prefetch: [],
-    query: { recommend: input },
-    using: request.using,
-    filter: mergeFilters(request.filter, exclude),
-    params: request.params,
-    scoreThreshold: request.scoreThreshold,
-    limit: request.limit,
-    offset: request.offset,
-    withPayload: request.withPayload,
-    withVectors: request.withVectors,
-    lookupFrom: request.lookupFrom,
-    shardKeySelector: request.shardKeySelector,
-    timeout: request.timeout,
-  };
+  return universalQuery(request, { recommend: input });
 }
 
 /** Discover: a discover query with a target, a context query without; one of the two must be given. */
@@ -65,21 +54,7 @@ export function discoverQuery(request: DiscoverRequest): QueryRequest {
   if (!request.target && request.context.length === 0) {
     throw DomainError.invalidArgument('Bad request: target and/or context_pairs must be specified');
   }
-  const query: QueryVariant = request.target ? { discover: { target: request.target, context: request.context } } : { context: request.context };
-  return {
-    prefetch: [],
-    query,
-    using: request.using,
-    filter: request.filter,
-    params: request.params,
-    limit: request.limit,
-    offset: request.offset,
-    withPayload: request.withPayload,
-    withVectors: request.withVectors,
-    lookupFrom: request.lookupFrom,
-    shardKeySelector: request.shardKeySelector,
-    timeout: request.timeout,
-  };
+  return universalQuery(request, request.target ? { discover: { target: request.target, context: request.context } } : { context: request.context });
 }
 
 /** Multiplies every prefetch limit (default 10) by `factor`, as Qdrant does for grouped queries. */
