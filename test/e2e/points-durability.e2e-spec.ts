@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
-import { JsonObject, RetrievedPoint, Rng, caller, denseOf, fetchPoints, fromPayload, pid, toPayload } from './support/points-helpers';
+import { JsonObject, RetrievedPoint, Rng, caller, fetchPoints, fromPayload, pid, pointProblems, toPayload } from './support/points-helpers';
 import { RunningServer, startServer } from './support/server-harness';
 
 jest.setTimeout(60_000);
@@ -41,22 +41,7 @@ describe('Points durability (e2e)', () => {
 
   const fetchAll = (name: string, ids: number[]) => fetchPoints(points, name, ids);
 
-  /** Ids missing or different from what was written. */
-  function problems(found: Map<string, RetrievedPoint>, ids: number[]): string[] {
-    const issues: string[] = [];
-    for (const id of ids) {
-      const point = found.get(`n:${id}`);
-      if (!point) {
-        issues.push(`${id}: missing`);
-        continue;
-      }
-      const expected = pointOf(id);
-      const vector = denseOf(point.vectors?.vector);
-      if (!vector || vector.length !== DIM || vector.some((x, k) => Math.abs(x - expected.vector[k]) > 1e-6)) issues.push(`${id}: vector differs`);
-      if (JSON.stringify(fromPayload(point.payload)) !== JSON.stringify(expected.payload)) issues.push(`${id}: payload ${JSON.stringify(fromPayload(point.payload))}`);
-    }
-    return issues;
-  }
+  const problems = (found: Map<string, RetrievedPoint>, ids: number[]) => pointProblems(found, ids, pointOf);
 
   beforeAll(async () => {
     server = await startServer();

@@ -2,7 +2,8 @@ import * as grpc from '@grpc/grpc-js';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
-import { JsonObject, RetrievedPoint, Rng, caller, denseOf, fetchPoints, fromPayload, pid, pollUntil, toPayload } from './support/points-helpers';
+import { JsonObject, RetrievedPoint, Rng, caller, fetchPoints, fromPayload, pid, pointProblems, pollUntil, toPayload } from './support/points-helpers';
+import { filesUnder } from './support/data-files';
 import { RunningServer, startServer } from './support/server-harness';
 
 jest.setTimeout(180_000);
@@ -46,41 +47,17 @@ describe('On-disk segments under SIGKILL (e2e)', () => {
 
   const fetchAll = (ids: number[]) => fetchPoints(points, NAME, ids);
 
-  function problems(found: Map<string, RetrievedPoint>, ids: number[]): string[] {
-    const issues: string[] = [];
-    for (const id of ids) {
-      const point = found.get(`n:${id}`);
-      if (!point) {
-        issues.push(`${id}: missing`);
-        continue;
-      }
-      const expected = pointOf(id);
-      const vector = denseOf(point.vectors?.vector);
-      if (!vector || vector.some((x, k) => Math.abs(x - expected.vector[k]) > 1e-6)) issues.push(`${id}: vector differs`);
-      const payload = fromPayload(point.payload);
-      if (Number(payload.i) !== id || payload.big !== expected.payload.big || payload.tag !== expected.payload.tag) {
-        issues.push(`${id}: payload ${JSON.stringify(payload, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`);
-      }
-    }
-    return issues;
-  }
+  const problems = (found: Map<string, RetrievedPoint>, ids: number[]) => pointProblems(found, ids, pointOf);
 
   /** Segment ids each shard's manifest lists, and the .vec/.pay files on disk. */
   async function segmentFiles(): Promise<{ listed: Set<string>; side: string[] }> {
+    const files = await filesUnder(path.join(server.dataDir, 'collections'));
     const listed = new Set<string>();
-    const side: string[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (entry.name === 'manifest.json') {
-          const manifest = JSON.parse(await fs.readFile(full, 'utf8')) as { segments: Array<{ id: string }> };
-          for (const segment of manifest.segments) listed.add(segment.id);
-        } else if (/\.(vec|pay)$/.test(entry.name)) side.push(entry.name);
-      }
-    };
-    await walk(path.join(server.dataDir, 'collections'));
-    return { listed, side };
+    for (const file of files.filter((f) => path.basename(f) === 'manifest.json')) {
+      const manifest = JSON.parse(await fs.readFile(file, 'utf8')) as { segments: Array<{ id: string }> };
+      for (const segment of manifest.segments) listed.add(segment.id);
+    }
+    return { listed, side: files.map((f) => path.basename(f)).filter((name) => /\.(vec|pay)$/.test(name)) };
   }
 
   /** Streams acknowledged upserts from 4 clients until the server is killed after `ms`. */

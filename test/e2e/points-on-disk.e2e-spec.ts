@@ -5,6 +5,7 @@ import { CollectionsClient, createCollectionsClient, createPointsClient, credent
 import {
   Rng, RetrievedPoint, ScoredPoint, caller, denseOf, expectSameRanking, fromPayload, idOf, pid, pollUntil, toPayload, topK,
 } from './support/points-helpers';
+import { filesUnder } from './support/data-files';
 import { RunningServer, startServer } from './support/server-harness';
 
 jest.setTimeout(120_000);
@@ -40,19 +41,8 @@ describe('Vectors and payloads on disk (e2e)', () => {
   };
   const info = async (name: string) => (await unary<object, { result: Info }>(collections, 'Get', { collectionName: name })).result;
 
-  /** Files ending in `ext` under a collection's shard folders. */
-  async function segmentFiles(ext: string): Promise<string[]> {
-    const found: string[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (entry.name.endsWith(ext)) found.push(full);
-      }
-    };
-    await walk(path.join(server.dataDir, 'collections'));
-    return found;
-  }
+  /** Files ending in `ext` under the collections' shard folders. */
+  const segmentFiles = async (ext: string) => (await filesUnder(path.join(server.dataDir, 'collections'))).filter((file) => file.endsWith(ext));
 
   async function filesOf(collection: string, ext: string): Promise<string[]> {
     const catalog = JSON.parse(await fs.readFile(path.join(server.dataDir, 'catalog.json'), 'utf8')) as unknown;

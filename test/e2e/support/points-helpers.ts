@@ -222,6 +222,36 @@ export async function fetchPoints(client: grpc.Client, collectionName: string, i
   return found;
 }
 
+/** JSON text of a payload with bigints kept apart from numbers (`"123n"`), for comparisons. */
+export function payloadText(payload: JsonObject): string {
+  return JSON.stringify(payload, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
+}
+
+/**
+ * What is missing or different among `ids` in `found` (from fetchPoints), against `pointOf(id)`:
+ * the unnamed dense vector (to 1e-6) and the payload.
+ */
+export function pointProblems(
+  found: Map<string, RetrievedPoint>,
+  ids: readonly number[],
+  pointOf: (id: number) => { vector: number[]; payload: JsonObject },
+): string[] {
+  const issues: string[] = [];
+  for (const id of ids) {
+    const point = found.get(`n:${id}`);
+    if (!point) {
+      issues.push(`${id}: missing`);
+      continue;
+    }
+    const expected = pointOf(id);
+    const vector = denseOf(point.vectors?.vector);
+    if (!vector || vector.length !== expected.vector.length || vector.some((x, k) => Math.abs(x - expected.vector[k]) > 1e-6)) issues.push(`${id}: vector differs`);
+    const payload = payloadText(fromPayload(point.payload));
+    if (payload !== payloadText(expected.payload)) issues.push(`${id}: payload ${payload}`);
+  }
+  return issues;
+}
+
 /** Polls `probe` every `everyMs` until it returns a truthy value or `timeoutMs` elapses (then returns the last value). */
 export async function pollUntil<T>(probe: () => Promise<T>, timeoutMs: number, everyMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
