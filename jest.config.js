@@ -4,7 +4,13 @@ const moduleNameMapper = {
   '^@vectorstore/(common|config|persistence|collections|engine|auth|points)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] };
-const shared = { rootDir: __dirname, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], moduleNameMapper, transform };
+const shared = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper,
+  transform,
+};
 
 module.exports = {
   // e2e suites boot real servers; jest 29 reads the timeout only at the top level.
@@ -13,7 +19,13 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
-      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/kernels/**/*.spec.ts', '<rootDir>/test/recall/**/*.spec.ts', '<rootDir>/test/compat/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/libs/**/*.spec.ts',
+        '<rootDir>/apps/**/*.spec.ts',
+        '<rootDir>/test/kernels/**/*.spec.ts',
+        '<rootDir>/test/recall/**/*.spec.ts',
+        '<rootDir>/test/compat/**/*.spec.ts',
+      ],
     },
     {
       ...shared,

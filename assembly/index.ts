@@ -107,8 +107,8 @@ export function insertParallel(scratch: usize): void {
   S.loadState();
   S.useThreadScratch(scratch);
   S.setMt(true);
-  const next = S.header + (<usize>L.H_NEXT_SLOT << 2);
-  const end = load<u32>(S.header + (<usize>L.H_END_SLOT << 2));
+  const next = S.header + ((<usize>L.H_NEXT_SLOT) << 2);
+  const end = load<u32>(S.header + ((<usize>L.H_END_SLOT) << 2));
   while (true) {
     const s = atomic.add<u32>(next, 1);
     if (s >= end) break;
@@ -143,12 +143,12 @@ export function rescoreIn(scratch: usize, n: i32, k: i32): i32 {
 /** Offset of the output area inside a thread scratch block. */
 export function threadOutOffset(): usize {
   S.loadState();
-  return (<usize>S.dimPad << 4) + (<usize>S.heapCap << 4);
+  return ((<usize>S.dimPad) << 4) + ((<usize>S.heapCap) << 4);
 }
 
 /** Offset of the allowed bitmap inside a thread scratch block. */
 export function threadAllowedOffset(): usize {
   S.loadState();
-  const fixed: usize = (<usize>S.dimPad << 4) + (<usize>S.heapCap << 5) + <usize>(S.m0 + 2) * 12;
+  const fixed: usize = ((<usize>S.dimPad) << 4) + ((<usize>S.heapCap) << 5) + <usize>(S.m0 + 2) * 12;
   return (fixed + 63) & ~63;
 }

@@ -16,7 +16,9 @@ const options = JSON.parse(readFileSync(join(root, 'proto', 'loader-options.json
 
 rmSync(qdrantDir, { recursive: true, force: true });
 mkdirSync(qdrantDir, { recursive: true });
-const files = readdirSync(sourceDir).filter((name) => name.endsWith('.proto')).sort();
+const files = readdirSync(sourceDir)
+  .filter((name) => name.endsWith('.proto'))
+  .sort();
 for (const name of files) {
   const text = readFileSync(join(sourceDir, name), 'utf8');
   if (!/^package vectorstore;$/m.test(text)) throw new Error(`${name}: expected a 'package vectorstore;' line`);
@@ -42,8 +44,17 @@ const flags = [
 const cli = join(root, 'node_modules', '@grpc', 'proto-loader', 'build', 'bin', 'proto-loader-gen-types.js');
 execFileSync(
   process.execPath,
-  [cli, ...flags, '--grpcLib=@grpc/grpc-js', '-I', join(root, 'proto'), '-O', typesDir,
-    ...files.map((name) => `vectorstore/${name}`), 'grpc/health/v1/health.proto'],
+  [
+    cli,
+    ...flags,
+    '--grpcLib=@grpc/grpc-js',
+    '-I',
+    join(root, 'proto'),
+    '-O',
+    typesDir,
+    ...files.map((name) => `vectorstore/${name}`),
+    'grpc/health/v1/health.proto',
+  ],
   { stdio: 'inherit' },
 );
 console.log(`protos: ${files.length} files re-packaged as qdrant, types in ${typesDir}`);

@@ -12,23 +12,23 @@ import { lockGlobal, lockNode, publishEntry, readEntry, unlockGlobal, unlockNode
  */
 function selectNeighborsHeuristic(src: usize, n: i32, maxN: i32, dst: usize): i32 {
   if (n <= maxN) {
-    for (let i = 0; i < n; i++) store<u32>(dst + (<usize>i << 2), load<u32>(src + (<usize>i << 3)));
+    for (let i = 0; i < n; i++) store<u32>(dst + ((<usize>i) << 2), load<u32>(src + ((<usize>i) << 3)));
     return n;
   }
   let kept = 0;
   for (let i = 0; i < n && kept < maxN; i++) {
-    const id = load<u32>(src + (<usize>i << 3));
-    const d = load<f32>(src + (<usize>i << 3), 4);
+    const id = load<u32>(src + ((<usize>i) << 3));
+    const d = load<f32>(src + ((<usize>i) << 3), 4);
     const cand = vectorAsF32(id, S.tmpA);
     let good = true;
     for (let j = 0; j < kept; j++) {
-      if (originalDist(cand, load<u32>(dst + (<usize>j << 2))) < d) {
+      if (originalDist(cand, load<u32>(dst + ((<usize>j) << 2))) < d) {
         good = false;
         break;
       }
     }
     if (good) {
-      store<u32>(dst + (<usize>kept << 2), id);
+      store<u32>(dst + ((<usize>kept) << 2), id);
       kept++;
     }
   }
@@ -42,7 +42,7 @@ function linkBack(nb: u32, slot: u32, level: i32): void {
   lockNode(nb);
   const n = <i32>load<u32>(list);
   if (n < maxN) {
-    store<u32>(list + 4 + (<usize>n << 2), slot);
+    store<u32>(list + 4 + ((<usize>n) << 2), slot);
     store<u32>(list, n + 1);
     unlockNode(nb);
     return;
@@ -51,15 +51,15 @@ function linkBack(nb: u32, slot: u32, level: i32): void {
   const rep = S.repPtr;
   // gather existing neighbours plus the new one with distances to nb, then insertion-sort ascending
   for (let i = 0; i <= n; i++) {
-    const id = i < n ? load<u32>(list + 4 + (<usize>i << 2)) : slot;
+    const id = i < n ? load<u32>(list + 4 + ((<usize>i) << 2)) : slot;
     const d = originalDist(base, id);
     let j = i;
-    while (j > 0 && load<f32>(rep + (<usize>(j - 1) << 3), 4) > d) {
-      store<u64>(rep + (<usize>j << 3), load<u64>(rep + (<usize>(j - 1) << 3)));
+    while (j > 0 && load<f32>(rep + ((<usize>(j - 1)) << 3), 4) > d) {
+      store<u64>(rep + ((<usize>j) << 3), load<u64>(rep + ((<usize>(j - 1)) << 3)));
       j--;
     }
-    store<u32>(rep + (<usize>j << 3), id);
-    store<f32>(rep + (<usize>j << 3), d, 4);
+    store<u32>(rep + ((<usize>j) << 3), id);
+    store<f32>(rep + ((<usize>j) << 3), d, 4);
   }
   const kept = selectNeighborsHeuristic(rep, n + 1, maxN, list + 4);
   store<u32>(list, kept);
@@ -107,10 +107,10 @@ export function insertOne(slot: u32): void {
     const kept = selectNeighborsHeuristic(S.bufPtr, n, S.m, S.selPtr);
     const own = neighbors(slot, l);
     lockNode(slot);
-    for (let i = 0; i < kept; i++) store<u32>(own + 4 + (<usize>i << 2), load<u32>(S.selPtr + (<usize>i << 2)));
+    for (let i = 0; i < kept; i++) store<u32>(own + 4 + ((<usize>i) << 2), load<u32>(S.selPtr + ((<usize>i) << 2)));
     store<u32>(own, kept);
     unlockNode(slot);
-    for (let i = 0; i < kept; i++) linkBack(load<u32>(S.selPtr + (<usize>i << 2)), slot, l);
+    for (let i = 0; i < kept; i++) linkBack(load<u32>(S.selPtr + ((<usize>i) << 2)), slot, l);
     cur = load<u32>(S.bufPtr);
     curDist = load<f32>(S.bufPtr, 4);
   }

@@ -20,7 +20,7 @@ export function greedyClosest(ep: u32, epDist: f32, level: i32): void {
     const list = neighbors(cur, level);
     const n = <i32>load<u32>(list);
     for (let i = 0; i < n; i++) {
-      const nb = load<u32>(list + 4 + (<usize>i << 2));
+      const nb = load<u32>(list + 4 + ((<usize>i) << 2));
       const d = queryDist(nb);
       if (d < curDist) {
         curDist = d;
@@ -65,16 +65,16 @@ export function searchLayer(ep: u32, epDist: f32, level: i32, ef: i32): void {
     const touchBytes: usize = S.traversal == 0 ? S.vecStride : S.qStride;
     let cnt = 0;
     for (let i = 0; i < n; i++) {
-      const nb = load<u32>(list + 4 + (<usize>i << 2));
+      const nb = load<u32>(list + 4 + ((<usize>i) << 2));
       if (isVisited(nb)) continue;
       markVisited(nb);
-      store<u32>(gather + (<usize>cnt << 2), nb);
+      store<u32>(gather + ((<usize>cnt) << 2), nb);
       const dp = dataPtr(nb);
       for (let off: usize = 0; off < touchBytes; off += 64) touch ^= load<u32>(dp + off);
       cnt++;
     }
     for (let i = 0; i < cnt; i++) {
-      const nb = load<u32>(gather + (<usize>i << 2));
+      const nb = load<u32>(gather + ((<usize>i) << 2));
       const d = queryDist(nb);
       if (rSize < ef || d < bound) {
         if (cSize >= cap) {

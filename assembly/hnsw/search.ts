@@ -63,7 +63,7 @@ function scanF32(k: i32, n: u32): i32 {
 export function rescoreOut(n: i32, k: i32): i32 {
   heapsReset();
   for (let i = 0; i < n; i++) {
-    const slot = load<u32>(S.outPtr + (<usize>i << 3));
+    const slot = load<u32>(S.outPtr + ((<usize>i) << 3));
     const d = originalDist(S.queryPtr, slot);
     if (rSize < k) rPush(d, slot);
     else if (d < rTopDist()) rReplaceTop(d, slot);
@@ -74,10 +74,9 @@ export function rescoreOut(n: i32, k: i32): i32 {
 /** Original distances from the query to the n slots listed as u32 at ids, written as f32 to out. */
 export function distancesTo(ids: usize, n: i32, out: usize): void {
   for (let i = 0; i < n; i++) {
-    store<f32>(out + (<usize>i << 2), originalDist(S.queryPtr, load<u32>(ids + (<usize>i << 2))));
+    store<f32>(out + ((<usize>i) << 2), originalDist(S.queryPtr, load<u32>(ids + ((<usize>i) << 2))));
   }
 }
-
 
 /**
  * Original distances from the query to n rows held outside VEC: row i (vecStride bytes, stored form) at
@@ -86,6 +85,9 @@ export function distancesTo(ids: usize, n: i32, out: usize): void {
 export function rowDistancesTo(rows: usize, ids: usize, n: i32, out: usize): void {
   const stride = S.vecStride;
   for (let i = 0; i < n; i++) {
-    store<f32>(out + (<usize>i << 2), rowDist(S.queryPtr, rows + <usize>i * stride, load<u32>(ids + (<usize>i << 2))));
+    store<f32>(
+      out + ((<usize>i) << 2),
+      rowDist(S.queryPtr, rows + <usize>i * stride, load<u32>(ids + ((<usize>i) << 2))),
+    );
   }
 }

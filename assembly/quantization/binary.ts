@@ -6,7 +6,8 @@
 /** Hamming distance over nWords u64 words. */
 export function hamming(a: usize, b: usize, nWords: i32): u32 {
   let s: u64 = 0;
-  for (let i = 0; i < nWords; i++) s += popcnt<u64>(load<u64>(a + (<usize>i << 3)) ^ load<u64>(b + (<usize>i << 3)));
+  for (let i = 0; i < nWords; i++)
+    s += popcnt<u64>(load<u64>(a + ((<usize>i) << 3)) ^ load<u64>(b + ((<usize>i) << 3)));
   return <u32>s;
 }
 
@@ -18,7 +19,7 @@ export function planeScore(planes: usize, nPlanes: i32, code: usize, nWords: i32
   let acc: u64 = 0;
   let ones: u64 = 0;
   for (let w = 0; w < nWords; w++) {
-    const c = load<u64>(code + (<usize>w << 3));
+    const c = load<u64>(code + ((<usize>w) << 3));
     ones += popcnt<u64>(c);
     let pw: u64 = 0;
     for (let p = nPlanes - 1; p >= 0; p--) {
@@ -36,9 +37,10 @@ export function encodeBits(src: usize, dst: usize, nBits: i32, nWords: i32, bitD
     const base = w << 6;
     const end = min(base + 64, nBits);
     for (let j = base; j < end; j++) {
-      const d = load<u32>(bitDim + (<usize>j << 2));
-      if (load<f32>(src + (<usize>d << 2)) > load<f32>(bitThr + (<usize>j << 2))) word |= (<u64>1) << <u64>(j - base);
+      const d = load<u32>(bitDim + ((<usize>j) << 2));
+      if (load<f32>(src + ((<usize>d) << 2)) > load<f32>(bitThr + ((<usize>j) << 2)))
+        word |= (<u64>1) << (<u64>(j - base));
     }
-    store<u64>(dst + (<usize>w << 3), word);
+    store<u64>(dst + ((<usize>w) << 3), word);
   }
 }

@@ -19,10 +19,10 @@ export function encodeSlots(start: u32, n: u32): void {
     const code = S.qCode + <usize>slot * S.qStride;
     if (S.qKind == L.QK_INT8) {
       const sum = encodeInt8Padded(x, code);
-      store<f32>(S.qAux + (<usize>slot << 2), S.qScale > 0 ? (S.qLo / S.qScale) * <f32>sum : 0);
+      store<f32>(S.qAux + ((<usize>slot) << 2), S.qScale > 0 ? (S.qLo / S.qScale) * <f32>sum : 0);
     } else if (S.qKind == L.QK_BINARY) {
       const bits = S.qBits;
-      encodeBits(x, code, bits, (bits + 63) >> 6, S.qParam, S.qParam + (<usize>bits << 2));
+      encodeBits(x, code, bits, (bits + 63) >> 6, S.qParam, S.qParam + ((<usize>bits) << 2));
     } else if (S.qKind == L.QK_PQ) {
       const sub = S.qSubDim;
       for (let s = 0; s < S.qBits; s++) {
@@ -41,9 +41,9 @@ export function prepareQuery(traversal: i32): void {
     const bits = S.qBits;
     const words = (bits + 63) >> 6;
     const bitDim = S.qParam;
-    const bitThr = bitDim + (<usize>bits << 2);
-    const wScale = bitThr + (<usize>bits << 2);
-    const wShift = wScale + (<usize>S.dim << 2);
+    const bitThr = bitDim + ((<usize>bits) << 2);
+    const wScale = bitThr + ((<usize>bits) << 2);
+    const wShift = wScale + ((<usize>S.dim) << 2);
     const planes = S.qQueryMode;
     if (planes == 0) {
       encodeBits(S.queryPtr, S.qQuery, bits, words, bitDim, bitThr);
@@ -54,19 +54,19 @@ export function prepareQuery(traversal: i32): void {
     let lo: f32 = Infinity;
     let hi: f32 = -Infinity;
     for (let j = 0; j < bits; j++) {
-      const d = <usize>load<u32>(bitDim + (<usize>j << 2));
+      const d = <usize>load<u32>(bitDim + ((<usize>j) << 2));
       const v = (load<f32>(S.queryPtr + (d << 2)) - load<f32>(wShift + (d << 2))) * load<f32>(wScale + (d << 2));
-      store<f32>(w + (<usize>j << 2), v);
+      store<f32>(w + ((<usize>j) << 2), v);
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
     const levels = <f32>((1 << planes) - 1);
     const step: f32 = hi > lo ? (hi - lo) / levels : 1;
-    memory.fill(S.qQuery, 0, <usize>(planes * words) << 3);
+    memory.fill(S.qQuery, 0, (<usize>(planes * words)) << 3);
     for (let j = 0; j < bits; j++) {
-      const u = <u32>nearest<f32>((load<f32>(w + (<usize>j << 2)) - lo) / step);
+      const u = <u32>nearest<f32>((load<f32>(w + ((<usize>j) << 2)) - lo) / step);
       const word = j >> 6;
-      const bit = (<u64>1) << <u64>(j & 63);
+      const bit = (<u64>1) << (<u64>(j & 63));
       for (let p = 0; p < planes; p++) {
         if ((u >> p) & 1) {
           const a = S.qQuery + ((<usize>(p * words + word)) << 3);

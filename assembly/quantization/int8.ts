@@ -12,7 +12,9 @@ export function l2sqCodes(a: usize, b: usize, n: i32): u32 {
     const hi = i16x8.extend_high_i8x16_u(d);
     acc = i32x4.add(acc, i32x4.add(i32x4.dot_i16x8_s(lo, lo), i32x4.dot_i16x8_s(hi, hi)));
   }
-  return <u32>(i32x4.extract_lane(acc, 0) + i32x4.extract_lane(acc, 1) + i32x4.extract_lane(acc, 2) + i32x4.extract_lane(acc, 3));
+  return <u32>(
+    (i32x4.extract_lane(acc, 0) + i32x4.extract_lane(acc, 1) + i32x4.extract_lane(acc, 2) + i32x4.extract_lane(acc, 3))
+  );
 }
 
 /** Sum of code products. */
@@ -24,7 +26,9 @@ export function dotCodes(a: usize, b: usize, n: i32): u32 {
     acc = i32x4.add(acc, i32x4.dot_i16x8_s(i16x8.extend_low_i8x16_u(va), i16x8.extend_low_i8x16_u(vb)));
     acc = i32x4.add(acc, i32x4.dot_i16x8_s(i16x8.extend_high_i8x16_u(va), i16x8.extend_high_i8x16_u(vb)));
   }
-  return <u32>(i32x4.extract_lane(acc, 0) + i32x4.extract_lane(acc, 1) + i32x4.extract_lane(acc, 2) + i32x4.extract_lane(acc, 3));
+  return <u32>(
+    (i32x4.extract_lane(acc, 0) + i32x4.extract_lane(acc, 1) + i32x4.extract_lane(acc, 2) + i32x4.extract_lane(acc, 3))
+  );
 }
 
 /** Sum of absolute code differences. */
@@ -36,7 +40,9 @@ export function l1Codes(a: usize, b: usize, n: i32): u32 {
     const d = v128.or(i8x16.sub_sat_u(va, vb), i8x16.sub_sat_u(vb, va));
     acc = i32x4.add(acc, i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(d)));
   }
-  return <u32>(i32x4.extract_lane(acc, 0) + i32x4.extract_lane(acc, 1) + i32x4.extract_lane(acc, 2) + i32x4.extract_lane(acc, 3));
+  return <u32>(
+    (i32x4.extract_lane(acc, 0) + i32x4.extract_lane(acc, 1) + i32x4.extract_lane(acc, 2) + i32x4.extract_lane(acc, 3))
+  );
 }
 
 export function l2sqCodesScalar(a: usize, b: usize, n: i32): u32 {
@@ -65,7 +71,7 @@ export function encodeInt8Vector(src: usize, dst: usize, n: i32, lo: f32, scale:
   const inv: f32 = scale > 0 ? <f32>1 / scale : 0;
   let sum: u32 = 0;
   for (let i = 0; i < n; i++) {
-    let c = nearest<f32>((load<f32>(src + (<usize>i << 2)) - lo) * inv);
+    let c = nearest<f32>((load<f32>(src + ((<usize>i) << 2)) - lo) * inv);
     if (c < 0) c = 0;
     if (c > 255) c = 255;
     const u = <u32>c;

@@ -13,16 +13,17 @@ export function pqTable(query: usize, codebooks: usize, nSub: i32, subDim: i32, 
       const cp = cb + ((<usize>(c * subDim)) << 2);
       let d: f32 = 0;
       if (metric == MT_DOT) {
-        for (let j = 0; j < subDim; j++) d -= load<f32>(q + (<usize>j << 2)) * load<f32>(cp + (<usize>j << 2));
+        for (let j = 0; j < subDim; j++) d -= load<f32>(q + ((<usize>j) << 2)) * load<f32>(cp + ((<usize>j) << 2));
       } else if (metric == MT_L2) {
         for (let j = 0; j < subDim; j++) {
-          const x = load<f32>(q + (<usize>j << 2)) - load<f32>(cp + (<usize>j << 2));
+          const x = load<f32>(q + ((<usize>j) << 2)) - load<f32>(cp + ((<usize>j) << 2));
           d += x * x;
         }
       } else {
-        for (let j = 0; j < subDim; j++) d += Mathf.abs(load<f32>(q + (<usize>j << 2)) - load<f32>(cp + (<usize>j << 2)));
+        for (let j = 0; j < subDim; j++)
+          d += Mathf.abs(load<f32>(q + ((<usize>j) << 2)) - load<f32>(cp + ((<usize>j) << 2)));
       }
-      store<f32>(row + (<usize>c << 2), d);
+      store<f32>(row + ((<usize>c) << 2), d);
     }
   }
 }
@@ -49,10 +50,14 @@ export function nearestCentroid(x: usize, centroids: usize, k: i32, sub: i32): i
       const cp = centroids + ((<usize>(c * sub)) << 2);
       let acc = f32x4.splat(0);
       for (let j = 0; j < sub; j += 4) {
-        const d = f32x4.sub(v128.load(x + (<usize>j << 2)), v128.load(cp + (<usize>j << 2)));
+        const d = f32x4.sub(v128.load(x + ((<usize>j) << 2)), v128.load(cp + ((<usize>j) << 2)));
         acc = f32x4.add(acc, f32x4.mul(d, d));
       }
-      const dist = f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 2) + f32x4.extract_lane(acc, 3);
+      const dist =
+        f32x4.extract_lane(acc, 0) +
+        f32x4.extract_lane(acc, 1) +
+        f32x4.extract_lane(acc, 2) +
+        f32x4.extract_lane(acc, 3);
       if (dist < bestD) {
         bestD = dist;
         best = c;
@@ -64,7 +69,7 @@ export function nearestCentroid(x: usize, centroids: usize, k: i32, sub: i32): i
     const cp = centroids + ((<usize>(c * sub)) << 2);
     let dist: f32 = 0;
     for (let j = 0; j < sub; j++) {
-      const d = load<f32>(x + (<usize>j << 2)) - load<f32>(cp + (<usize>j << 2));
+      const d = load<f32>(x + ((<usize>j) << 2)) - load<f32>(cp + ((<usize>j) << 2));
       dist += d * d;
     }
     if (dist < bestD) {
@@ -78,6 +83,6 @@ export function nearestCentroid(x: usize, centroids: usize, k: i32, sub: i32): i
 /** Assigns n points (stride sub floats) to their nearest centroids, writing u32 labels. */
 export function assignCentroids(points: usize, n: i32, centroids: usize, k: i32, sub: i32, labels: usize): void {
   for (let i = 0; i < n; i++) {
-    store<u32>(labels + (<usize>i << 2), nearestCentroid(points + ((<usize>(i * sub)) << 2), centroids, k, sub));
+    store<u32>(labels + ((<usize>i) << 2), nearestCentroid(points + ((<usize>(i * sub)) << 2), centroids, k, sub));
   }
 }

@@ -67,5 +67,14 @@ export function mnist(dir = join(__dirname, '..', '..', '..', 'shared', 'dataset
     const off = q * (per + 1) * 4;
     for (let j = 0; j < gtK; j++) groundTruth[q * gtK + j] = gv.getInt32(off + 4 + j * 4, true);
   }
-  return { name: `MNIST ${n}×${dim}`, dim, base: all.subarray(0, n * dim), n, queries: all.subarray(n * dim), nq, groundTruth, gtK };
+  return {
+    name: `MNIST ${n}×${dim}`,
+    dim,
+    base: all.subarray(0, n * dim),
+    n,
+    queries: all.subarray(n * dim),
+    nq,
+    groundTruth,
+    gtK,
+  };
 }

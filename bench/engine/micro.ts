@@ -30,6 +30,14 @@ for (const ef of [16, 64, 0]) {
     for (let q = 0; q < nq; q++) ef ? hn.searchKnn(qa[q], 10) : bf.searchKnn(qa[q], 10);
     th = Math.min(th, ((performance.now() - t) * 1000) / nq);
   }
-  console.log(ef ? `ef ${ef}` : 'exact', 'ours us', to.toFixed(1), 'hnswlib us', th.toFixed(1), 'ratio', (th / to).toFixed(2));
+  console.log(
+    ef ? `ef ${ef}` : 'exact',
+    'ours us',
+    to.toFixed(1),
+    'hnswlib us',
+    th.toFixed(1),
+    'ratio',
+    (th / to).toFixed(2),
+  );
 }
 void ours.dispose();

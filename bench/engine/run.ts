@@ -20,7 +20,10 @@ const WITH_MNIST = env('BENCH_MNIST', 1) !== 0;
 const K = 10;
 const REPEATS = env('BENCH_REPEATS', 3);
 
-interface Point { recall: number; qps: number }
+interface Point {
+  recall: number;
+  qps: number;
+}
 const now = () => performance.now();
 
 function recallAt(gt: Uint32Array, q: number, got: ArrayLike<number>): number {
@@ -165,7 +168,11 @@ async function benchDataset(ds: Dataset, progress: Progress): Promise<string> {
 
   const variants: { label: string; config: QuantizationConfig; oversampling: number }[] = [
     { label: 'int8 + rescore (x2)', config: { scalar: { quantile: 0.99 } }, oversampling: 2 },
-    { label: 'binary 2-bit, 8-bit query + rescore (x8)', config: { binary: { encoding: 'two_bits', queryEncoding: 'scalar8bits' } }, oversampling: 8 },
+    {
+      label: 'binary 2-bit, 8-bit query + rescore (x8)',
+      config: { binary: { encoding: 'two_bits', queryEncoding: 'scalar8bits' } },
+      oversampling: 8,
+    },
     { label: 'PQ x8 + rescore (x4)', config: { product: { compression: 'x8' } }, oversampling: 4 },
   ];
   const qRows: { label: string; pairs: { ours: Point; hn: Point }[]; train: number }[] = [];
@@ -174,7 +181,10 @@ async function benchDataset(ds: Dataset, progress: Progress): Promise<string> {
     const t0 = now();
     ours.quantize(v.config);
     const train = (now() - t0) / 1000;
-    const pairs = sweep(v.label, (q, ef) => ours.search(qv(q), { k: K, ef, quantization: { rescore: true, oversampling: v.oversampling } }).slots);
+    const pairs = sweep(
+      v.label,
+      (q, ef) => ours.search(qv(q), { k: K, ef, quantization: { rescore: true, oversampling: v.oversampling } }).slots,
+    );
     qRows.push({ label: v.label, pairs, train });
   }
 
@@ -204,27 +214,86 @@ async function benchDataset(ds: Dataset, progress: Progress): Promise<string> {
     const top = [...curve].sort((a, b) => b.recall - a.recall || a.qps - b.qps)[0];
     return `≥ ${(p.qps / top.qps).toFixed(2)}× (recall above hnswlib's ${top.recall.toFixed(3)})`;
   };
-  EFS.forEach((ef, i) => out.push(['hnswlib-node', ef, hnPoints[i].recall, Math.round(hnPoints[i].qps), Math.round(hnPoints[i].qps), '1.00×']));
-  EFS.forEach((ef, i) => out.push(['ours f32 HNSW', ef, f32Points[i].recall, Math.round(f32Points[i].qps), Math.round(hnPoints[i].qps), ratio(f32Points[i], hnPoints)]));
+  EFS.forEach((ef, i) =>
+    out.push([
+      'hnswlib-node',
+      ef,
+      hnPoints[i].recall,
+      Math.round(hnPoints[i].qps),
+      Math.round(hnPoints[i].qps),
+      '1.00×',
+    ]),
+  );
+  EFS.forEach((ef, i) =>
+    out.push([
+      'ours f32 HNSW',
+      ef,
+      f32Points[i].recall,
+      Math.round(f32Points[i].qps),
+      Math.round(hnPoints[i].qps),
+      ratio(f32Points[i], hnPoints),
+    ]),
+  );
   for (const r of qRows) {
     const curve = r.pairs.map((p) => p.hn);
-    EFS.forEach((ef, i) => out.push([`ours ${r.label}`, ef, r.pairs[i].ours.recall, Math.round(r.pairs[i].ours.qps), Math.round(curve[i].qps), ratio(r.pairs[i].ours, curve)]));
+    EFS.forEach((ef, i) =>
+      out.push([
+        `ours ${r.label}`,
+        ef,
+        r.pairs[i].ours.recall,
+        Math.round(r.pairs[i].ours.qps),
+        Math.round(curve[i].qps),
+        ratio(r.pairs[i].ours, curve),
+      ]),
+    );
   }
-  out.push(['hnswlib-node brute force', '-', exactHn.recall, Math.round(exactHn.qps), Math.round(exactHn.qps), '1.00×']);
-  out.push(['ours exact scan (WASM SIMD)', '-', exactOurs.recall, Math.round(exactOurs.qps), Math.round(exactHn.qps), `${(exactOurs.qps / exactHn.qps).toFixed(2)}×`]);
+  out.push([
+    'hnswlib-node brute force',
+    '-',
+    exactHn.recall,
+    Math.round(exactHn.qps),
+    Math.round(exactHn.qps),
+    '1.00×',
+  ]);
+  out.push([
+    'ours exact scan (WASM SIMD)',
+    '-',
+    exactOurs.recall,
+    Math.round(exactOurs.qps),
+    Math.round(exactHn.qps),
+    `${(exactOurs.qps / exactHn.qps).toFixed(2)}×`,
+  ]);
 
   const scanGBs = (exactOurs.qps * n * dim * 4) / 1e9;
   const ceiling = memoryReadCeilingGBs();
   const lines = [
     `### ${ds.name} (Euclid, k=10, m=${M}, ef_construct=${EFC}, ${nq} queries, single thread)`,
     '',
-    table(['', 'ours', 'hnswlib-node', 'ours ÷ hnswlib'], [
-      ['build time (s), 1 thread', buildOurs.toFixed(2), buildHn.toFixed(2), (buildOurs / buildHn).toFixed(2)],
-      [`build time (s), 2 threads (recall@10 at ef=${ef2}: ${(hits2 / (nq * K)).toFixed(3)})`, buildOurs2.toFixed(2), buildHn.toFixed(2), (buildOurs2 / buildHn).toFixed(2)],
-      ['bytes per vector (f32 + graph)', f32Only.toFixed(0), `~${hnBpv.toFixed(0)}`, (f32Only / hnBpv).toFixed(2)],
-      ...qRows.map((r) => [`quantizer ${r.label}: train s / bytes per vector incl. code`, `${r.train.toFixed(2)} / ${(f32Only + codeBytes(r.label, dim)).toFixed(0)}`, '', '']),
-      ['exact scan GB/s (memory-read ceiling measured)', `${scanGBs.toFixed(1)} (ceiling ${ceiling.toFixed(1)}, ${((100 * scanGBs) / ceiling).toFixed(0)}%)`, '', ''],
-    ]),
+    table(
+      ['', 'ours', 'hnswlib-node', 'ours ÷ hnswlib'],
+      [
+        ['build time (s), 1 thread', buildOurs.toFixed(2), buildHn.toFixed(2), (buildOurs / buildHn).toFixed(2)],
+        [
+          `build time (s), 2 threads (recall@10 at ef=${ef2}: ${(hits2 / (nq * K)).toFixed(3)})`,
+          buildOurs2.toFixed(2),
+          buildHn.toFixed(2),
+          (buildOurs2 / buildHn).toFixed(2),
+        ],
+        ['bytes per vector (f32 + graph)', f32Only.toFixed(0), `~${hnBpv.toFixed(0)}`, (f32Only / hnBpv).toFixed(2)],
+        ...qRows.map((r) => [
+          `quantizer ${r.label}: train s / bytes per vector incl. code`,
+          `${r.train.toFixed(2)} / ${(f32Only + codeBytes(r.label, dim)).toFixed(0)}`,
+          '',
+          '',
+        ]),
+        [
+          'exact scan GB/s (memory-read ceiling measured)',
+          `${scanGBs.toFixed(1)} (ceiling ${ceiling.toFixed(1)}, ${((100 * scanGBs) / ceiling).toFixed(0)}%)`,
+          '',
+          '',
+        ],
+      ],
+    ),
     '',
     table(header, out),
     '',

@@ -61,7 +61,10 @@ async function main(): Promise<void> {
   try {
     const metadata = credentials(server.apiKey);
     let collections = createCollectionsClient(server.grpcAddress, metadata);
-    await unary(collections, 'Create', { collectionName: 'bench', vectorsConfig: { params: { size: DIM, distance: 'Cosine', onDisk: ON_DISK } } });
+    await unary(collections, 'Create', {
+      collectionName: 'bench',
+      vectorsConfig: { params: { size: DIM, distance: 'Cosine', onDisk: ON_DISK } },
+    });
     const next = vectorSource(7);
 
     // Upsert
@@ -77,7 +80,11 @@ async function main(): Promise<void> {
           if (b >= batches) return;
           const points = [];
           for (let i = b * BATCH; i < Math.min(POINTS, (b + 1) * BATCH); i++) {
-            points.push({ id: { num: i + 1 }, vectors: { vector: { dense: { data: next() } } }, payload: { group: { integerValue: String(i % 10) } } });
+            points.push({
+              id: { num: i + 1 },
+              vectors: { vector: { dense: { data: next() } } },
+              payload: { group: { integerValue: String(i % 10) } },
+            });
           }
           await unary(client, 'Upsert', { collectionName: 'bench', points, wait: false });
           done++;
@@ -86,12 +93,21 @@ async function main(): Promise<void> {
       }),
     );
     const upsertSeconds = (performance.now() - started) / 1000;
-    rows.push([`upsert ${POINTS} × ${DIM}-d, batch ${BATCH}, ${UPSERT_CONCURRENCY} clients`, `${Math.round(POINTS / upsertSeconds)} points/s`, `${upsertSeconds.toFixed(1)} s total`, '']);
+    rows.push([
+      `upsert ${POINTS} × ${DIM}-d, batch ${BATCH}, ${UPSERT_CONCURRENCY} clients`,
+      `${Math.round(POINTS / upsertSeconds)} points/s`,
+      `${upsertSeconds.toFixed(1)} s total`,
+      '',
+    ]);
 
     // Wait for the optimizer to index (status Green with indexed vectors).
     const indexStart = performance.now();
     for (;;) {
-      const info = (await unary<object, { result: { status: string; indexedVectorsCount: string } }>(collections, 'Get', { collectionName: 'bench' })).result;
+      const info = (
+        await unary<object, { result: { status: string; indexedVectorsCount: string } }>(collections, 'Get', {
+          collectionName: 'bench',
+        })
+      ).result;
       progress('indexing (optimizer)', Number(info.indexedVectorsCount), POINTS);
       if (info.status === 'Green') break;
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -102,11 +118,18 @@ async function main(): Promise<void> {
     server = await server.restart();
     collections = createCollectionsClient(server.grpcAddress, metadata);
     for (;;) {
-      const info = (await unary<object, { result: { status: string } }>(collections, 'Get', { collectionName: 'bench' })).result;
+      const info = (
+        await unary<object, { result: { status: string } }>(collections, 'Get', { collectionName: 'bench' })
+      ).result;
       if (info.status === 'Green' || info.status === 'Grey') break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    rows.push(['server resident memory after a restart', `${(residentBytes(server.pid) / 2 ** 20).toFixed(0)} MiB`, '', '']);
+    rows.push([
+      'server resident memory after a restart',
+      `${(residentBytes(server.pid) / 2 ** 20).toFixed(0)} MiB`,
+      '',
+      '',
+    ]);
 
     // Search
     const queries = Array.from({ length: QUERIES }, () => next());
@@ -143,7 +166,9 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
   }
-  console.log(`\nvectorstore server benchmark — ${POINTS} points, vectors ${ON_DISK ? 'on disk' : 'in memory'}, ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`);
+  console.log(
+    `\nvectorstore server benchmark — ${POINTS} points, vectors ${ON_DISK ? 'on disk' : 'in memory'}, ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`,
+  );
   console.log('| measurement | throughput | latency / time | |');
   console.log('|---|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);

@@ -14,7 +14,15 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const PROTO_ROOT = path.join(REPO_ROOT, 'proto');
 const QDRANT_PROTO_DIR = path.join(REPO_ROOT, 'node_modules', '@qdrant', 'js-client-grpc', 'dist', 'cjs', 'proto');
 // common_pb.js is a stale leftover in the client package and is deliberately not used.
-const QDRANT_FILES = ['json_with_int', 'qdrant_common', 'collections', 'collections_service', 'points', 'points_service', 'qdrant'];
+const QDRANT_FILES = [
+  'json_with_int',
+  'qdrant_common',
+  'collections',
+  'collections_service',
+  'points',
+  'points_service',
+  'qdrant',
+];
 const OUR_FILES = [
   'vectorstore/json_with_int.proto',
   'vectorstore/common.proto',
@@ -28,26 +36,97 @@ const OUR_SERVICES = ['Collections', 'Points', 'Qdrant'];
 
 /** Messages of the spec's area A (collection management). */
 const SPEC_MESSAGES = [
-  'VectorParams', 'VectorParamsDiff', 'VectorParamsMap', 'VectorParamsDiffMap', 'VectorsConfig', 'VectorsConfigDiff',
-  'MultiVectorConfig', 'SparseVectorParams', 'SparseVectorConfig', 'SparseIndexConfig',
-  'HnswConfigDiff', 'WalConfigDiff', 'OptimizersConfigDiff', 'MaxOptimizationThreads',
-  'ScalarQuantization', 'ProductQuantization', 'BinaryQuantizationQueryEncoding', 'BinaryQuantization',
-  'QuantizationConfig', 'Disabled', 'QuantizationConfigDiff',
-  'StrictModeConfig', 'StrictModeSparseConfig', 'StrictModeSparse', 'StrictModeMultivectorConfig', 'StrictModeMultivector',
-  'CollectionParams', 'CollectionParamsDiff', 'CollectionConfig', 'CollectionInfo', 'OptimizerStatus', 'CollectionWarning',
-  'UpdateQueueInfo', 'CollectionDescription', 'CollectionExists',
-  'PayloadSchemaInfo', 'PayloadIndexParams', 'KeywordIndexParams', 'IntegerIndexParams', 'FloatIndexParams', 'GeoIndexParams',
-  'TextIndexParams', 'BoolIndexParams', 'DatetimeIndexParams', 'UuidIndexParams', 'StopwordsSet', 'StemmingAlgorithm', 'SnowballParams',
-  'ShardKey', 'LocalShardInfo', 'RemoteShardInfo', 'ShardTransferInfo', 'ReshardingInfo', 'Replica', 'ShardKeyDescription', 'AliasDescription',
-  'GetCollectionInfoRequest', 'GetCollectionInfoResponse', 'CollectionExistsRequest', 'CollectionExistsResponse',
-  'ListCollectionsRequest', 'ListCollectionsResponse', 'CreateCollection', 'UpdateCollection', 'DeleteCollection',
-  'CollectionOperationResponse', 'ChangeAliases', 'AliasOperations', 'CreateAlias', 'RenameAlias', 'DeleteAlias',
-  'ListAliasesRequest', 'ListAliasesResponse', 'ListCollectionAliasesRequest',
-  'CollectionClusterInfoRequest', 'CollectionClusterInfoResponse',
-  'UpdateCollectionClusterSetupRequest', 'UpdateCollectionClusterSetupResponse',
-  'MoveShard', 'ReplicateShard', 'AbortShardTransfer', 'RestartTransfer', 'ReplicatePoints', 'CreateShardKey', 'DeleteShardKey',
-  'CreateShardKeyRequest', 'CreateShardKeyResponse', 'DeleteShardKeyRequest', 'DeleteShardKeyResponse',
-  'ListShardKeysRequest', 'ListShardKeysResponse',
+  'VectorParams',
+  'VectorParamsDiff',
+  'VectorParamsMap',
+  'VectorParamsDiffMap',
+  'VectorsConfig',
+  'VectorsConfigDiff',
+  'MultiVectorConfig',
+  'SparseVectorParams',
+  'SparseVectorConfig',
+  'SparseIndexConfig',
+  'HnswConfigDiff',
+  'WalConfigDiff',
+  'OptimizersConfigDiff',
+  'MaxOptimizationThreads',
+  'ScalarQuantization',
+  'ProductQuantization',
+  'BinaryQuantizationQueryEncoding',
+  'BinaryQuantization',
+  'QuantizationConfig',
+  'Disabled',
+  'QuantizationConfigDiff',
+  'StrictModeConfig',
+  'StrictModeSparseConfig',
+  'StrictModeSparse',
+  'StrictModeMultivectorConfig',
+  'StrictModeMultivector',
+  'CollectionParams',
+  'CollectionParamsDiff',
+  'CollectionConfig',
+  'CollectionInfo',
+  'OptimizerStatus',
+  'CollectionWarning',
+  'UpdateQueueInfo',
+  'CollectionDescription',
+  'CollectionExists',
+  'PayloadSchemaInfo',
+  'PayloadIndexParams',
+  'KeywordIndexParams',
+  'IntegerIndexParams',
+  'FloatIndexParams',
+  'GeoIndexParams',
+  'TextIndexParams',
+  'BoolIndexParams',
+  'DatetimeIndexParams',
+  'UuidIndexParams',
+  'StopwordsSet',
+  'StemmingAlgorithm',
+  'SnowballParams',
+  'ShardKey',
+  'LocalShardInfo',
+  'RemoteShardInfo',
+  'ShardTransferInfo',
+  'ReshardingInfo',
+  'Replica',
+  'ShardKeyDescription',
+  'AliasDescription',
+  'GetCollectionInfoRequest',
+  'GetCollectionInfoResponse',
+  'CollectionExistsRequest',
+  'CollectionExistsResponse',
+  'ListCollectionsRequest',
+  'ListCollectionsResponse',
+  'CreateCollection',
+  'UpdateCollection',
+  'DeleteCollection',
+  'CollectionOperationResponse',
+  'ChangeAliases',
+  'AliasOperations',
+  'CreateAlias',
+  'RenameAlias',
+  'DeleteAlias',
+  'ListAliasesRequest',
+  'ListAliasesResponse',
+  'ListCollectionAliasesRequest',
+  'CollectionClusterInfoRequest',
+  'CollectionClusterInfoResponse',
+  'UpdateCollectionClusterSetupRequest',
+  'UpdateCollectionClusterSetupResponse',
+  'MoveShard',
+  'ReplicateShard',
+  'AbortShardTransfer',
+  'RestartTransfer',
+  'ReplicatePoints',
+  'CreateShardKey',
+  'DeleteShardKey',
+  'CreateShardKeyRequest',
+  'CreateShardKeyResponse',
+  'DeleteShardKeyRequest',
+  'DeleteShardKeyResponse',
+  'ListShardKeysRequest',
+  'ListShardKeysResponse',
 ];
 
 /** Enums of the spec's area A, with their exact values. */
@@ -57,7 +136,17 @@ const SPEC_ENUMS: Record<string, Record<string, number>> = {
   Modifier: { None: 0, Idf: 1 },
   MultiVectorComparator: { MaxSim: 0 },
   CollectionStatus: { UnknownCollectionStatus: 0, Green: 1, Yellow: 2, Red: 3, Grey: 4 },
-  PayloadSchemaType: { UnknownType: 0, Keyword: 1, Integer: 2, Float: 3, Geo: 4, Text: 5, Bool: 6, Datetime: 7, Uuid: 8 },
+  PayloadSchemaType: {
+    UnknownType: 0,
+    Keyword: 1,
+    Integer: 2,
+    Float: 3,
+    Geo: 4,
+    Text: 5,
+    Bool: 6,
+    Datetime: 7,
+    Uuid: 8,
+  },
   QuantizationType: { UnknownQuantization: 0, Int8: 1 },
   CompressionRatio: { x4: 0, x8: 1, x16: 2, x32: 3, x64: 4 },
   BinaryQuantizationEncoding: { OneBit: 0, TwoBits: 1, OneAndHalfBits: 2 },
@@ -66,8 +155,17 @@ const SPEC_ENUMS: Record<string, Record<string, number>> = {
   ShardingMethod: { Auto: 0, Custom: 1 },
   TokenizerType: { Unknown: 0, Prefix: 1, Whitespace: 2, Word: 3, Multilingual: 4 },
   ReplicaState: {
-    Active: 0, Dead: 1, Partial: 2, Initializing: 3, Listener: 4, PartialSnapshot: 5, Recovery: 6,
-    Resharding: 7, ReshardingScaleDown: 8, ActiveRead: 9, ManualRecovery: 10,
+    Active: 0,
+    Dead: 1,
+    Partial: 2,
+    Initializing: 3,
+    Listener: 4,
+    PartialSnapshot: 5,
+    Recovery: 6,
+    Resharding: 7,
+    ReshardingScaleDown: 8,
+    ActiveRead: 9,
+    ManualRecovery: 10,
   },
   ReshardingDirection: { Up: 0, Down: 1 },
   ShardTransferMethod: { StreamRecords: 0, Snapshot: 1, WalDelta: 2, ReshardingStreamRecords: 3 },
@@ -120,7 +218,13 @@ interface NormModel {
 }
 
 function emptyModel(): NormModel {
-  return { messages: new Map(), enums: new Map(), services: new Map(), messagesByFile: new Map(), enumsByFile: new Map() };
+  return {
+    messages: new Map(),
+    enums: new Map(),
+    services: new Map(),
+    messagesByFile: new Map(),
+    enumsByFile: new Map(),
+  };
 }
 
 function stripPackage(fullName: string, pkg: string): string {
@@ -164,7 +268,13 @@ interface QEnum {
 }
 interface QService {
   name: string;
-  method?: { name: string; inputType: string; outputType: string; clientStreaming?: boolean; serverStreaming?: boolean }[];
+  method?: {
+    name: string;
+    inputType: string;
+    outputType: string;
+    clientStreaming?: boolean;
+    serverStreaming?: boolean;
+  }[];
 }
 interface QFile {
   name: string;
@@ -374,16 +484,32 @@ type Sample = Record<string, unknown>;
 
 function scalarSample(type: string): unknown {
   switch (type) {
-    case 'double': return 1.5;
-    case 'float': return 2.5;
-    case 'int64': case 'sint64': case 'sfixed64': return -1234567;
-    case 'uint64': case 'fixed64': return 9876543;
-    case 'int32': case 'sint32': case 'sfixed32': return -42;
-    case 'uint32': case 'fixed32': return 42;
-    case 'bool': return true;
-    case 'string': return 'sample';
-    case 'bytes': return Buffer.from([1, 2, 3]);
-    default: throw new Error(`unexpected scalar type ${type}`);
+    case 'double':
+      return 1.5;
+    case 'float':
+      return 2.5;
+    case 'int64':
+    case 'sint64':
+    case 'sfixed64':
+      return -1234567;
+    case 'uint64':
+    case 'fixed64':
+      return 9876543;
+    case 'int32':
+    case 'sint32':
+    case 'sfixed32':
+      return -42;
+    case 'uint32':
+    case 'fixed32':
+      return 42;
+    case 'bool':
+      return true;
+    case 'string':
+      return 'sample';
+    case 'bytes':
+      return Buffer.from([1, 2, 3]);
+    default:
+      throw new Error(`unexpected scalar type ${type}`);
   }
 }
 
@@ -428,7 +554,13 @@ function fieldSample(f: protobuf.Field, variant: number, depth: number): unknown
   return scalarSample(f.type);
 }
 
-const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, bytes: String, oneofs: true, defaults: false };
+const TO_OBJECT: protobuf.IConversionOptions = {
+  longs: String,
+  enums: String,
+  bytes: String,
+  oneofs: true,
+  defaults: false,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Tests
@@ -466,7 +598,11 @@ describe('proto wire compatibility with Qdrant 1.19', () => {
           continue;
         }
         const same =
-          f.number === q.number && sameType(f, q) && f.repeated === q.repeated && f.oneof === q.oneof && f.optional === q.optional;
+          f.number === q.number &&
+          sameType(f, q) &&
+          f.repeated === q.repeated &&
+          f.oneof === q.oneof &&
+          f.optional === q.optional;
         if (!same) problems.push(`${name}.${f.name}: ours ${describeField(f)} / Qdrant ${describeField(q)}`);
       }
       const ourNumbers = new Map([...our.fields.values()].map((f) => [f.number, f.name]));
@@ -493,7 +629,8 @@ describe('proto wire compatibility with Qdrant 1.19', () => {
       const their = qdrant.enums.get(name);
       if (!their) continue;
       for (const [value, number] of values) {
-        if (their.get(value) !== number) problems.push(`${name}.${value}: ours ${number} / Qdrant ${String(their.get(value))}`);
+        if (their.get(value) !== number)
+          problems.push(`${name}.${value}: ours ${number} / Qdrant ${String(their.get(value))}`);
       }
       for (const [value, number] of their) {
         if (!values.has(value)) notOurs.push(`${name}.${value}=${number}`);
@@ -536,7 +673,7 @@ describe('proto wire compatibility with Qdrant 1.19', () => {
     }
   });
 
-  it('should round-trip sample messages through Qdrant\'s schema without losing data', () => {
+  it("should round-trip sample messages through Qdrant's schema without losing data", () => {
     const qdrantRoot = buildQdrantRoot();
     const problems: string[] = [];
     let checked = 0;
@@ -578,7 +715,10 @@ describe('proto wire compatibility with Qdrant 1.19', () => {
     expect(root.lookupType('grpc.health.v1.HealthCheckRequest').fields.service.id).toBe(1);
     expect(root.lookupType('grpc.health.v1.HealthCheckResponse').fields.status.id).toBe(1);
     expect(root.lookupEnum('grpc.health.v1.HealthCheckResponse.ServingStatus').values).toEqual({
-      UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3,
+      UNKNOWN: 0,
+      SERVING: 1,
+      NOT_SERVING: 2,
+      SERVICE_UNKNOWN: 3,
     });
   });
 });

@@ -22,16 +22,27 @@ describe('user CLI and durable auth state (e2e)', () => {
   });
 
   it('should add a user the running server accepts at once', async () => {
-    const added = await runUserCli(server.dataDir, ['add', 'Ann@Example.com', '--role', 'reader', '--name', 'Ann Example'], 'ann-password-1234\n');
+    const added = await runUserCli(
+      server.dataDir,
+      ['add', 'Ann@Example.com', '--role', 'reader', '--name', 'Ann Example'],
+      'ann-password-1234\n',
+    );
     expect(added).toMatchObject({ code: 0 });
     expect(added.stdout).toContain('ann@example.com (Ann Example) role=reader active');
     const session = await login(server.httpUrl, 'ann@example.com', 'ann-password-1234');
-    expect(session.user).toMatchObject({ email: 'ann@example.com', full_name: 'Ann Example', role: 'reader', is_active: true });
+    expect(session.user).toMatchObject({
+      email: 'ann@example.com',
+      full_name: 'Ann Example',
+      role: 'reader',
+      is_active: true,
+    });
   });
 
   it('should refuse a duplicate, a bad role and a short password', async () => {
     expect((await runUserCli(server.dataDir, ['add', 'ann@example.com'], 'another-password-1\n')).code).toBe(1);
-    expect((await runUserCli(server.dataDir, ['add', 'bob@example.com', '--role', 'root'], 'bob-password-1234\n')).code).toBe(2);
+    expect(
+      (await runUserCli(server.dataDir, ['add', 'bob@example.com', '--role', 'root'], 'bob-password-1234\n')).code,
+    ).toBe(2);
     expect((await runUserCli(server.dataDir, ['add', 'bob@example.com'], 'short\n')).code).toBe(1);
     expect((await runUserCli(server.dataDir, ['frobnicate'])).code).toBe(2);
   });
@@ -39,11 +50,19 @@ describe('user CLI and durable auth state (e2e)', () => {
   it('should end sessions on deactivation and answer a login like a wrong password', async () => {
     const session = await login(server.httpUrl, 'ann@example.com', 'ann-password-1234');
     expect((await runUserCli(server.dataDir, ['deactivate', 'ann@example.com'])).code).toBe(0);
-    const inactive = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: 'ann@example.com', password: 'ann-password-1234' });
-    const wrong = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: 'ann@example.com', password: 'wrong-password' });
+    const inactive = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+      email: 'ann@example.com',
+      password: 'ann-password-1234',
+    });
+    const wrong = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+      email: 'ann@example.com',
+      password: 'wrong-password',
+    });
     expect(inactive.status).toBe(401);
     expect(inactive.text).toBe(wrong.text);
-    const me = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, { authorization: `Bearer ${session.tokens.access_token}` });
+    const me = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, {
+      authorization: `Bearer ${session.tokens.access_token}`,
+    });
     expect(me.status).toBe(401);
     expect((await refresh(server.httpUrl, session.tokens.refresh_token)).status).toBe(401);
     expect((await runUserCli(server.dataDir, ['activate', 'ann@example.com'])).code).toBe(0);
@@ -54,8 +73,17 @@ describe('user CLI and durable auth state (e2e)', () => {
     expect((await runUserCli(server.dataDir, ['set-role', 'ann@example.com', 'admin'])).code).toBe(0);
     const session = await login(server.httpUrl, 'ann@example.com', 'ann-password-1234');
     expect(session.user.role).toBe('admin');
-    expect((await runUserCli(server.dataDir, ['reset-password', 'ann@example.com'], 'new-ann-password-99\n')).code).toBe(0);
-    expect((await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: 'ann@example.com', password: 'ann-password-1234' })).status).toBe(401);
+    expect(
+      (await runUserCli(server.dataDir, ['reset-password', 'ann@example.com'], 'new-ann-password-99\n')).code,
+    ).toBe(0);
+    expect(
+      (
+        await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+          email: 'ann@example.com',
+          password: 'ann-password-1234',
+        })
+      ).status,
+    ).toBe(401);
     expect((await refresh(server.httpUrl, session.tokens.refresh_token)).status).toBe(401);
     await login(server.httpUrl, 'ann@example.com', 'new-ann-password-99');
   });
@@ -71,7 +99,8 @@ describe('user CLI and durable auth state (e2e)', () => {
   it('should keep users, secrets and sessions in owner-only files, passwords only hashed', async () => {
     const authDir = path.join(server.dataDir, 'auth');
     expect(mode(authDir)).toBe(0o700);
-    for (const file of ['users.json', 'refresh-tokens.json', 'jwt-secret']) expect(mode(path.join(authDir, file))).toBe(0o600);
+    for (const file of ['users.json', 'refresh-tokens.json', 'jwt-secret'])
+      expect(mode(path.join(authDir, file))).toBe(0o600);
     const users = readFileSync(path.join(authDir, 'users.json'), 'utf8');
     expect(users).toContain('$argon2id$v=19$m=19456,t=2,p=1$');
     expect(users).not.toContain(server.adminPassword);
@@ -79,9 +108,13 @@ describe('user CLI and durable auth state (e2e)', () => {
 
   it('should keep sessions and access tokens valid across a restart', async () => {
     const session = await login(server.httpUrl, server.adminEmail, server.adminPassword);
-    expect(readFileSync(path.join(server.dataDir, 'auth', 'refresh-tokens.json'), 'utf8')).not.toContain(session.tokens.refresh_token);
+    expect(readFileSync(path.join(server.dataDir, 'auth', 'refresh-tokens.json'), 'utf8')).not.toContain(
+      session.tokens.refresh_token,
+    );
     server = await server.restart();
-    const me = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, { authorization: `Bearer ${session.tokens.access_token}` });
+    const me = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, {
+      authorization: `Bearer ${session.tokens.access_token}`,
+    });
     expect(me.status).toBe(200);
     expect((await refresh(server.httpUrl, session.tokens.refresh_token)).status).toBe(200);
   });
@@ -91,7 +124,9 @@ describe('user CLI and durable auth state (e2e)', () => {
     try {
       const session = await login(shortLived.httpUrl, shortLived.adminEmail, shortLived.adminPassword);
       await new Promise((resolve) => setTimeout(resolve, 2_100));
-      const me = await httpJson(shortLived.httpUrl, 'GET', '/api/auth/me', undefined, { authorization: `Bearer ${session.tokens.access_token}` });
+      const me = await httpJson(shortLived.httpUrl, 'GET', '/api/auth/me', undefined, {
+        authorization: `Bearer ${session.tokens.access_token}`,
+      });
       expect(me.status).toBe(401);
       expect(me.headers.get('www-authenticate')).toContain('token expired');
       // The refresh token outlives it and gets a fresh access token.

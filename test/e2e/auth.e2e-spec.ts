@@ -1,14 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomBytes } from 'node:crypto';
-import {
-  decodeJwtPart,
-  httpJson,
-  login,
-  LoginBody,
-  makeJwt,
-  refresh,
-  TokenPairBody,
-} from './support/auth-helpers';
+import { decodeJwtPart, httpJson, login, LoginBody, makeJwt, refresh, TokenPairBody } from './support/auth-helpers';
 import { createCollectionsClient, credentials, unary } from './support/grpc-clients';
 import { RunningServer, startServer } from './support/server-harness';
 
@@ -49,7 +41,10 @@ describe('auth over HTTP (e2e)', () => {
 
   describe('POST /api/auth/login', () => {
     it('should return a token pair and the public user', async () => {
-      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: server.adminEmail, password: server.adminPassword });
+      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+        email: server.adminEmail,
+        password: server.adminPassword,
+      });
       expect(answer.status).toBe(200);
       expect(answer.headers.get('cache-control')).toBe('no-store');
       const body = answer.body as LoginBody;
@@ -80,8 +75,14 @@ describe('auth over HTTP (e2e)', () => {
     });
 
     it('should answer a wrong password and an unknown email identically', async () => {
-      const wrong = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: server.adminEmail, password: 'not-the-password' });
-      const unknown = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: 'nobody@example.com', password: 'not-the-password' });
+      const wrong = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+        email: server.adminEmail,
+        password: 'not-the-password',
+      });
+      const unknown = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+        email: 'nobody@example.com',
+        password: 'not-the-password',
+      });
       expect(wrong.status).toBe(401);
       expect(unknown.status).toBe(401);
       expect(unknown.text).toBe(wrong.text);
@@ -134,14 +135,19 @@ describe('auth over HTTP (e2e)', () => {
     });
 
     it('should answer 413 for an oversized body', async () => {
-      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: 'a@example.com', password: 'x'.repeat(2 * 1024 * 1024) });
+      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+        email: 'a@example.com',
+        password: 'x'.repeat(2 * 1024 * 1024),
+      });
       expect(answer.status).toBe(413);
     });
   });
 
   describe('bearer tokens', () => {
     it('should accept a valid token on HTTP and gRPC', async () => {
-      const me = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, { authorization: `Bearer ${admin.tokens.access_token}` });
+      const me = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, {
+        authorization: `Bearer ${admin.tokens.access_token}`,
+      });
       expect(me.status).toBe(200);
       expect(me.body).toEqual(admin.user);
       expect(await grpcListStatus(credentials(undefined, admin.tokens.access_token))).toBe(0);
@@ -155,31 +161,53 @@ describe('auth over HTTP (e2e)', () => {
     });
 
     const forged: Array<[string, () => string]> = [
-      ['an expired token', () => makeJwt({ alg: 'HS256', typ: 'JWT' }, { ...adminClaims(), iat: 1_000, exp: 1_900 }, JWT_SECRET)],
-      ['a token signed with another key', () => makeJwt({ alg: 'HS256', typ: 'JWT' }, adminClaims(), `${JWT_SECRET}-other`)],
+      [
+        'an expired token',
+        () => makeJwt({ alg: 'HS256', typ: 'JWT' }, { ...adminClaims(), iat: 1_000, exp: 1_900 }, JWT_SECRET),
+      ],
+      [
+        'a token signed with another key',
+        () => makeJwt({ alg: 'HS256', typ: 'JWT' }, adminClaims(), `${JWT_SECRET}-other`),
+      ],
       ['alg none', () => makeJwt({ alg: 'none', typ: 'JWT' }, adminClaims())],
       ['another HMAC algorithm (HS512)', () => makeJwt({ alg: 'HS512', typ: 'JWT' }, adminClaims(), JWT_SECRET)],
-      ['a token without exp', () => {
-        const { exp: _exp, ...claims } = adminClaims();
-        return makeJwt({ alg: 'HS256', typ: 'JWT' }, claims, JWT_SECRET);
-      }],
-      ['a tampered payload', () => {
-        const [header, , signature] = admin.tokens.access_token.split('.');
-        const payload = Buffer.from(JSON.stringify({ ...adminClaims(), sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
-        return `${header}.${payload}.${signature}`;
-      }],
-      ['a token of another type', () => makeJwt({ alg: 'HS256', typ: 'JWT' }, { ...adminClaims(), token_use: 'refresh' }, JWT_SECRET)],
-      ['a token without the access claim', () => {
-        const { access: _access, ...claims } = adminClaims();
-        return makeJwt({ alg: 'HS256', typ: 'JWT' }, claims, JWT_SECRET);
-      }],
+      [
+        'a token without exp',
+        () => {
+          const { exp: _exp, ...claims } = adminClaims();
+          return makeJwt({ alg: 'HS256', typ: 'JWT' }, claims, JWT_SECRET);
+        },
+      ],
+      [
+        'a tampered payload',
+        () => {
+          const [header, , signature] = admin.tokens.access_token.split('.');
+          const payload = Buffer.from(
+            JSON.stringify({ ...adminClaims(), sub: '00000000-0000-4000-8000-000000000000' }),
+          ).toString('base64url');
+          return `${header}.${payload}.${signature}`;
+        },
+      ],
+      [
+        'a token of another type',
+        () => makeJwt({ alg: 'HS256', typ: 'JWT' }, { ...adminClaims(), token_use: 'refresh' }, JWT_SECRET),
+      ],
+      [
+        'a token without the access claim',
+        () => {
+          const { access: _access, ...claims } = adminClaims();
+          return makeJwt({ alg: 'HS256', typ: 'JWT' }, claims, JWT_SECRET);
+        },
+      ],
       ['a refresh token', () => admin.tokens.refresh_token],
       ['garbage', () => 'not-a-token'],
     ];
 
     it.each(forged)('should refuse %s: 401 on HTTP, UNAUTHENTICATED on gRPC', async (_, make) => {
       const token = make();
-      const answer = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, { authorization: `Bearer ${token}` });
+      const answer = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, {
+        authorization: `Bearer ${token}`,
+      });
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
       expect(await grpcListStatus(credentials(undefined, token))).toBe(grpc.status.UNAUTHENTICATED);
@@ -188,7 +216,9 @@ describe('auth over HTTP (e2e)', () => {
 
     it('should accept the same claims when correctly signed (the forgeries differ only where stated)', async () => {
       const token = makeJwt({ alg: 'HS256', typ: 'JWT' }, adminClaims(), JWT_SECRET);
-      const answer = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, { authorization: `Bearer ${token}` });
+      const answer = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, {
+        authorization: `Bearer ${token}`,
+      });
       expect(answer.status).toBe(200);
     });
   });
@@ -203,7 +233,9 @@ describe('auth over HTTP (e2e)', () => {
       expect(Object.keys(pair).sort()).toEqual(['access_token', 'refresh_token', 'token_type']);
       expect(pair.token_type).toBe('bearer');
       expect(pair.refresh_token).not.toBe(first.tokens.refresh_token);
-      const me = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, { authorization: `Bearer ${pair.access_token}` });
+      const me = await httpJson(server.httpUrl, 'GET', '/api/auth/me', undefined, {
+        authorization: `Bearer ${pair.access_token}`,
+      });
       expect(me.status).toBe(200);
     });
 
@@ -218,7 +250,9 @@ describe('auth over HTTP (e2e)', () => {
 
     it('should let at most one of concurrent refreshes with one token succeed', async () => {
       const session = await login(server.httpUrl, server.adminEmail, server.adminPassword);
-      const answers = await Promise.all(Array.from({ length: 8 }, () => refresh(server.httpUrl, session.tokens.refresh_token)));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => refresh(server.httpUrl, session.tokens.refresh_token)),
+      );
       const statuses = answers.map((answer) => answer.status);
       expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(1);
       expect(statuses.every((status) => status === 200 || status === 401)).toBe(true);
@@ -244,7 +278,9 @@ describe('auth over HTTP (e2e)', () => {
     it('should revoke the refresh token family', async () => {
       const session = await login(server.httpUrl, server.adminEmail, server.adminPassword);
       const rotated = (await refresh(server.httpUrl, session.tokens.refresh_token)).body as TokenPairBody;
-      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/logout', { refresh_token: rotated.refresh_token });
+      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/logout', {
+        refresh_token: rotated.refresh_token,
+      });
       expect(answer.status).toBe(204);
       expect((await refresh(server.httpUrl, rotated.refresh_token)).status).toBe(401);
     });
@@ -282,10 +318,16 @@ describe('login throttling (e2e)', () => {
 
   it('should answer 429 with Retry-After after repeated failures for one account', async () => {
     for (let i = 0; i < 5; i++) {
-      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: server.adminEmail, password: `wrong-${i}` });
+      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+        email: server.adminEmail,
+        password: `wrong-${i}`,
+      });
       expect(answer.status).toBe(401);
     }
-    const blocked = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: server.adminEmail, password: server.adminPassword });
+    const blocked = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+      email: server.adminEmail,
+      password: server.adminPassword,
+    });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
@@ -293,10 +335,16 @@ describe('login throttling (e2e)', () => {
   it('should answer 429 after repeated failures from one address, whatever the account', async () => {
     // 5 failures so far from this address; the limit per address is 20.
     for (let i = 0; i < 15; i++) {
-      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: `guess-${i}@example.com`, password: 'wrong' });
+      const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+        email: `guess-${i}@example.com`,
+        password: 'wrong',
+      });
       expect(answer.status).toBe(401);
     }
-    const blocked = await httpJson(server.httpUrl, 'POST', '/api/auth/login', { email: 'fresh@example.com', password: 'wrong' });
+    const blocked = await httpJson(server.httpUrl, 'POST', '/api/auth/login', {
+      email: 'fresh@example.com',
+      password: 'wrong',
+    });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
   });

@@ -25,7 +25,8 @@ describe('Collections service (gRPC, e2e)', () => {
     if (messagePart !== undefined) expect(error?.details).toMatch(messagePart);
     return error!;
   };
-  const info = async (name: string) => (await call<{ result: CollectionInfo__Output }>('Get', { collectionName: name })).result;
+  const info = async (name: string) =>
+    (await call<{ result: CollectionInfo__Output }>('Get', { collectionName: name })).result;
   const dense = (size: number, distance = 'Cosine') => ({ params: { size, distance } });
 
   beforeAll(async () => {
@@ -54,8 +55,19 @@ describe('Collections service (gRPC, e2e)', () => {
       expect(result.updateQueue?.length).toBe('0');
       const config = result.config!;
       expect(config.params?.vectorsConfig?.params).toMatchObject({ size: '4', distance: 'Dot' });
-      expect(config.params).toMatchObject({ shardNumber: 1, replicationFactor: 1, writeConsistencyFactor: 1, onDiskPayload: true });
-      expect(config.hnswConfig).toMatchObject({ m: '16', efConstruct: '100', fullScanThreshold: '10000', maxIndexingThreads: '0', onDisk: false });
+      expect(config.params).toMatchObject({
+        shardNumber: 1,
+        replicationFactor: 1,
+        writeConsistencyFactor: 1,
+        onDiskPayload: true,
+      });
+      expect(config.hnswConfig).toMatchObject({
+        m: '16',
+        efConstruct: '100',
+        fullScanThreshold: '10000',
+        maxIndexingThreads: '0',
+        onDisk: false,
+      });
       expect(config.optimizerConfig).toMatchObject({
         deletedThreshold: 0.2,
         vacuumMinVectorNumber: '1000',
@@ -73,7 +85,11 @@ describe('Collections service (gRPC, e2e)', () => {
       await call('Create', { collectionName: 'via-qdrant-path', vectorsConfig: dense(8) }, qdrantPathClient);
       const viaOurs = await info('via-qdrant-path');
       expect(viaOurs.config?.params?.vectorsConfig?.params?.size).toBe('8');
-      const viaQdrant = await call<{ result: CollectionInfo__Output }>('Get', { collectionName: 'defaults' }, qdrantPathClient);
+      const viaQdrant = await call<{ result: CollectionInfo__Output }>(
+        'Get',
+        { collectionName: 'defaults' },
+        qdrantPathClient,
+      );
       expect(viaQdrant.result.config?.params?.vectorsConfig?.params?.distance).toBe('Dot');
     });
 
@@ -90,25 +106,50 @@ describe('Collections service (gRPC, e2e)', () => {
           paramsMap: {
             map: {
               image: { size: 512, distance: 'Euclid', datatype: 'Float16', onDisk: true, hnswConfig: { m: 32 } },
-              text: { size: 384, distance: 'Cosine', multivectorConfig: { comparator: 'MaxSim' }, quantizationConfig: { binary: { encoding: 'TwoBits', queryEncoding: { setting: 'Scalar8Bits' } } } },
+              text: {
+                size: 384,
+                distance: 'Cosine',
+                multivectorConfig: { comparator: 'MaxSim' },
+                quantizationConfig: { binary: { encoding: 'TwoBits', queryEncoding: { setting: 'Scalar8Bits' } } },
+              },
             },
           },
         },
         sparseVectorsConfig: { map: { bm25: { modifier: 'Idf', index: { onDisk: true, datatype: 'Uint8' } } } },
         quantizationConfig: { scalar: { type: 'Int8', quantile: 0.99, alwaysRam: true } },
-        strictModeConfig: { enabled: true, maxQueryLimit: 100, sparseConfig: { sparseConfig: { bm25: { maxLength: 1000 } } } },
+        strictModeConfig: {
+          enabled: true,
+          maxQueryLimit: 100,
+          sparseConfig: { sparseConfig: { bm25: { maxLength: 1000 } } },
+        },
         hnswConfig: { efConstruct: 200, payloadM: 8 },
         optimizersConfig: { indexingThreshold: 0, maxOptimizationThreads: { value: 2 } },
         walConfig: { walCapacityMb: 64 },
         shardNumber: 3,
-        metadata: { team: { stringValue: 'search' }, big: { integerValue: '9007199254740993' }, ratio: { doubleValue: 2 } },
+        metadata: {
+          team: { stringValue: 'search' },
+          big: { integerValue: '9007199254740993' },
+          ratio: { doubleValue: 2 },
+        },
       });
       const config = (await info('rich')).config!;
       const map = config.params!.vectorsConfig!.paramsMap!.map;
-      expect(map.image).toMatchObject({ size: '512', distance: 'Euclid', datatype: 'Float16', onDisk: true, hnswConfig: { m: '32' } });
+      expect(map.image).toMatchObject({
+        size: '512',
+        distance: 'Euclid',
+        datatype: 'Float16',
+        onDisk: true,
+        hnswConfig: { m: '32' },
+      });
       expect(map.text.multivectorConfig).toEqual({ comparator: 'MaxSim' });
-      expect(map.text.quantizationConfig?.binary).toMatchObject({ encoding: 'TwoBits', queryEncoding: { setting: 'Scalar8Bits' } });
-      expect(config.params!.sparseVectorsConfig!.map.bm25).toMatchObject({ modifier: 'Idf', index: { onDisk: true, datatype: 'Uint8' } });
+      expect(map.text.quantizationConfig?.binary).toMatchObject({
+        encoding: 'TwoBits',
+        queryEncoding: { setting: 'Scalar8Bits' },
+      });
+      expect(config.params!.sparseVectorsConfig!.map.bm25).toMatchObject({
+        modifier: 'Idf',
+        index: { onDisk: true, datatype: 'Uint8' },
+      });
       expect(config.quantizationConfig?.scalar).toMatchObject({ type: 'Int8', alwaysRam: true });
       expect(config.quantizationConfig?.scalar?.quantile).toBeCloseTo(0.99, 5);
       expect(config.strictModeConfig).toMatchObject({ enabled: true, maxQueryLimit: 100 });
@@ -123,11 +164,19 @@ describe('Collections service (gRPC, e2e)', () => {
     });
 
     it('should answer ALREADY_EXISTS for a duplicate create', async () => {
-      await expectCode(call('Create', { collectionName: 'defaults', vectorsConfig: dense(4) }), grpc.status.ALREADY_EXISTS, 'Collection `defaults` already exists');
+      await expectCode(
+        call('Create', { collectionName: 'defaults', vectorsConfig: dense(4) }),
+        grpc.status.ALREADY_EXISTS,
+        'Collection `defaults` already exists',
+      );
     });
 
     it('should answer NOT_FOUND for an unknown collection', async () => {
-      await expectCode(call('Get', { collectionName: 'nope' }), grpc.status.NOT_FOUND, "Not found: Collection `nope` doesn't exist!");
+      await expectCode(
+        call('Get', { collectionName: 'nope' }),
+        grpc.status.NOT_FOUND,
+        "Not found: Collection `nope` doesn't exist!",
+      );
       await expectCode(call('Update', { collectionName: 'nope', hnswConfig: { m: 8 } }), grpc.status.NOT_FOUND);
       await expectCode(call('CollectionClusterInfo', { collectionName: 'nope' }), grpc.status.NOT_FOUND);
       await expectCode(call('ListShardKeys', { collectionName: 'nope' }), grpc.status.NOT_FOUND);
@@ -141,19 +190,55 @@ describe('Collections service (gRPC, e2e)', () => {
       ['name of 256 characters', { collectionName: 'x'.repeat(256), vectorsConfig: dense(4) }, 'collection_name'],
       ['size 0', { collectionName: 'bad', vectorsConfig: dense(0) }, 'vectors_config.params.size'],
       ['size 65537', { collectionName: 'bad', vectorsConfig: dense(65537) }, 'vectors_config.params.size'],
-      ['distance 0', { collectionName: 'bad', vectorsConfig: { params: { size: 4, distance: 'UnknownDistance' } } }, 'vectors_config.params.distance'],
-      ['no distance', { collectionName: 'bad', vectorsConfig: { params: { size: 4 } } }, 'vectors_config.params.distance'],
+      [
+        'distance 0',
+        { collectionName: 'bad', vectorsConfig: { params: { size: 4, distance: 'UnknownDistance' } } },
+        'vectors_config.params.distance',
+      ],
+      [
+        'no distance',
+        { collectionName: 'bad', vectorsConfig: { params: { size: 4 } } },
+        'vectors_config.params.distance',
+      ],
       ['m 0', { collectionName: 'bad', vectorsConfig: dense(4), hnswConfig: { m: 0 } }, 'hnsw_config.m'],
-      ['ef_construct 3', { collectionName: 'bad', vectorsConfig: dense(4), hnswConfig: { efConstruct: 3 } }, 'hnsw_config.ef_construct'],
+      [
+        'ef_construct 3',
+        { collectionName: 'bad', vectorsConfig: dense(4), hnswConfig: { efConstruct: 3 } },
+        'hnsw_config.ef_construct',
+      ],
       ['empty vectors_config oneof', { collectionName: 'bad', vectorsConfig: {} }, 'vectors_config'],
-      ['empty quantization oneof', { collectionName: 'bad', vectorsConfig: dense(4), quantizationConfig: {} }, 'quantization_config'],
-      ['empty max_optimization_threads oneof', { collectionName: 'bad', optimizersConfig: { maxOptimizationThreads: {} } }, 'max_optimization_threads'],
-      ['quantile 0.2', { collectionName: 'bad', quantizationConfig: { scalar: { type: 'Int8', quantile: 0.2 } } }, 'quantization_config.scalar.quantile'],
+      [
+        'empty quantization oneof',
+        { collectionName: 'bad', vectorsConfig: dense(4), quantizationConfig: {} },
+        'quantization_config',
+      ],
+      [
+        'empty max_optimization_threads oneof',
+        { collectionName: 'bad', optimizersConfig: { maxOptimizationThreads: {} } },
+        'max_optimization_threads',
+      ],
+      [
+        'quantile 0.2',
+        { collectionName: 'bad', quantizationConfig: { scalar: { type: 'Int8', quantile: 0.2 } } },
+        'quantization_config.scalar.quantile',
+      ],
       ['wal_capacity_mb 0', { collectionName: 'bad', walConfig: { walCapacityMb: 0 } }, 'wal_config.wal_capacity_mb'],
       ['shard_number 0', { collectionName: 'bad', shardNumber: 0 }, 'shard_number'],
       ['replication_factor 0', { collectionName: 'bad', replicationFactor: 0 }, 'replication_factor'],
-      ['vacuum_min_vector_number 10', { collectionName: 'bad', optimizersConfig: { vacuumMinVectorNumber: 10 } }, 'vacuum_min_vector_number'],
-      ['dense and sparse with the same name', { collectionName: 'bad', vectorsConfig: { paramsMap: { map: { v: { size: 4, distance: 'Dot' } } } }, sparseVectorsConfig: { map: { v: {} } } }, 'unique'],
+      [
+        'vacuum_min_vector_number 10',
+        { collectionName: 'bad', optimizersConfig: { vacuumMinVectorNumber: 10 } },
+        'vacuum_min_vector_number',
+      ],
+      [
+        'dense and sparse with the same name',
+        {
+          collectionName: 'bad',
+          vectorsConfig: { paramsMap: { map: { v: { size: 4, distance: 'Dot' } } } },
+          sparseVectorsConfig: { map: { v: {} } },
+        },
+        'unique',
+      ],
     ];
 
     it.each(cases)('should reject %s with INVALID_ARGUMENT naming the field', async (_label, request, field) => {
@@ -163,15 +248,39 @@ describe('Collections service (gRPC, e2e)', () => {
 
     it('should reject empty oneofs of the other requests', async () => {
       await expectCode(call('UpdateAliases', { actions: [{}] }), grpc.status.INVALID_ARGUMENT, 'AliasOperation');
-      await expectCode(call('UpdateCollectionClusterSetup', { collectionName: 'defaults' }), grpc.status.INVALID_ARGUMENT, 'empty operation');
-      await expectCode(call('CreateShardKey', { collectionName: 'defaults' }), grpc.status.INVALID_ARGUMENT, 'empty request');
-      await expectCode(call('DeleteShardKey', { collectionName: 'defaults' }), grpc.status.INVALID_ARGUMENT, 'empty request');
-      await expectCode(call('Update', { collectionName: 'defaults', vectorsConfig: {} }), grpc.status.INVALID_ARGUMENT, 'vectors_config');
+      await expectCode(
+        call('UpdateCollectionClusterSetup', { collectionName: 'defaults' }),
+        grpc.status.INVALID_ARGUMENT,
+        'empty operation',
+      );
+      await expectCode(
+        call('CreateShardKey', { collectionName: 'defaults' }),
+        grpc.status.INVALID_ARGUMENT,
+        'empty request',
+      );
+      await expectCode(
+        call('DeleteShardKey', { collectionName: 'defaults' }),
+        grpc.status.INVALID_ARGUMENT,
+        'empty request',
+      );
+      await expectCode(
+        call('Update', { collectionName: 'defaults', vectorsConfig: {} }),
+        grpc.status.INVALID_ARGUMENT,
+        'vectors_config',
+      );
     });
 
     it('should reject timeout 0 on Update, Delete and UpdateAliases but not on Create', async () => {
-      await expectCode(call('Update', { collectionName: 'defaults', timeout: 0 }), grpc.status.INVALID_ARGUMENT, 'timeout');
-      await expectCode(call('Delete', { collectionName: 'defaults', timeout: 0 }), grpc.status.INVALID_ARGUMENT, 'timeout');
+      await expectCode(
+        call('Update', { collectionName: 'defaults', timeout: 0 }),
+        grpc.status.INVALID_ARGUMENT,
+        'timeout',
+      );
+      await expectCode(
+        call('Delete', { collectionName: 'defaults', timeout: 0 }),
+        grpc.status.INVALID_ARGUMENT,
+        'timeout',
+      );
       await expectCode(call('UpdateAliases', { actions: [], timeout: 0 }), grpc.status.INVALID_ARGUMENT, 'timeout');
       expect((await call('Create', { collectionName: 'timeout-zero', timeout: 0 })).result).toBe(true);
     });
@@ -179,23 +288,32 @@ describe('Collections service (gRPC, e2e)', () => {
     it('should keep serving after every malformed request', async () => {
       const list = await call<{ collections: Array<{ name: string }> }>('List', {});
       expect(list.collections.map((c) => c.name)).toContain('defaults');
-      expect((await call<{ result: { exists: boolean } }>('CollectionExists', { collectionName: 'bad' })).result.exists).toBe(false);
+      expect(
+        (await call<{ result: { exists: boolean } }>('CollectionExists', { collectionName: 'bad' })).result.exists,
+      ).toBe(false);
     });
 
     it('should accept a gzip-compressed request', async () => {
       const gzipClient = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
-      const compressed = new (Object.getPrototypeOf(gzipClient).constructor as new (a: string, c: grpc.ChannelCredentials, o: object) => CollectionsClient)(
-        server.grpcAddress,
-        grpc.credentials.createInsecure(),
-        { 'grpc.default_compression_algorithm': 2, interceptors: [] },
-      );
+      const compressed = new (
+        Object.getPrototypeOf(gzipClient).constructor as new (
+          a: string,
+          c: grpc.ChannelCredentials,
+          o: object,
+        ) => CollectionsClient
+      )(server.grpcAddress, grpc.credentials.createInsecure(), {
+        'grpc.default_compression_algorithm': 2,
+        interceptors: [],
+      });
       const metadata = credentials(server.apiKey);
       const name = `gz-${'z'.repeat(3000)}`;
       const error = await new Promise<grpc.ServiceError | null>((resolve) =>
-        (compressed as unknown as { Create: (r: object, m: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void }).Create(
-          { collectionName: name, metadata: { note: { stringValue: 'x'.repeat(2000) } } },
-          metadata,
-          (e) => resolve(e),
+        (
+          compressed as unknown as {
+            Create: (r: object, m: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void;
+          }
+        ).Create({ collectionName: name, metadata: { note: { stringValue: 'x'.repeat(2000) } } }, metadata, (e) =>
+          resolve(e),
         ),
       );
       // The body was decompressed and validated: the name is too long.
@@ -210,7 +328,19 @@ describe('Collections service (gRPC, e2e)', () => {
     beforeAll(async () => {
       await call('Create', {
         collectionName: 'upd',
-        vectorsConfig: { paramsMap: { map: { a: { size: 4, distance: 'Dot', hnswConfig: { m: 4 }, quantizationConfig: { product: { compression: 'x16' } } }, b: { size: 8, distance: 'Euclid' } } } },
+        vectorsConfig: {
+          paramsMap: {
+            map: {
+              a: {
+                size: 4,
+                distance: 'Dot',
+                hnswConfig: { m: 4 },
+                quantizationConfig: { product: { compression: 'x16' } },
+              },
+              b: { size: 8, distance: 'Euclid' },
+            },
+          },
+        },
         sparseVectorsConfig: { map: { s: { index: { fullScanThreshold: 100 } } } },
         metadata: { keep: { stringValue: 'yes' }, drop: { boolValue: true } },
       });
@@ -231,7 +361,11 @@ describe('Collections service (gRPC, e2e)', () => {
       expect(config.params).toMatchObject({ replicationFactor: 2, onDiskPayload: false, writeConsistencyFactor: 1 });
       expect(config.quantizationConfig?.binary).toBeDefined();
       expect(config.strictModeConfig).toMatchObject({ enabled: true, maxTimeout: 10 });
-      await call('Update', { collectionName: 'upd', strictModeConfig: { maxQueryLimit: 5 }, quantizationConfig: { disabled: {} } });
+      await call('Update', {
+        collectionName: 'upd',
+        strictModeConfig: { maxQueryLimit: 5 },
+        quantizationConfig: { disabled: {} },
+      });
       const after = (await info('upd')).config!;
       expect(after.strictModeConfig).toMatchObject({ enabled: true, maxTimeout: 10, maxQueryLimit: 5 });
       expect(after.quantizationConfig).toBeUndefined();
@@ -240,7 +374,14 @@ describe('Collections service (gRPC, e2e)', () => {
     it('should merge per named vector, and an empty hnsw diff removes the override', async () => {
       await call('Update', {
         collectionName: 'upd',
-        vectorsConfig: { paramsMap: { map: { a: { hnswConfig: {}, quantizationConfig: { disabled: {} }, onDisk: true }, b: { hnswConfig: { efConstruct: 8 } } } } },
+        vectorsConfig: {
+          paramsMap: {
+            map: {
+              a: { hnswConfig: {}, quantizationConfig: { disabled: {} }, onDisk: true },
+              b: { hnswConfig: { efConstruct: 8 } },
+            },
+          },
+        },
       });
       const map = (await info('upd')).config!.params!.vectorsConfig!.paramsMap!.map;
       expect(map.a.hnswConfig).toBeUndefined();
@@ -264,15 +405,26 @@ describe('Collections service (gRPC, e2e)', () => {
     });
 
     it('should merge metadata, a null value removing the key', async () => {
-      await call('Update', { collectionName: 'upd', metadata: { drop: { nullValue: 'NULL_VALUE' }, added: { integerValue: '7' } } });
+      await call('Update', {
+        collectionName: 'upd',
+        metadata: { drop: { nullValue: 'NULL_VALUE' }, added: { integerValue: '7' } },
+      });
       const metadata = (await info('upd')).config!.metadata;
       expect(Object.keys(metadata).sort()).toEqual(['added', 'keep']);
       expect(metadata.added).toMatchObject({ integerValue: '7' });
     });
 
     it('should reject invalid values in a diff', async () => {
-      await expectCode(call('Update', { collectionName: 'upd', hnswConfig: { efConstruct: 1 } }), grpc.status.INVALID_ARGUMENT, 'hnsw_config.ef_construct');
-      await expectCode(call('Update', { collectionName: 'upd', params: { replicationFactor: 0 } }), grpc.status.INVALID_ARGUMENT, 'params.replication_factor');
+      await expectCode(
+        call('Update', { collectionName: 'upd', hnswConfig: { efConstruct: 1 } }),
+        grpc.status.INVALID_ARGUMENT,
+        'hnsw_config.ef_construct',
+      );
+      await expectCode(
+        call('Update', { collectionName: 'upd', params: { replicationFactor: 0 } }),
+        grpc.status.INVALID_ARGUMENT,
+        'params.replication_factor',
+      );
     });
   });
 
@@ -283,8 +435,13 @@ describe('Collections service (gRPC, e2e)', () => {
     });
 
     it('should resolve an alias in Get, Exists and Update', async () => {
-      expect((await call('UpdateAliases', { actions: [{ createAlias: { collectionName: 'target-a', aliasName: 'live' } }] })).result).toBe(true);
-      expect((await call<{ result: { exists: boolean } }>('CollectionExists', { collectionName: 'live' })).result.exists).toBe(true);
+      expect(
+        (await call('UpdateAliases', { actions: [{ createAlias: { collectionName: 'target-a', aliasName: 'live' } }] }))
+          .result,
+      ).toBe(true);
+      expect(
+        (await call<{ result: { exists: boolean } }>('CollectionExists', { collectionName: 'live' })).result.exists,
+      ).toBe(true);
       await call('Update', { collectionName: 'live', hnswConfig: { m: 24 } });
       expect((await info('target-a')).config!.hnswConfig!.m).toBe('24');
       expect((await info('live')).config!.hnswConfig!.m).toBe('24');
@@ -304,12 +461,26 @@ describe('Collections service (gRPC, e2e)', () => {
     });
 
     it('should answer the clash cases as Qdrant does', async () => {
-      await expectCode(call('UpdateAliases', { actions: [{ createAlias: { collectionName: 'target-a', aliasName: 'target-b' } }] }), grpc.status.ALREADY_EXISTS);
-      await expectCode(call('UpdateAliases', { actions: [{ createAlias: { collectionName: 'missing', aliasName: 'x' } }] }), grpc.status.NOT_FOUND);
-      await expectCode(call('UpdateAliases', { actions: [{ renameAlias: { oldAliasName: 'ghost', newAliasName: 'x' } }] }), grpc.status.NOT_FOUND, 'Alias ghost does not exists');
+      await expectCode(
+        call('UpdateAliases', { actions: [{ createAlias: { collectionName: 'target-a', aliasName: 'target-b' } }] }),
+        grpc.status.ALREADY_EXISTS,
+      );
+      await expectCode(
+        call('UpdateAliases', { actions: [{ createAlias: { collectionName: 'missing', aliasName: 'x' } }] }),
+        grpc.status.NOT_FOUND,
+      );
+      await expectCode(
+        call('UpdateAliases', { actions: [{ renameAlias: { oldAliasName: 'ghost', newAliasName: 'x' } }] }),
+        grpc.status.NOT_FOUND,
+        'Alias ghost does not exists',
+      );
       expect((await call('UpdateAliases', { actions: [{ deleteAlias: { aliasName: 'ghost' } }] })).result).toBe(true);
       await call('UpdateAliases', { actions: [{ createAlias: { collectionName: 'target-a', aliasName: 'taken' } }] });
-      await expectCode(call('Create', { collectionName: 'taken', vectorsConfig: dense(4) }), grpc.status.INVALID_ARGUMENT, 'Alias with the same name already exists');
+      await expectCode(
+        call('Create', { collectionName: 'taken', vectorsConfig: dense(4) }),
+        grpc.status.INVALID_ARGUMENT,
+        'Alias with the same name already exists',
+      );
       const none = await call<{ aliases: unknown[] }>('ListCollectionAliases', { collectionName: 'never-created' });
       expect(none.aliases).toEqual([]);
     });
@@ -317,16 +488,23 @@ describe('Collections service (gRPC, e2e)', () => {
     it('should apply an alias batch all-or-nothing', async () => {
       await expectCode(
         call('UpdateAliases', {
-          actions: [{ createAlias: { collectionName: 'target-a', aliasName: 'batch-1' } }, { renameAlias: { oldAliasName: 'ghost', newAliasName: 'x' } }],
+          actions: [
+            { createAlias: { collectionName: 'target-a', aliasName: 'batch-1' } },
+            { renameAlias: { oldAliasName: 'ghost', newAliasName: 'x' } },
+          ],
         }),
         grpc.status.NOT_FOUND,
       );
-      expect((await call<{ result: { exists: boolean } }>('CollectionExists', { collectionName: 'batch-1' })).result.exists).toBe(false);
+      expect(
+        (await call<{ result: { exists: boolean } }>('CollectionExists', { collectionName: 'batch-1' })).result.exists,
+      ).toBe(false);
     });
 
     it('should drop the aliases of a deleted collection, and not delete through an alias', async () => {
       await call('Create', { collectionName: 'doomed', vectorsConfig: dense(4) });
-      await call('UpdateAliases', { actions: [{ createAlias: { collectionName: 'doomed', aliasName: 'doomed-alias' } }] });
+      await call('UpdateAliases', {
+        actions: [{ createAlias: { collectionName: 'doomed', aliasName: 'doomed-alias' } }],
+      });
       expect((await call('Delete', { collectionName: 'doomed-alias' })).result).toBe(false);
       expect((await call('Delete', { collectionName: 'doomed' })).result).toBe(true);
       expect((await call('Delete', { collectionName: 'doomed' })).result).toBe(false);
@@ -345,10 +523,13 @@ describe('Collections service (gRPC, e2e)', () => {
 
   describe('cluster and shard keys', () => {
     it('should report the local shards of an auto-sharded collection', async () => {
-      const cluster = await call<{ peerId: string; shardCount: string; localShards: Array<{ shardId: number; state: string; pointsCount: string }>; remoteShards: unknown[]; shardTransfers: unknown[] }>(
-        'CollectionClusterInfo',
-        { collectionName: 'rich' },
-      );
+      const cluster = await call<{
+        peerId: string;
+        shardCount: string;
+        localShards: Array<{ shardId: number; state: string; pointsCount: string }>;
+        remoteShards: unknown[];
+        shardTransfers: unknown[];
+      }>('CollectionClusterInfo', { collectionName: 'rich' });
       expect(BigInt(cluster.peerId)).toBeGreaterThan(0n);
       expect(cluster.shardCount).toBe('3');
       expect(cluster.localShards).toEqual([0, 1, 2].map((shardId) => ({ shardId, state: 'Active', pointsCount: '0' })));
@@ -357,27 +538,72 @@ describe('Collections service (gRPC, e2e)', () => {
     });
 
     it('should create, list and delete shard keys on a custom-sharded collection', async () => {
-      await call('Create', { collectionName: 'tenants', vectorsConfig: dense(4), shardingMethod: 'Custom', shardNumber: 2 });
-      expect((await call<{ shardCount: string }>('CollectionClusterInfo', { collectionName: 'tenants' })).shardCount).toBe('0');
-      expect((await call('CreateShardKey', { collectionName: 'tenants', request: { shardKey: { keyword: 'eu' } } })).result).toBe(true);
+      await call('Create', {
+        collectionName: 'tenants',
+        vectorsConfig: dense(4),
+        shardingMethod: 'Custom',
+        shardNumber: 2,
+      });
       expect(
-        (await call('UpdateCollectionClusterSetup', { collectionName: 'tenants', createShardKey: { shardKey: { number: 42 }, shardsNumber: 3 } })).result,
+        (await call<{ shardCount: string }>('CollectionClusterInfo', { collectionName: 'tenants' })).shardCount,
+      ).toBe('0');
+      expect(
+        (await call('CreateShardKey', { collectionName: 'tenants', request: { shardKey: { keyword: 'eu' } } })).result,
       ).toBe(true);
-      const keys = await call<{ shardKeys: Array<{ key: { keyword?: string; number?: string } }> }>('ListShardKeys', { collectionName: 'tenants' });
-      expect(keys.shardKeys.map((k) => k.key)).toEqual([expect.objectContaining({ keyword: 'eu' }), expect.objectContaining({ number: '42' })]);
-      const cluster = await call<{ shardCount: string; localShards: Array<{ shardId: number; shardKey?: object }> }>('CollectionClusterInfo', { collectionName: 'tenants' });
+      expect(
+        (
+          await call('UpdateCollectionClusterSetup', {
+            collectionName: 'tenants',
+            createShardKey: { shardKey: { number: 42 }, shardsNumber: 3 },
+          })
+        ).result,
+      ).toBe(true);
+      const keys = await call<{ shardKeys: Array<{ key: { keyword?: string; number?: string } }> }>('ListShardKeys', {
+        collectionName: 'tenants',
+      });
+      expect(keys.shardKeys.map((k) => k.key)).toEqual([
+        expect.objectContaining({ keyword: 'eu' }),
+        expect.objectContaining({ number: '42' }),
+      ]);
+      const cluster = await call<{ shardCount: string; localShards: Array<{ shardId: number; shardKey?: object }> }>(
+        'CollectionClusterInfo',
+        { collectionName: 'tenants' },
+      );
       expect(cluster.shardCount).toBe('5');
       expect(cluster.localShards.map((s) => s.shardId)).toEqual([0, 1, 2, 3, 4]);
-      await expectCode(call('CreateShardKey', { collectionName: 'tenants', request: { shardKey: { keyword: 'eu' } } }), grpc.status.ALREADY_EXISTS);
-      expect((await call('DeleteShardKey', { collectionName: 'tenants', request: { shardKey: { keyword: 'eu' } } })).result).toBe(true);
-      expect((await call('UpdateCollectionClusterSetup', { collectionName: 'tenants', deleteShardKey: { shardKey: { number: 42 } } })).result).toBe(true);
-      expect((await call<{ shardKeys: unknown[] }>('ListShardKeys', { collectionName: 'tenants' })).shardKeys).toEqual([]);
-      await expectCode(call('DeleteShardKey', { collectionName: 'tenants', request: { shardKey: { keyword: 'eu' } } }), grpc.status.NOT_FOUND);
+      await expectCode(
+        call('CreateShardKey', { collectionName: 'tenants', request: { shardKey: { keyword: 'eu' } } }),
+        grpc.status.ALREADY_EXISTS,
+      );
+      expect(
+        (await call('DeleteShardKey', { collectionName: 'tenants', request: { shardKey: { keyword: 'eu' } } })).result,
+      ).toBe(true);
+      expect(
+        (
+          await call('UpdateCollectionClusterSetup', {
+            collectionName: 'tenants',
+            deleteShardKey: { shardKey: { number: 42 } },
+          })
+        ).result,
+      ).toBe(true);
+      expect((await call<{ shardKeys: unknown[] }>('ListShardKeys', { collectionName: 'tenants' })).shardKeys).toEqual(
+        [],
+      );
+      await expectCode(
+        call('DeleteShardKey', { collectionName: 'tenants', request: { shardKey: { keyword: 'eu' } } }),
+        grpc.status.NOT_FOUND,
+      );
     });
 
     it('should refuse shard keys on an auto-sharded collection with FAILED_PRECONDITION', async () => {
-      await expectCode(call('CreateShardKey', { collectionName: 'defaults', request: { shardKey: { keyword: 'x' } } }), grpc.status.FAILED_PRECONDITION, 'sharding');
-      expect((await call<{ shardKeys: unknown[] }>('ListShardKeys', { collectionName: 'defaults' })).shardKeys).toEqual([]);
+      await expectCode(
+        call('CreateShardKey', { collectionName: 'defaults', request: { shardKey: { keyword: 'x' } } }),
+        grpc.status.FAILED_PRECONDITION,
+        'sharding',
+      );
+      expect((await call<{ shardKeys: unknown[] }>('ListShardKeys', { collectionName: 'defaults' })).shardKeys).toEqual(
+        [],
+      );
     });
 
     it('should answer UNIMPLEMENTED for operations that need a second peer', async () => {
@@ -389,10 +615,17 @@ describe('Collections service (gRPC, e2e)', () => {
         { restartTransfer: { shardId: 0, fromPeerId: 1, toPeerId: 2, method: 'StreamRecords' } },
       ];
       for (const op of ops) {
-        await expectCode(call('UpdateCollectionClusterSetup', { collectionName: 'defaults', ...op }), grpc.status.UNIMPLEMENTED, 'running in standalone mode');
+        await expectCode(
+          call('UpdateCollectionClusterSetup', { collectionName: 'defaults', ...op }),
+          grpc.status.UNIMPLEMENTED,
+          'running in standalone mode',
+        );
       }
       await expectCode(
-        call('UpdateCollectionClusterSetup', { collectionName: 'defaults', moveShard: { shardId: 0, fromPeerId: 1, toPeerId: 1 } }),
+        call('UpdateCollectionClusterSetup', {
+          collectionName: 'defaults',
+          moveShard: { shardId: 0, fromPeerId: 1, toPeerId: 1 },
+        }),
         grpc.status.INVALID_ARGUMENT,
         'itself',
       );
@@ -420,18 +653,30 @@ describe('Collections service (gRPC, e2e)', () => {
         'ServerReflection',
       );
       const reflection = new Reflection(server.grpcAddress, grpc.credentials.createInsecure()) as unknown as {
-        ServerReflectionInfo: () => grpc.ClientDuplexStream<object, { list_services_response?: { service: Array<{ name: string }> } }>;
+        ServerReflectionInfo: () => grpc.ClientDuplexStream<
+          object,
+          { list_services_response?: { service: Array<{ name: string }> } }
+        >;
         close: () => void;
       };
       const stream = reflection.ServerReflectionInfo();
       const services = await new Promise<string[]>((resolve, reject) => {
-        stream.on('data', (message) => resolve((message.list_services_response?.service ?? []).map((s: { name: string }) => s.name)));
+        stream.on('data', (message) =>
+          resolve((message.list_services_response?.service ?? []).map((s: { name: string }) => s.name)),
+        );
         stream.on('error', reject);
         stream.write({ list_services: '' });
       });
       stream.end();
       reflection.close();
-      expect(services).toEqual(expect.arrayContaining(['vectorstore.Collections', 'qdrant.Collections', 'qdrant.Qdrant', 'grpc.health.v1.Health']));
+      expect(services).toEqual(
+        expect.arrayContaining([
+          'vectorstore.Collections',
+          'qdrant.Collections',
+          'qdrant.Qdrant',
+          'grpc.health.v1.Health',
+        ]),
+      );
     });
   });
 });

@@ -11,9 +11,12 @@ describe('Collections durability (e2e)', () => {
     client?.close();
     client = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
   };
-  const call = <Res = { result: boolean }>(method: string, request: object) => unary<object, Res>(client, method, request);
-  const names = async () => (await call<{ collections: Array<{ name: string }> }>('List', {})).collections.map((c) => c.name);
-  const peerIdOf = async (name: string) => (await call<{ peerId: string }>('CollectionClusterInfo', { collectionName: name })).peerId;
+  const call = <Res = { result: boolean }>(method: string, request: object) =>
+    unary<object, Res>(client, method, request);
+  const names = async () =>
+    (await call<{ collections: Array<{ name: string }> }>('List', {})).collections.map((c) => c.name);
+  const peerIdOf = async (name: string) =>
+    (await call<{ peerId: string }>('CollectionClusterInfo', { collectionName: name })).peerId;
 
   beforeAll(async () => {
     server = await startServer();
@@ -32,8 +35,15 @@ describe('Collections durability (e2e)', () => {
       hnswConfig: { m: 12 },
       metadata: { big: { integerValue: '18446744073709551615'.slice(0, 19) }, pi: { doubleValue: 3.25 } },
     });
-    await call('Create', { collectionName: 'sharded', vectorsConfig: { params: { size: 4, distance: 'Dot' } }, shardingMethod: 'Custom' });
-    await call('CreateShardKey', { collectionName: 'sharded', request: { shardKey: { keyword: 'tenant-1' }, shardsNumber: 2 } });
+    await call('Create', {
+      collectionName: 'sharded',
+      vectorsConfig: { params: { size: 4, distance: 'Dot' } },
+      shardingMethod: 'Custom',
+    });
+    await call('CreateShardKey', {
+      collectionName: 'sharded',
+      request: { shardKey: { keyword: 'tenant-1' }, shardsNumber: 2 },
+    });
     await call('UpdateAliases', { actions: [{ createAlias: { collectionName: 'kept', aliasName: 'kept-alias' } }] });
     const peerBefore = await peerIdOf('kept');
 
@@ -46,9 +56,13 @@ describe('Collections durability (e2e)', () => {
     expect(info.config?.params?.vectorsConfig?.params).toMatchObject({ size: '16', distance: 'Euclid' });
     expect(info.config?.metadata.big).toMatchObject({ integerValue: '1844674407370955161' });
     expect(info.config?.metadata.pi).toMatchObject({ doubleValue: 3.25 });
-    const keys = await call<{ shardKeys: Array<{ key: { keyword?: string } }> }>('ListShardKeys', { collectionName: 'sharded' });
+    const keys = await call<{ shardKeys: Array<{ key: { keyword?: string } }> }>('ListShardKeys', {
+      collectionName: 'sharded',
+    });
     expect(keys.shardKeys.map((k) => k.key.keyword)).toEqual(['tenant-1']);
-    expect((await call<{ shardCount: string }>('CollectionClusterInfo', { collectionName: 'sharded' })).shardCount).toBe('2');
+    expect(
+      (await call<{ shardCount: string }>('CollectionClusterInfo', { collectionName: 'sharded' })).shardCount,
+    ).toBe('2');
     expect(await peerIdOf('kept')).toBe(peerBefore);
   });
 
@@ -86,12 +100,17 @@ describe('Collections durability (e2e)', () => {
   it('should serialise concurrent changes to one collection without losing any', async () => {
     await call('Create', { collectionName: 'busy' });
     await Promise.all(
-      Array.from({ length: 40 }, (_, i) => call('Update', { collectionName: 'busy', metadata: { [`k${i}`]: { integerValue: String(i) } } })),
+      Array.from({ length: 40 }, (_, i) =>
+        call('Update', { collectionName: 'busy', metadata: { [`k${i}`]: { integerValue: String(i) } } }),
+      ),
     );
-    const metadata = (await call<{ result: CollectionInfo__Output }>('Get', { collectionName: 'busy' })).result.config!.metadata;
+    const metadata = (await call<{ result: CollectionInfo__Output }>('Get', { collectionName: 'busy' })).result.config!
+      .metadata;
     expect(Object.keys(metadata)).toHaveLength(40);
 
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => call('Create', { collectionName: 'race' })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () => call('Create', { collectionName: 'race' })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(rejected.every((r) => (r.reason as grpc.ServiceError).code === grpc.status.ALREADY_EXISTS)).toBe(true);

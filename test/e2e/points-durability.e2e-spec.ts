@@ -1,8 +1,24 @@
 import * as grpc from '@grpc/grpc-js';
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
-import { JsonObject, RetrievedPoint, Rng, caller, fetchPoints, fromPayload, pid, pointProblems, toPayload } from './support/points-helpers';
+import {
+  CollectionsClient,
+  createCollectionsClient,
+  createPointsClient,
+  credentials,
+  unary,
+} from './support/grpc-clients';
+import {
+  JsonObject,
+  RetrievedPoint,
+  Rng,
+  caller,
+  fetchPoints,
+  fromPayload,
+  pid,
+  pointProblems,
+  toPayload,
+} from './support/points-helpers';
 import { RunningServer, startServer } from './support/server-harness';
 
 jest.setTimeout(60_000);
@@ -33,10 +49,20 @@ describe('Points durability (e2e)', () => {
     collections = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
     call = caller(points);
   };
-  const collectionCall = <Res = { result: boolean }>(method: string, request: object) => unary<object, Res>(collections, method, request);
-  const create = (name: string) => collectionCall('Create', { collectionName: name, vectorsConfig: { params: { size: DIM, distance: 'Dot' } } });
+  const collectionCall = <Res = { result: boolean }>(method: string, request: object) =>
+    unary<object, Res>(collections, method, request);
+  const create = (name: string) =>
+    collectionCall('Create', { collectionName: name, vectorsConfig: { params: { size: DIM, distance: 'Dot' } } });
   const count = async (name: string, filter?: object) =>
-    Number((await call<{ result: { count: string } }>('Count', { collectionName: name, exact: true, ...(filter ? { filter } : {}) })).result.count);
+    Number(
+      (
+        await call<{ result: { count: string } }>('Count', {
+          collectionName: name,
+          exact: true,
+          ...(filter ? { filter } : {}),
+        })
+      ).result.count,
+    );
   const folders = () => readdirSync(path.join(server.dataDir, 'collections'));
 
   const fetchAll = (name: string, ids: number[]) => fetchPoints(points, name, ids);
@@ -69,32 +95,67 @@ describe('Points durability (e2e)', () => {
     await create(name);
     const ids = Array.from({ length: 200 }, (_, i) => i + 1);
     await call('Upsert', { collectionName: name, wait: true, points: ids.map(struct) });
-    await call('CreateFieldIndex', { collectionName: name, fieldName: 'tag', fieldType: 'FieldTypeKeyword', wait: true });
+    await call('CreateFieldIndex', {
+      collectionName: name,
+      fieldName: 'tag',
+      fieldType: 'FieldTypeKeyword',
+      wait: true,
+    });
     await call('CreateFieldIndex', { collectionName: name, fieldName: 'i', fieldType: 'FieldTypeInteger', wait: true });
     await call('Delete', { collectionName: name, wait: true, points: { points: { ids: ids.slice(0, 10).map(pid) } } });
-    await call('Delete', { collectionName: name, wait: true, points: { filter: { must: [{ field: { key: 'tag', match: { keyword: 't3' } } }] } } });
-    await call('SetPayload', { collectionName: name, wait: true, payload: toPayload({ marked: true }), pointsSelector: { points: { ids: [pid(20)] } } });
+    await call('Delete', {
+      collectionName: name,
+      wait: true,
+      points: { filter: { must: [{ field: { key: 'tag', match: { keyword: 't3' } } }] } },
+    });
+    await call('SetPayload', {
+      collectionName: name,
+      wait: true,
+      payload: toPayload({ marked: true }),
+      pointsSelector: { points: { ids: [pid(20)] } },
+    });
     await call('DeleteFieldIndex', { collectionName: name, fieldName: 'i', wait: true });
-    await call('CreateFieldIndex', { collectionName: name, fieldName: 'nested.even', fieldType: 'FieldTypeBool', wait: true });
+    await call('CreateFieldIndex', {
+      collectionName: name,
+      fieldName: 'nested.even',
+      fieldType: 'FieldTypeBool',
+      wait: true,
+    });
     const survivors = ids.filter((id) => id > 10 && id % 7 !== 3);
     expect(await count(name)).toBe(survivors.length);
-    const schemaBefore = (await collectionCall<{ result: { payloadSchema: Record<string, { dataType: string; points?: string }> } }>('Get', { collectionName: name })).result.payloadSchema;
+    const schemaBefore = (
+      await collectionCall<{ result: { payloadSchema: Record<string, { dataType: string; points?: string }> } }>(
+        'Get',
+        { collectionName: name },
+      )
+    ).result.payloadSchema;
 
     server = await server.restart();
     connect();
 
-    const info = (await collectionCall<{ result: { pointsCount?: string; payloadSchema: Record<string, { dataType: string; points?: string }> } }>('Get', { collectionName: name })).result;
+    const info = (
+      await collectionCall<{
+        result: { pointsCount?: string; payloadSchema: Record<string, { dataType: string; points?: string }> };
+      }>('Get', { collectionName: name })
+    ).result;
     expect(info.payloadSchema).toEqual(schemaBefore);
     expect(Object.keys(info.payloadSchema).sort()).toEqual(['nested.even', 'tag']);
     expect(info.payloadSchema.tag).toMatchObject({ dataType: 'Keyword', points: String(survivors.length) });
     expect(info.pointsCount).toBe(String(survivors.length));
     expect(await count(name)).toBe(survivors.length);
     expect(await count(name, { must: [{ field: { key: 'tag', match: { keyword: 't3' } } }] })).toBe(0);
-    expect(await count(name, { must: [{ field: { key: 'tag', match: { keyword: 't4' } } }] })).toBe(survivors.filter((id) => id % 7 === 4).length);
+    expect(await count(name, { must: [{ field: { key: 'tag', match: { keyword: 't4' } } }] })).toBe(
+      survivors.filter((id) => id % 7 === 4).length,
+    );
     const found = await fetchAll(name, ids);
     expect([...found.keys()].sort()).toEqual(survivors.map((id) => `n:${id}`).sort());
     expect(fromPayload(found.get('n:20')!.payload)).toEqual({ ...pointOf(20).payload, marked: true });
-    expect(problems(found, survivors.filter((id) => id !== 20))).toEqual([]);
+    expect(
+      problems(
+        found,
+        survivors.filter((id) => id !== 20),
+      ),
+    ).toEqual([]);
   });
 
   it('should keep every acknowledged upsert (wait=false) when killed with SIGKILL mid-stream', async () => {
@@ -109,7 +170,8 @@ describe('Points durability (e2e)', () => {
         const batch = Array.from({ length: 50 }, () => nextId++);
         try {
           const response = await call('Upsert', { collectionName: name, wait: false, points: batch.map(struct) });
-          if (response.result.status !== 'Acknowledged' && response.result.status !== 'Completed') throw new Error(response.result.status);
+          if (response.result.status !== 'Acknowledged' && response.result.status !== 'Completed')
+            throw new Error(response.result.status);
           acknowledged.push(...batch);
         } catch {
           failures++;

@@ -1,5 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
-import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
+import {
+  CollectionsClient,
+  createCollectionsClient,
+  createPointsClient,
+  credentials,
+  unary,
+} from './support/grpc-clients';
 import { BrutePoint, geoDistance, matches } from './support/points-brute-force';
 import {
   DistanceName,
@@ -24,7 +30,23 @@ const NAME = 'filters';
 const DIM = 8;
 const COUNT = 300;
 const COLORS = ['red', 'green', 'blue', 'yellow', 'black'] as const;
-const WORDS = ['apple', 'river', 'stone', 'cloud', 'forest', 'engine', 'silver', 'garden', 'window', 'rocket', 'marble', 'tiger', 'orange', 'violet', 'copper'];
+const WORDS = [
+  'apple',
+  'river',
+  'stone',
+  'cloud',
+  'forest',
+  'engine',
+  'silver',
+  'garden',
+  'window',
+  'rocket',
+  'marble',
+  'tiger',
+  'orange',
+  'violet',
+  'copper',
+];
 const DISTANCES: Record<string, DistanceName> = { dot: 'Dot', cos: 'Cosine', euc: 'Euclid', man: 'Manhattan' };
 
 /** Seeded data: every payload kind the filters need, with gaps (missing, null, [], [null]) on purpose. */
@@ -36,12 +58,14 @@ function generatePoints(): BrutePoint[] {
   for (let i = 0; i < COUNT; i++) {
     const key = i < COUNT - 20 ? `n:${i * 3 + 1}` : `u:${rng.uuid()}`;
     const p: JsonObject = {};
-    if (rng.bool(0.9)) p.kw = rng.bool(0.2) ? Array.from({ length: rng.int(0, 3) }, () => rng.pick(COLORS)) : rng.pick(COLORS);
+    if (rng.bool(0.9))
+      p.kw = rng.bool(0.2) ? Array.from({ length: rng.int(0, 3) }, () => rng.pick(COLORS)) : rng.pick(COLORS);
     if (rng.bool(0.85)) p.n = rng.bool(0.1) ? [rng.int(-50, 50), rng.int(-50, 50)] : rng.int(-50, 50);
     if (rng.bool(0.85)) p.f = Math.round(rng.float(-50, 50) * 1000) / 1000 + 0.0005;
     if (rng.bool(0.8)) p.flag = rng.bool();
     if (rng.bool(0.7)) p.meta = { level: rng.int(0, 5), tag: rng.pick(['x', 'y', 'z']) };
-    if (rng.bool(0.7)) p.items = Array.from({ length: rng.int(0, 3) }, () => ({ color: rng.pick(COLORS), qty: rng.int(0, 10) }));
+    if (rng.bool(0.7))
+      p.items = Array.from({ length: rng.int(0, 3) }, () => ({ color: rng.pick(COLORS), qty: rng.int(0, 10) }));
     if (rng.bool(0.8)) p.loc = { lon: rng.float(-10, 10), lat: rng.float(40, 60) };
     if (rng.bool(0.8)) {
       const ms = year + rng.int(0, 365 * 24 * 3600 - 1) * 1000 + rng.int(1, 999);
@@ -89,7 +113,14 @@ function clearRadius(center: { lon: number; lat: number }, wanted: number): numb
 }
 
 const CENTER = { lon: 0.5, lat: 50.2 };
-const SOME_IDS = [POINTS[3].key, POINTS[17].key, POINTS[150].key, POINTS[COUNT - 1].key, POINTS[COUNT - 5].key, 'n:999999'];
+const SOME_IDS = [
+  POINTS[3].key,
+  POINTS[17].key,
+  POINTS[150].key,
+  POINTS[COUNT - 1].key,
+  POINTS[COUNT - 5].key,
+  'n:999999',
+];
 
 /** ~60 filters covering every condition kind and their combinations. */
 const FILTERS: Array<[string, object]> = [
@@ -102,7 +133,10 @@ const FILTERS: Array<[string, object]> = [
   ['match any keywords', { must: [f('kw', { match: { keywords: { strings: ['red', 'black'] } } })] }],
   ['match except keywords', { must: [f('kw', { match: { exceptKeywords: { strings: ['red', 'green'] } } })] }],
   ['match any integers', { must: [f('n', { match: { integers: { integers: ['1', '2', '3', '-4', '40'] } } })] }],
-  ['match except integers', { must: [f('n', { match: { exceptIntegers: { integers: ['0', '1', '2', '3', '4', '5'] } } })] }],
+  [
+    'match except integers',
+    { must: [f('n', { match: { exceptIntegers: { integers: ['0', '1', '2', '3', '4', '5'] } } })] },
+  ],
   ['match text one word', { must: [f('text', { match: { text: 'river' } })] }],
   ['match text another word', { must: [f('text', { match: { text: 'copper' } })] }],
   ['match text two words', { must: [f('text', { match: { text: 'stone cloud' } })] }],
@@ -112,19 +146,42 @@ const FILTERS: Array<[string, object]> = [
   ['range float lte', { must: [range('f', { lte: -30.25 })] }],
   ['range nested object field', { must: [range('meta.level', { gte: 3 })] }],
   ['range over array element field', { must: [range('items[].qty', { gt: 8 })] }],
-  ['datetime range gte/lt', { must: [f('when', { datetimeRange: { gte: ts('2024-03-01T00:00:00Z'), lt: ts('2024-06-01T00:00:00Z') } })] }],
+  [
+    'datetime range gte/lt',
+    { must: [f('when', { datetimeRange: { gte: ts('2024-03-01T00:00:00Z'), lt: ts('2024-06-01T00:00:00Z') } })] },
+  ],
   ['datetime range gt', { must: [f('when', { datetimeRange: { gt: ts('2024-11-15T12:00:00Z') } })] }],
   ['datetime range lte', { must: [f('when', { datetimeRange: { lte: ts('2024-01-20T00:00:00Z') } })] }],
   ['geo radius', { must: [f('loc', { geoRadius: { center: CENTER, radius: clearRadius(CENTER, 400_000) } })] }],
-  ['geo radius small', { must: [f('loc', { geoRadius: { center: { lon: -5, lat: 45 }, radius: clearRadius({ lon: -5, lat: 45 }, 150_000) } })] }],
-  ['geo bounding box', { must: [f('loc', { geoBoundingBox: { topLeft: { lon: -3.3, lat: 55.5 }, bottomRight: { lon: 4.1, lat: 47.2 } } })] }],
+  [
+    'geo radius small',
+    {
+      must: [
+        f('loc', { geoRadius: { center: { lon: -5, lat: 45 }, radius: clearRadius({ lon: -5, lat: 45 }, 150_000) } }),
+      ],
+    },
+  ],
+  [
+    'geo bounding box',
+    {
+      must: [f('loc', { geoBoundingBox: { topLeft: { lon: -3.3, lat: 55.5 }, bottomRight: { lon: 4.1, lat: 47.2 } } })],
+    },
+  ],
   [
     'geo polygon',
     {
       must: [
         f('loc', {
           geoPolygon: {
-            exterior: { points: [{ lon: -8, lat: 42 }, { lon: 8, lat: 44 }, { lon: 6, lat: 58 }, { lon: -6, lat: 55 }, { lon: -8, lat: 42 }] },
+            exterior: {
+              points: [
+                { lon: -8, lat: 42 },
+                { lon: 8, lat: 44 },
+                { lon: 6, lat: 58 },
+                { lon: -6, lat: 55 },
+                { lon: -8, lat: 42 },
+              ],
+            },
           },
         }),
       ],
@@ -136,8 +193,26 @@ const FILTERS: Array<[string, object]> = [
       must: [
         f('loc', {
           geoPolygon: {
-            exterior: { points: [{ lon: -9, lat: 41 }, { lon: 9, lat: 41 }, { lon: 9, lat: 59 }, { lon: -9, lat: 59 }, { lon: -9, lat: 41 }] },
-            interiors: [{ points: [{ lon: -3, lat: 47 }, { lon: 3, lat: 47 }, { lon: 3, lat: 53 }, { lon: -3, lat: 53 }, { lon: -3, lat: 47 }] }],
+            exterior: {
+              points: [
+                { lon: -9, lat: 41 },
+                { lon: 9, lat: 41 },
+                { lon: 9, lat: 59 },
+                { lon: -9, lat: 59 },
+                { lon: -9, lat: 41 },
+              ],
+            },
+            interiors: [
+              {
+                points: [
+                  { lon: -3, lat: 47 },
+                  { lon: 3, lat: 47 },
+                  { lon: 3, lat: 53 },
+                  { lon: -3, lat: 53 },
+                  { lon: -3, lat: 47 },
+                ],
+              },
+            ],
           },
         }),
       ],
@@ -157,10 +232,21 @@ const FILTERS: Array<[string, object]> = [
   ['has_vector euc', { must: [{ hasVector: { hasVector: 'euc' } }] }],
   ['has_vector cos', { must: [{ hasVector: { hasVector: 'cos' } }] }],
   ['lacks vector man', { mustNot: [{ hasVector: { hasVector: 'man' } }] }],
-  ['nested: same element', { must: [{ nested: { key: 'items', filter: { must: [kw('color', 'red'), range('qty', { gte: 5 })] } } }] }],
-  ['nested with must_not inside', { must: [{ nested: { key: 'items', filter: { must: [kw('color', 'blue')], mustNot: [range('qty', { lt: 3 })] } } }] }],
+  [
+    'nested: same element',
+    { must: [{ nested: { key: 'items', filter: { must: [kw('color', 'red'), range('qty', { gte: 5 })] } } }] },
+  ],
+  [
+    'nested with must_not inside',
+    {
+      must: [{ nested: { key: 'items', filter: { must: [kw('color', 'blue')], mustNot: [range('qty', { lt: 3 })] } } }],
+    },
+  ],
   ['array path: any element', { must: [kw('items[].color', 'blue')] }],
-  ['array path: two conditions on different elements', { must: [kw('items[].color', 'red'), range('items[].qty', { gte: 5 })] }],
+  [
+    'array path: two conditions on different elements',
+    { must: [kw('items[].color', 'red'), range('items[].qty', { gte: 5 })] },
+  ],
   ['nested object keyword', { must: [kw('meta.tag', 'x')] }],
   ['nested object integer', { must: [int('meta.level', 2)] }],
   ['uuid keyword', { must: [kw('ref', REFS[0])] }],
@@ -168,15 +254,53 @@ const FILTERS: Array<[string, object]> = [
   ['must: two fields', { must: [kw('kw', 'red'), f('flag', { match: { boolean: true } })] }],
   ['should: keyword or range', { should: [kw('kw', 'green'), range('n', { gt: 40 })] }],
   ['must_not keyword', { mustNot: [kw('kw', 'red')] }],
-  ['must and must_not', { must: [range('f', { gt: -20 })], mustNot: [kw('meta.tag', 'y'), f('flag', { match: { boolean: false } })] }],
-  ['min_should 2 of 3', { minShould: { conditions: [kw('kw', 'yellow'), range('n', { gte: 0 }), f('flag', { match: { boolean: true } })], minCount: '2' } }],
-  ['min_should with must', { must: [{ hasVector: { hasVector: 'cos' } }], minShould: { conditions: [kw('meta.tag', 'z'), range('f', { lt: 0 }), { isEmpty: { key: 'maybe' } }], minCount: '2' } }],
-  ['nested boolean filter', { must: [{ filter: { should: [kw('kw', 'black'), { isNull: { key: 'maybe' } }] } }, range('n', { lte: 20 })] }],
+  [
+    'must and must_not',
+    { must: [range('f', { gt: -20 })], mustNot: [kw('meta.tag', 'y'), f('flag', { match: { boolean: false } })] },
+  ],
+  [
+    'min_should 2 of 3',
+    {
+      minShould: {
+        conditions: [kw('kw', 'yellow'), range('n', { gte: 0 }), f('flag', { match: { boolean: true } })],
+        minCount: '2',
+      },
+    },
+  ],
+  [
+    'min_should with must',
+    {
+      must: [{ hasVector: { hasVector: 'cos' } }],
+      minShould: {
+        conditions: [kw('meta.tag', 'z'), range('f', { lt: 0 }), { isEmpty: { key: 'maybe' } }],
+        minCount: '2',
+      },
+    },
+  ],
+  [
+    'nested boolean filter',
+    { must: [{ filter: { should: [kw('kw', 'black'), { isNull: { key: 'maybe' } }] } }, range('n', { lte: 20 })] },
+  ],
   ['must_not of a nested filter', { mustNot: [{ filter: { must: [kw('kw', 'blue'), range('f', { gt: 0 })] } }] }],
   ['should with has_id and field', { should: [{ hasId: { hasId: SOME_IDS.slice(0, 3).map(idFor) } }, int('n', 13)] }],
   ['must_not nested', { mustNot: [{ nested: { key: 'items', filter: { must: [kw('color', 'green')] } } }] }],
-  ['everything at once', { must: [{ hasVector: { hasVector: 'dot' } }, range('loc.lat', { gt: 45 })], should: [kw('kw', 'red'), kw('kw', 'blue'), f('text', { match: { text: 'tiger' } })], mustNot: [{ isEmpty: { key: 'items' } }] }],
-  ['text and datetime', { must: [f('text', { match: { text: 'garden' } }), f('when', { datetimeRange: { lt: ts('2024-07-01T00:00:00Z') } })] }],
+  [
+    'everything at once',
+    {
+      must: [{ hasVector: { hasVector: 'dot' } }, range('loc.lat', { gt: 45 })],
+      should: [kw('kw', 'red'), kw('kw', 'blue'), f('text', { match: { text: 'tiger' } })],
+      mustNot: [{ isEmpty: { key: 'items' } }],
+    },
+  ],
+  [
+    'text and datetime',
+    {
+      must: [
+        f('text', { match: { text: 'garden' } }),
+        f('when', { datetimeRange: { lt: ts('2024-07-01T00:00:00Z') } }),
+      ],
+    },
+  ],
 ];
 
 /** Fields a payload index can cover, with the index to build. */
@@ -209,13 +333,21 @@ describe('Points filters against a brute-force evaluator (gRPC, e2e)', () => {
     call = caller(points);
     await collectionCall('Create', {
       collectionName: NAME,
-      vectorsConfig: { paramsMap: { map: Object.fromEntries(Object.entries(DISTANCES).map(([name, distance]) => [name, { size: DIM, distance }])) } },
+      vectorsConfig: {
+        paramsMap: {
+          map: Object.fromEntries(Object.entries(DISTANCES).map(([name, distance]) => [name, { size: DIM, distance }])),
+        },
+      },
     });
     for (let i = 0; i < POINTS.length; i += 100) {
       const batch = POINTS.slice(i, i + 100).map((p) => ({
         id: pid(p.key.slice(2)),
         payload: toPayload(p.payload),
-        vectors: { vectors: { vectors: Object.fromEntries(Object.entries(p.vectors).map(([name, data]) => [name, { dense: { data } }])) } },
+        vectors: {
+          vectors: {
+            vectors: Object.fromEntries(Object.entries(p.vectors).map(([name, data]) => [name, { dense: { data } }])),
+          },
+        },
       }));
       const response = await call('Upsert', { collectionName: NAME, wait: true, points: batch });
       expect(response.result.status).toBe('Completed');
@@ -234,21 +366,30 @@ describe('Points filters against a brute-force evaluator (gRPC, e2e)', () => {
     const ids: string[] = [];
     let offset: object | undefined;
     for (let page = 0; page < 1000; page++) {
-      const response = await call<{ result: RetrievedPoint[]; nextPageOffset?: { num?: string; uuid?: string } }>('Scroll', {
-        collectionName: NAME,
-        filter,
-        limit,
-        withPayload: { enable: false },
-        ...(offset ? { offset } : {}),
-      });
+      const response = await call<{ result: RetrievedPoint[]; nextPageOffset?: { num?: string; uuid?: string } }>(
+        'Scroll',
+        {
+          collectionName: NAME,
+          filter,
+          limit,
+          withPayload: { enable: false },
+          ...(offset ? { offset } : {}),
+        },
+      );
       ids.push(...response.result.map((p) => idOf(p.id)));
       if (!response.nextPageOffset) return ids;
-      offset = response.nextPageOffset.num !== undefined ? { num: response.nextPageOffset.num } : { uuid: response.nextPageOffset.uuid };
+      offset =
+        response.nextPageOffset.num !== undefined
+          ? { num: response.nextPageOffset.num }
+          : { uuid: response.nextPageOffset.uuid };
     }
     throw new Error('scroll did not end');
   }
 
-  const count = async (filter: object) => Number((await call<{ result: { count: string } }>('Count', { collectionName: NAME, filter, exact: true })).result.count);
+  const count = async (filter: object) =>
+    Number(
+      (await call<{ result: { count: string } }>('Count', { collectionName: NAME, filter, exact: true })).result.count,
+    );
 
   it('should hold every point and have a non-trivial spread of matches per filter', async () => {
     expect(await count({})).toBe(COUNT);
@@ -271,10 +412,18 @@ describe('Points filters against a brute-force evaluator (gRPC, e2e)', () => {
     beforeAll(async () => {
       if (!indexed) return;
       for (const [field, type, params] of INDEXES) {
-        const response = await call('CreateFieldIndex', { collectionName: NAME, fieldName: field, fieldType: type, fieldIndexParams: params, wait: true });
+        const response = await call('CreateFieldIndex', {
+          collectionName: NAME,
+          fieldName: field,
+          fieldType: type,
+          fieldIndexParams: params,
+          wait: true,
+        });
         expect(response.result.status).toBe('Completed');
       }
-      const info = await collectionCall<{ result: { payloadSchema: Record<string, unknown> } }>('Get', { collectionName: NAME });
+      const info = await collectionCall<{ result: { payloadSchema: Record<string, unknown> } }>('Get', {
+        collectionName: NAME,
+      });
       expect(Object.keys(info.result.payloadSchema).sort()).toEqual(INDEXES.map(([field]) => field).sort());
     });
 
@@ -294,15 +443,28 @@ describe('Points filters against a brute-force evaluator (gRPC, e2e)', () => {
     for (const name of Object.keys(DISTANCES)) {
       cases.push([name, 'no filter', undefined]);
       cases.push([name, 'a keyword filter', { must: [kw('kw', 'red')] }]);
-      cases.push([name, 'a range and must_not filter', { must: [range('f', { gt: -25 })], mustNot: [f('flag', { match: { boolean: true } })] }]);
+      cases.push([
+        name,
+        'a range and must_not filter',
+        { must: [range('f', { gt: -25 })], mustNot: [f('flag', { match: { boolean: true } })] },
+      ]);
     }
 
     it.each(cases)('should rank %s with %s', async (name, _label, filter) => {
       const distance = DISTANCES[name];
       const query = rng.vector(DIM);
-      const candidates = POINTS.filter((p) => p.vectors[name] && (!filter || matches(p, filter))).map((p) => [p.key, p.vectors[name]] as [string, number[]]);
+      const candidates = POINTS.filter((p) => p.vectors[name] && (!filter || matches(p, filter))).map(
+        (p) => [p.key, p.vectors[name]] as [string, number[]],
+      );
       const hits = (
-        await call<{ result: ScoredPoint[] }>('Search', { collectionName: NAME, vectorName: name, vector: query, limit: 10, params: { exact: true }, ...(filter ? { filter } : {}) })
+        await call<{ result: ScoredPoint[] }>('Search', {
+          collectionName: NAME,
+          vectorName: name,
+          vector: query,
+          limit: 10,
+          params: { exact: true },
+          ...(filter ? { filter } : {}),
+        })
       ).result;
       expectSameRanking(
         hits.map((h) => [idOf(h.id), h.score]),
@@ -310,7 +472,14 @@ describe('Points filters against a brute-force evaluator (gRPC, e2e)', () => {
         10,
       );
       const queried = (
-        await call<{ result: ScoredPoint[] }>('Query', { collectionName: NAME, using: name, query: { nearest: { dense: { data: query } } }, limit: 10, params: { exact: true }, ...(filter ? { filter } : {}) })
+        await call<{ result: ScoredPoint[] }>('Query', {
+          collectionName: NAME,
+          using: name,
+          query: { nearest: { dense: { data: query } } },
+          limit: 10,
+          params: { exact: true },
+          ...(filter ? { filter } : {}),
+        })
       ).result;
       expect(queried.map((h) => idOf(h.id))).toEqual(hits.map((h) => idOf(h.id)));
     });
@@ -335,13 +504,25 @@ describe('Points filters against a brute-force evaluator (gRPC, e2e)', () => {
         hnswConfig: { m: 16, efConstruct: 100 },
       });
       for (let i = 0; i < N; i += 500) {
-        await call('Upsert', { collectionName: RECALL, wait: true, points: data.slice(i, i + 500).map(([key, v]) => ({ id: pid(key.slice(2)), vectors: { vector: { dense: { data: v } } } })) });
+        await call('Upsert', {
+          collectionName: RECALL,
+          wait: true,
+          points: data
+            .slice(i, i + 500)
+            .map(([key, v]) => ({ id: pid(key.slice(2)), vectors: { vector: { dense: { data: v } } } })),
+        });
       }
       // give the optimizer a chance to build the HNSW graph (threshold 10 KB = 80 vectors of 32 dims)
-      await pollUntil(async () => {
-        const info = await collectionCall<{ result: { indexedVectorsCount?: string; status: string } }>('Get', { collectionName: RECALL });
-        return Number(info.result.indexedVectorsCount ?? 0) >= N * 0.9 && info.result.status === 'Green';
-      }, 20_000, 200);
+      await pollUntil(
+        async () => {
+          const info = await collectionCall<{ result: { indexedVectorsCount?: string; status: string } }>('Get', {
+            collectionName: RECALL,
+          });
+          return Number(info.result.indexedVectorsCount ?? 0) >= N * 0.9 && info.result.status === 'Green';
+        },
+        20_000,
+        200,
+      );
     });
 
     it('should reach recall@10 >= 0.9 on 2,000 clustered 32-d points', async () => {
@@ -351,7 +532,9 @@ describe('Points filters against a brute-force evaluator (gRPC, e2e)', () => {
         const c = centers[q % centers.length];
         const query = c.map((x) => x + 0.4 * rng.gaussian());
         const truth = new Set(topK('Cosine', query, data, 10).map(([k]) => k));
-        const hits = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: RECALL, vector: query, limit: 10 })).result;
+        const hits = (
+          await call<{ result: ScoredPoint[] }>('Search', { collectionName: RECALL, vector: query, limit: 10 })
+        ).result;
         expect(hits).toHaveLength(10);
         found += hits.filter((h) => truth.has(idOf(h.id))).length;
       }

@@ -1,7 +1,26 @@
 import * as grpc from '@grpc/grpc-js';
-import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
 import {
-  DistanceName, JsonObject, Rng, caller, compareKeys, expectGrpcError, expectSameRanking, idOf, keyOf, named, pid, pollUntil, score, toPayload,
+  CollectionsClient,
+  createCollectionsClient,
+  createPointsClient,
+  credentials,
+  unary,
+} from './support/grpc-clients';
+import {
+  DistanceName,
+  JsonObject,
+  Rng,
+  caller,
+  compareKeys,
+  expectGrpcError,
+  expectSameRanking,
+  idOf,
+  keyOf,
+  named,
+  pid,
+  pollUntil,
+  score,
+  toPayload,
 } from './support/points-helpers';
 import { RunningServer, startServer } from './support/server-harness';
 
@@ -75,7 +94,8 @@ function rowsOfOffsets(response: OffsetsResponse): { ids: string[]; rows: Rows }
   const rows: Rows = new Map(keys.map((k) => [k, []]));
   offsetsRow.forEach((row, i) => rows.get(keys[Number(row)])!.push([keys[Number(offsetsCol[i])], scores[i]]));
   // Rows come in order, grouped.
-  for (let i = 1; i < offsetsRow.length; i++) expect(Number(offsetsRow[i])).toBeGreaterThanOrEqual(Number(offsetsRow[i - 1]));
+  for (let i = 1; i < offsetsRow.length; i++)
+    expect(Number(offsetsRow[i])).toBeGreaterThanOrEqual(Number(offsetsRow[i - 1]));
   return { ids: keys, rows };
 }
 
@@ -102,7 +122,10 @@ describe('Points distance matrix (gRPC, e2e)', () => {
   let call: ReturnType<typeof caller>;
   const model = modelPoints();
   const withVector = (using: string, keep: (p: ModelPoint) => boolean = () => true) =>
-    model.filter((p) => p.vectors[using] && keep(p)).map((p) => keyOf(p.id)).sort(compareKeys);
+    model
+      .filter((p) => p.vectors[using] && keep(p))
+      .map((p) => keyOf(p.id))
+      .sort(compareKeys);
 
   beforeAll(async () => {
     server = await startServer();
@@ -112,7 +135,11 @@ describe('Points distance matrix (gRPC, e2e)', () => {
     call = caller(points);
     const paramsMap = { map: Object.fromEntries(Object.entries(SPACES).map(([name, p]) => [name, p])) };
     await unary(collections, 'Create', { collectionName: MATRIX, vectorsConfig: { paramsMap }, shardNumber: 3 });
-    await call('Upsert', { collectionName: MATRIX, wait: true, points: model.map((p) => ({ id: pid(p.id), vectors: named(p.vectors), payload: toPayload(p.payload) })) });
+    await call('Upsert', {
+      collectionName: MATRIX,
+      wait: true,
+      points: model.map((p) => ({ id: pid(p.id), vectors: named(p.vectors), payload: toPayload(p.payload) })),
+    });
   });
 
   afterAll(async () => {
@@ -124,7 +151,12 @@ describe('Points distance matrix (gRPC, e2e)', () => {
 
   describe('SearchMatrixPairs', () => {
     it('should pair every point with its nearest when the sample covers the collection (Dot)', async () => {
-      const response = await call<PairsResponse>('SearchMatrixPairs', { collectionName: MATRIX, sample: 100, limit: 4, using: 'dot' });
+      const response = await call<PairsResponse>('SearchMatrixPairs', {
+        collectionName: MATRIX,
+        sample: 100,
+        limit: 4,
+        using: 'dot',
+      });
       const rows = rowsOfPairs(response);
       const all = withVector('dot');
       expect([...rows.keys()]).toEqual(all);
@@ -133,7 +165,14 @@ describe('Points distance matrix (gRPC, e2e)', () => {
     });
 
     it('should report distances, nearest first, for Euclid', async () => {
-      const rows = rowsOfPairs(await call<PairsResponse>('SearchMatrixPairs', { collectionName: MATRIX, sample: 100, limit: 3, using: 'euclid' }));
+      const rows = rowsOfPairs(
+        await call<PairsResponse>('SearchMatrixPairs', {
+          collectionName: MATRIX,
+          sample: 100,
+          limit: 3,
+          using: 'euclid',
+        }),
+      );
       const all = withVector('euclid');
       expectMatrix(rows, all, model, 'euclid', 3);
       for (const row of rows.values()) expect(row[0][1]).toBeLessThanOrEqual(row[2][1]);
@@ -142,7 +181,9 @@ describe('Points distance matrix (gRPC, e2e)', () => {
     it('should sample at random, keeping each row within the sample', async () => {
       const samples = new Set<string>();
       for (let round = 0; round < 3; round++) {
-        const rows = rowsOfPairs(await call<PairsResponse>('SearchMatrixPairs', { collectionName: MATRIX, sample: 8, limit: 2, using: 'dot' }));
+        const rows = rowsOfPairs(
+          await call<PairsResponse>('SearchMatrixPairs', { collectionName: MATRIX, sample: 8, limit: 2, using: 'dot' }),
+        );
         const sample = [...rows.keys()];
         expect(sample).toHaveLength(8);
         expect([...sample].sort(compareKeys)).toEqual(sample);
@@ -153,12 +194,18 @@ describe('Points distance matrix (gRPC, e2e)', () => {
     });
 
     it('should default to a sample of 10 with 3 neighbours each, on the unnamed vector', async () => {
-      await unary(collections, 'Create', { collectionName: 'matrix_default', vectorsConfig: { params: { size: 2, distance: 'Cosine' } } });
+      await unary(collections, 'Create', {
+        collectionName: 'matrix_default',
+        vectorsConfig: { params: { size: 2, distance: 'Cosine' } },
+      });
       const rng = new Rng(5);
       await call('Upsert', {
         collectionName: 'matrix_default',
         wait: true,
-        points: Array.from({ length: 30 }, (_, i) => ({ id: pid(i + 1), vectors: { vector: { dense: { data: rng.vector(2) } } } })),
+        points: Array.from({ length: 30 }, (_, i) => ({
+          id: pid(i + 1),
+          vectors: { vector: { dense: { data: rng.vector(2) } } },
+        })),
       });
       const rows = rowsOfPairs(await call<PairsResponse>('SearchMatrixPairs', { collectionName: 'matrix_default' }));
       expect(rows.size).toBe(10);
@@ -167,7 +214,15 @@ describe('Points distance matrix (gRPC, e2e)', () => {
 
     it('should sample only points passing the filter', async () => {
       const filter = { must: [{ field: { key: 'group', match: { keyword: 'a' } } }] };
-      const rows = rowsOfPairs(await call<PairsResponse>('SearchMatrixPairs', { collectionName: MATRIX, sample: 100, limit: 3, using: 'euclid', filter }));
+      const rows = rowsOfPairs(
+        await call<PairsResponse>('SearchMatrixPairs', {
+          collectionName: MATRIX,
+          sample: 100,
+          limit: 3,
+          using: 'euclid',
+          filter,
+        }),
+      );
       const inGroup = withVector('euclid', (p) => p.payload.group === 'a');
       expect([...rows.keys()]).toEqual(inGroup);
       expectMatrix(rows, inGroup, model, 'euclid', 3);
@@ -177,7 +232,11 @@ describe('Points distance matrix (gRPC, e2e)', () => {
       const filter = { must: [{ hasId: { hasId: [pid(1)] } }] };
       const response = await call<PairsResponse>('SearchMatrixPairs', { collectionName: MATRIX, using: 'dot', filter });
       expect(response.result.pairs).toEqual([]);
-      const offsets = await call<OffsetsResponse>('SearchMatrixOffsets', { collectionName: MATRIX, using: 'dot', filter });
+      const offsets = await call<OffsetsResponse>('SearchMatrixOffsets', {
+        collectionName: MATRIX,
+        using: 'dot',
+        filter,
+      });
       expect(offsets.result).toMatchObject({ offsetsRow: [], offsetsCol: [], scores: [], ids: [] });
     });
 
@@ -197,7 +256,14 @@ describe('Points distance matrix (gRPC, e2e)', () => {
 
   describe('SearchMatrixOffsets', () => {
     it('should give the same matrix in coordinate form', async () => {
-      const { ids, rows } = rowsOfOffsets(await call<OffsetsResponse>('SearchMatrixOffsets', { collectionName: MATRIX, sample: 100, limit: 5, using: 'euclid' }));
+      const { ids, rows } = rowsOfOffsets(
+        await call<OffsetsResponse>('SearchMatrixOffsets', {
+          collectionName: MATRIX,
+          sample: 100,
+          limit: 5,
+          using: 'euclid',
+        }),
+      );
       const all = withVector('euclid');
       expect(ids).toEqual(all);
       expectMatrix(rows, all, model, 'euclid', 5);
@@ -205,7 +271,15 @@ describe('Points distance matrix (gRPC, e2e)', () => {
 
     it('should keep a random sample consistent with its offsets', async () => {
       const filter = { must: [{ field: { key: 'group', match: { keyword: 'b' } } }] };
-      const { ids, rows } = rowsOfOffsets(await call<OffsetsResponse>('SearchMatrixOffsets', { collectionName: MATRIX, sample: 12, limit: 3, using: 'dot', filter }));
+      const { ids, rows } = rowsOfOffsets(
+        await call<OffsetsResponse>('SearchMatrixOffsets', {
+          collectionName: MATRIX,
+          sample: 12,
+          limit: 3,
+          using: 'dot',
+          filter,
+        }),
+      );
       expect(ids).toHaveLength(12);
       const allowed = new Set(withVector('dot', (p) => p.payload.group === 'b'));
       for (const id of ids) expect(allowed.has(id)).toBe(true);
@@ -217,19 +291,33 @@ describe('Points distance matrix (gRPC, e2e)', () => {
     it('should score exactly in optimized segments with vectors on disk', async () => {
       const name = 'matrix_indexed';
       const rng = new Rng(77);
-      const indexed = Array.from({ length: 400 }, (_, i) => ({ id: i + 1, vectors: { euclid: rng.vector(3) }, payload: {} }));
+      const indexed = Array.from({ length: 400 }, (_, i) => ({
+        id: i + 1,
+        vectors: { euclid: rng.vector(3) },
+        payload: {},
+      }));
       await unary(collections, 'Create', {
         collectionName: name,
         vectorsConfig: { params: { size: 3, distance: 'Euclid', onDisk: true } },
         optimizersConfig: { indexingThreshold: 1 }, // 1 KB = 85 vectors of 3 dims
       });
-      await call('Upsert', { collectionName: name, wait: true, points: indexed.map((p) => ({ id: pid(p.id), vectors: { vector: { dense: { data: p.vectors.euclid } } } })) });
+      await call('Upsert', {
+        collectionName: name,
+        wait: true,
+        points: indexed.map((p) => ({ id: pid(p.id), vectors: { vector: { dense: { data: p.vectors.euclid } } } })),
+      });
       const ready = await pollUntil(async () => {
-        const info = (await unary<object, { result: { status: string; indexedVectorsCount?: string } }>(collections, 'Get', { collectionName: name })).result;
+        const info = (
+          await unary<object, { result: { status: string; indexedVectorsCount?: string } }>(collections, 'Get', {
+            collectionName: name,
+          })
+        ).result;
         return info.status === 'Green' && Number(info.indexedVectorsCount ?? 0) >= 300;
       }, 30_000);
       expect(ready).toBe(true);
-      const { ids, rows } = rowsOfOffsets(await call<OffsetsResponse>('SearchMatrixOffsets', { collectionName: name, sample: 1000, limit: 3 }));
+      const { ids, rows } = rowsOfOffsets(
+        await call<OffsetsResponse>('SearchMatrixOffsets', { collectionName: name, sample: 1000, limit: 3 }),
+      );
       expect(ids).toHaveLength(400);
       expectMatrix(rows, ids, indexed, 'euclid', 3);
     });
@@ -237,8 +325,16 @@ describe('Points distance matrix (gRPC, e2e)', () => {
 
   describe('shard keys', () => {
     it('should sample only the selected shard key', async () => {
-      await unary(collections, 'Create', { collectionName: SHARDED, vectorsConfig: { params: { size: 4, distance: 'Dot' } }, shardingMethod: 'Custom' });
-      for (const key of ['eu', 'us']) await unary(collections, 'CreateShardKey', { collectionName: SHARDED, request: { shardKey: { keyword: key } } });
+      await unary(collections, 'Create', {
+        collectionName: SHARDED,
+        vectorsConfig: { params: { size: 4, distance: 'Dot' } },
+        shardingMethod: 'Custom',
+      });
+      for (const key of ['eu', 'us'])
+        await unary(collections, 'CreateShardKey', {
+          collectionName: SHARDED,
+          request: { shardKey: { keyword: key } },
+        });
       const dot = model.filter((p) => p.vectors.dot);
       for (const key of ['eu', 'us']) {
         const part = dot.filter((p) => (key === 'eu') === p.id <= 30);
@@ -250,7 +346,12 @@ describe('Points distance matrix (gRPC, e2e)', () => {
         });
       }
       const rows = rowsOfPairs(
-        await call<PairsResponse>('SearchMatrixPairs', { collectionName: SHARDED, sample: 100, limit: 2, shardKeySelector: { shardKeys: [{ keyword: 'eu' }] } }),
+        await call<PairsResponse>('SearchMatrixPairs', {
+          collectionName: SHARDED,
+          sample: 100,
+          limit: 2,
+          shardKeySelector: { shardKeys: [{ keyword: 'eu' }] },
+        }),
       );
       const eu = dot.filter((p) => p.id <= 30).map((p) => keyOf(p.id));
       expect([...rows.keys()]).toEqual(eu);
@@ -260,17 +361,44 @@ describe('Points distance matrix (gRPC, e2e)', () => {
   });
 
   describe('errors', () => {
-    it.each(['SearchMatrixPairs', 'SearchMatrixOffsets'])('%s: should validate sample and limit, and name an unknown vector', async (method) => {
-      await expectGrpcError(call(method, { collectionName: MATRIX, using: 'dot', sample: 1 }), grpc.status.INVALID_ARGUMENT, 'sample: value 1 invalid, must be 2 or larger');
-      await expectGrpcError(call(method, { collectionName: MATRIX, using: 'dot', limit: 0 }), grpc.status.INVALID_ARGUMENT, 'limit: value 0 invalid, must be 1 or larger');
-      await expectGrpcError(call(method, { collectionName: MATRIX, using: 'nope' }), grpc.status.INVALID_ARGUMENT, 'nope');
-      await expectGrpcError(call(method, { collectionName: MATRIX }), grpc.status.INVALID_ARGUMENT, 'Not existing vector name');
-      await expectGrpcError(call(method, { collectionName: 'missing' }), grpc.status.NOT_FOUND, "Collection `missing` doesn't exist!");
-    });
+    it.each(['SearchMatrixPairs', 'SearchMatrixOffsets'])(
+      '%s: should validate sample and limit, and name an unknown vector',
+      async (method) => {
+        await expectGrpcError(
+          call(method, { collectionName: MATRIX, using: 'dot', sample: 1 }),
+          grpc.status.INVALID_ARGUMENT,
+          'sample: value 1 invalid, must be 2 or larger',
+        );
+        await expectGrpcError(
+          call(method, { collectionName: MATRIX, using: 'dot', limit: 0 }),
+          grpc.status.INVALID_ARGUMENT,
+          'limit: value 0 invalid, must be 1 or larger',
+        );
+        await expectGrpcError(
+          call(method, { collectionName: MATRIX, using: 'nope' }),
+          grpc.status.INVALID_ARGUMENT,
+          'nope',
+        );
+        await expectGrpcError(
+          call(method, { collectionName: MATRIX }),
+          grpc.status.INVALID_ARGUMENT,
+          'Not existing vector name',
+        );
+        await expectGrpcError(
+          call(method, { collectionName: 'missing' }),
+          grpc.status.NOT_FOUND,
+          "Collection `missing` doesn't exist!",
+        );
+      },
+    );
 
     it('should refuse a malformed filter', async () => {
       await expectGrpcError(
-        call('SearchMatrixPairs', { collectionName: MATRIX, using: 'dot', filter: { must: [{ field: { key: 'group' } }] } }),
+        call('SearchMatrixPairs', {
+          collectionName: MATRIX,
+          using: 'dot',
+          filter: { must: [{ field: { key: 'group' } }] },
+        }),
         grpc.status.INVALID_ARGUMENT,
       );
     });
@@ -278,7 +406,14 @@ describe('Points distance matrix (gRPC, e2e)', () => {
 
   describe('official @qdrant/js-client-grpc', () => {
     it('should serve searchMatrixPairs and searchMatrixOffsets at /qdrant.Points/*', async () => {
-      const client = new QdrantClient({ host: '127.0.0.1', port: server.grpcPort, https: false, apiKey: server.apiKey, checkCompatibility: false, timeout: 20_000 });
+      const client = new QdrantClient({
+        host: '127.0.0.1',
+        port: server.grpcPort,
+        https: false,
+        apiKey: server.apiKey,
+        checkCompatibility: false,
+        timeout: 20_000,
+      });
       const api = client.api('points');
       const pairs = await api.searchMatrixPairs({ collectionName: MATRIX, sample: 100n, limit: 2n, using: 'euclid' });
       const rows: Rows = new Map();

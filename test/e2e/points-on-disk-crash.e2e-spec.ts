@@ -1,8 +1,25 @@
 import * as grpc from '@grpc/grpc-js';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
-import { JsonObject, RetrievedPoint, Rng, caller, fetchPoints, fromPayload, pid, pointProblems, pollUntil, toPayload } from './support/points-helpers';
+import {
+  CollectionsClient,
+  createCollectionsClient,
+  createPointsClient,
+  credentials,
+  unary,
+} from './support/grpc-clients';
+import {
+  JsonObject,
+  RetrievedPoint,
+  Rng,
+  caller,
+  fetchPoints,
+  fromPayload,
+  pid,
+  pointProblems,
+  pollUntil,
+  toPayload,
+} from './support/points-helpers';
 import { filesUnder } from './support/data-files';
 import { RunningServer, startServer } from './support/server-harness';
 
@@ -117,15 +134,22 @@ describe('On-disk segments under SIGKILL (e2e)', () => {
     await call('Upsert', { collectionName: NAME, wait: true, points: [struct(nextId)] });
     acknowledged.push(nextId++);
     const settled = await pollUntil(async () => {
-      const info = (await unary<object, { result: { status: string } }>(collections, 'Get', { collectionName: NAME })).result;
+      const info = (await unary<object, { result: { status: string } }>(collections, 'Get', { collectionName: NAME }))
+        .result;
       return info.status === 'Green';
     }, 60_000);
     expect(settled).toBe(true);
     expect(problems(await fetchAll(acknowledged), acknowledged).slice(0, 20)).toEqual([]);
     const { listed, side } = await segmentFiles();
     for (const file of side) expect(listed).toContain(file.slice(0, file.indexOf('.')));
-    const count = await call<{ result: { count: string } }>('Count', { collectionName: NAME, exact: true, filter: { must: [{ field: { key: 'tag', match: { keyword: 't2' } } }] } });
+    const count = await call<{ result: { count: string } }>('Count', {
+      collectionName: NAME,
+      exact: true,
+      filter: { must: [{ field: { key: 'tag', match: { keyword: 't2' } } }] },
+    });
     const present = await fetchAll(Array.from({ length: nextId }, (_, i) => i + 1));
-    expect(Number(count.result.count)).toBe([...present.values()].filter((p) => fromPayload(p.payload).tag === 't2').length);
+    expect(Number(count.result.count)).toBe(
+      [...present.values()].filter((p) => fromPayload(p.payload).tag === 't2').length,
+    );
   });
 });

@@ -1,9 +1,26 @@
 import * as grpc from '@grpc/grpc-js';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
 import {
-  Rng, RetrievedPoint, ScoredPoint, caller, denseOf, expectSameRanking, fromPayload, idOf, pid, pollUntil, toPayload, topK,
+  CollectionsClient,
+  createCollectionsClient,
+  createPointsClient,
+  credentials,
+  unary,
+} from './support/grpc-clients';
+import {
+  Rng,
+  RetrievedPoint,
+  ScoredPoint,
+  caller,
+  denseOf,
+  expectSameRanking,
+  fromPayload,
+  idOf,
+  pid,
+  pollUntil,
+  toPayload,
+  topK,
 } from './support/points-helpers';
 import { filesUnder } from './support/data-files';
 import { RunningServer, startServer } from './support/server-harness';
@@ -30,7 +47,11 @@ describe('Vectors and payloads on disk (e2e)', () => {
   let call: ReturnType<typeof caller>;
   const rng = new Rng(4242);
   const data: Array<[string, number[]]> = Array.from({ length: N }, (_, i) => [`n:${i + 1}`, rng.vector(DIM)]);
-  const payloadOf = (i: number) => ({ group: `g${i % 9}`, big: 9007199254740993n + BigInt(i), tags: ['a', `t${i % 4}`] });
+  const payloadOf = (i: number) => ({
+    group: `g${i % 9}`,
+    big: 9007199254740993n + BigInt(i),
+    tags: ['a', `t${i % 4}`],
+  });
 
   const connect = () => {
     points?.close();
@@ -39,10 +60,12 @@ describe('Vectors and payloads on disk (e2e)', () => {
     collections = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
     call = caller(points);
   };
-  const info = async (name: string) => (await unary<object, { result: Info }>(collections, 'Get', { collectionName: name })).result;
+  const info = async (name: string) =>
+    (await unary<object, { result: Info }>(collections, 'Get', { collectionName: name })).result;
 
   /** Files ending in `ext` under the collections' shard folders. */
-  const segmentFiles = async (ext: string) => (await filesUnder(path.join(server.dataDir, 'collections'))).filter((file) => file.endsWith(ext));
+  const segmentFiles = async (ext: string) =>
+    (await filesUnder(path.join(server.dataDir, 'collections'))).filter((file) => file.endsWith(ext));
 
   async function filesOf(collection: string, ext: string): Promise<string[]> {
     const catalog = JSON.parse(await fs.readFile(path.join(server.dataDir, 'catalog.json'), 'utf8')) as unknown;
@@ -56,7 +79,13 @@ describe('Vectors and payloads on disk (e2e)', () => {
       const response = await call('Upsert', {
         collectionName: name,
         wait: true,
-        points: data.slice(i, i + 300).map(([key, v], j) => ({ id: pid(key.slice(2)), vectors: { vector: { dense: { data: v } } }, payload: toPayload(payloadOf(i + j)) })),
+        points: data
+          .slice(i, i + 300)
+          .map(([key, v], j) => ({
+            id: pid(key.slice(2)),
+            vectors: { vector: { dense: { data: v } } },
+            payload: toPayload(payloadOf(i + j)),
+          })),
       });
       expect(response.result.status).toBe('Completed');
     }
@@ -71,9 +100,21 @@ describe('Vectors and payloads on disk (e2e)', () => {
     server = await startServer();
     connect();
     const optimizersConfig = { indexingThreshold: 10 }; // 10 KB = 160 vectors of 16 dims
-    await createAndFill('disk', { vectorsConfig: { params: { size: DIM, distance: 'Cosine', onDisk: true } }, onDiskPayload: true, optimizersConfig });
-    await createAndFill('memmap', { vectorsConfig: { params: { size: DIM, distance: 'Euclid' } }, onDiskPayload: false, optimizersConfig: { ...optimizersConfig, memmapThreshold: 1 } });
-    await createAndFill('ram', { vectorsConfig: { params: { size: DIM, distance: 'Euclid' } }, onDiskPayload: false, optimizersConfig });
+    await createAndFill('disk', {
+      vectorsConfig: { params: { size: DIM, distance: 'Cosine', onDisk: true } },
+      onDiskPayload: true,
+      optimizersConfig,
+    });
+    await createAndFill('memmap', {
+      vectorsConfig: { params: { size: DIM, distance: 'Euclid' } },
+      onDiskPayload: false,
+      optimizersConfig: { ...optimizersConfig, memmapThreshold: 1 },
+    });
+    await createAndFill('ram', {
+      vectorsConfig: { params: { size: DIM, distance: 'Euclid' } },
+      onDiskPayload: false,
+      optimizersConfig,
+    });
   });
 
   afterAll(async () => {
@@ -96,11 +137,27 @@ describe('Vectors and payloads on disk (e2e)', () => {
     let found = 0;
     for (let q = 0; q < 20; q++) {
       const query = rng.vector(DIM);
-      for (const [name, distance] of [['disk', 'Cosine'], ['memmap', 'Euclid']] as const) {
+      for (const [name, distance] of [
+        ['disk', 'Cosine'],
+        ['memmap', 'Euclid'],
+      ] as const) {
         const truth = topK(distance, query, data, 11);
-        const exact = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: name, vector: query, limit: 10, params: { exact: true } })).result;
-        expectSameRanking(exact.map((h) => [idOf(h.id), h.score]), truth, 10);
-        const approx = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: name, vector: query, limit: 10 })).result;
+        const exact = (
+          await call<{ result: ScoredPoint[] }>('Search', {
+            collectionName: name,
+            vector: query,
+            limit: 10,
+            params: { exact: true },
+          })
+        ).result;
+        expectSameRanking(
+          exact.map((h) => [idOf(h.id), h.score]),
+          truth,
+          10,
+        );
+        const approx = (
+          await call<{ result: ScoredPoint[] }>('Search', { collectionName: name, vector: query, limit: 10 })
+        ).result;
         const want = new Set(truth.slice(0, 10).map(([key]) => key));
         found += approx.filter((h) => want.has(idOf(h.id))).length;
       }
@@ -112,9 +169,14 @@ describe('Vectors and payloads on disk (e2e)', () => {
 
   const checkReads = async () => {
     const ids = ['1', '2', '77', '500', '1200'];
-    const got = (await call<{ result: RetrievedPoint[] }>('Get', {
-      collectionName: 'disk', ids: ids.map(pid), withPayload: { enable: true }, withVectors: { enable: true },
-    })).result;
+    const got = (
+      await call<{ result: RetrievedPoint[] }>('Get', {
+        collectionName: 'disk',
+        ids: ids.map(pid),
+        withPayload: { enable: true },
+        withVectors: { enable: true },
+      })
+    ).result;
     expect(got.map((p) => idOf(p.id)).sort()).toEqual(ids.map((id) => `n:${id}`).sort());
     for (const point of got) {
       const i = Number(idOf(point.id).slice(2)) - 1;
@@ -126,9 +188,21 @@ describe('Vectors and payloads on disk (e2e)', () => {
     }
     const filter = { must: [{ field: { key: 'group', match: { keyword: 'g4' } } }] };
     const query = data[3][1];
-    const hits = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'disk', vector: query, limit: 10, filter, params: { exact: true } })).result;
+    const hits = (
+      await call<{ result: ScoredPoint[] }>('Search', {
+        collectionName: 'disk',
+        vector: query,
+        limit: 10,
+        filter,
+        params: { exact: true },
+      })
+    ).result;
     const candidates = data.filter((_, i) => i % 9 === 4);
-    expectSameRanking(hits.map((h) => [idOf(h.id), h.score]), topK('Cosine', query, candidates, 11), 10);
+    expectSameRanking(
+      hits.map((h) => [idOf(h.id), h.score]),
+      topK('Cosine', query, candidates, 11),
+      10,
+    );
     const counted = await call<{ result: { count: string } }>('Count', { collectionName: 'disk', filter, exact: true });
     expect(Number(counted.result.count)).toBe(candidates.length);
   };
@@ -144,7 +218,13 @@ describe('Vectors and payloads on disk (e2e)', () => {
     expect(gone).toEqual([]);
     expect(Number((await info('disk')).pointsCount)).toBe(N - 1);
     // put 77 back so the brute force below still describes the collection
-    await call('Upsert', { collectionName: 'disk', wait: true, points: [{ id: pid('77'), vectors: { vector: { dense: { data: data[76][1] } } }, payload: toPayload(payloadOf(76)) }] });
+    await call('Upsert', {
+      collectionName: 'disk',
+      wait: true,
+      points: [
+        { id: pid('77'), vectors: { vector: { dense: { data: data[76][1] } } }, payload: toPayload(payloadOf(76)) },
+      ],
+    });
     await checkSearches();
     await checkReads();
     expect((await filesOf('disk', '.vec')).length).toBeGreaterThan(0);
@@ -152,7 +232,11 @@ describe('Vectors and payloads on disk (e2e)', () => {
 
   it('should move existing segments to disk when the config changes, staying correct meanwhile', async () => {
     expect(await filesOf('ram', '.vec')).toEqual([]);
-    await unary(collections, 'Update', { collectionName: 'ram', vectorsConfig: { params: { onDisk: true } }, params: { onDiskPayload: true } });
+    await unary(collections, 'Update', {
+      collectionName: 'ram',
+      vectorsConfig: { params: { onDisk: true } },
+      params: { onDiskPayload: true },
+    });
     const moved = await pollUntil(async () => {
       const [vec, pay, current] = [await filesOf('ram', '.vec'), await filesOf('ram', '.pay'), await info('ram')];
       return vec.length > 0 && pay.length > 0 && current.status === 'Green' ? current : undefined;
@@ -160,9 +244,26 @@ describe('Vectors and payloads on disk (e2e)', () => {
     expect(moved).toBeDefined();
     expect(Number(moved!.pointsCount)).toBe(N);
     const query = rng.vector(DIM);
-    const exact = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'ram', vector: query, limit: 10, params: { exact: true } })).result;
-    expectSameRanking(exact.map((h) => [idOf(h.id), h.score]), topK('Euclid', query, data, 11), 10);
-    const got = (await call<{ result: RetrievedPoint[] }>('Get', { collectionName: 'ram', ids: [pid('5')], withPayload: { enable: true } })).result;
+    const exact = (
+      await call<{ result: ScoredPoint[] }>('Search', {
+        collectionName: 'ram',
+        vector: query,
+        limit: 10,
+        params: { exact: true },
+      })
+    ).result;
+    expectSameRanking(
+      exact.map((h) => [idOf(h.id), h.score]),
+      topK('Euclid', query, data, 11),
+      10,
+    );
+    const got = (
+      await call<{ result: RetrievedPoint[] }>('Get', {
+        collectionName: 'ram',
+        ids: [pid('5')],
+        withPayload: { enable: true },
+      })
+    ).result;
     expect(fromPayload(got[0].payload)).toEqual(payloadOf(4));
   });
 });

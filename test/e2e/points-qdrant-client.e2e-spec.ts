@@ -4,7 +4,8 @@ jest.setTimeout(60_000);
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build; runs on Node 20 despite its engines field).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { QdrantClient, Distance, FieldType, UpdateStatus, RetrievedPointSchema, CollectionInfoSchema } = require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
+const { QdrantClient, Distance, FieldType, UpdateStatus, RetrievedPointSchema, CollectionInfoSchema } =
+  require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
 // protobuf-es v2 messages are plain objects; canonical JSON (uint64 as string) comes from toJson(schema, message).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { toJson } = require('@bufbuild/protobuf') as typeof import('@bufbuild/protobuf');
@@ -18,13 +19,22 @@ const QUERY = [0.2, 0.1, 0.9, 0.7];
 
 // protobuf-es v2 init shapes: oneofs as {case, value}, 64-bit integers as bigint, enums as numbers.
 const str = (value: string) => ({ kind: { case: 'stringValue' as const, value } });
-const list = (...values: Array<ReturnType<typeof str> | { kind: { case: 'integerValue'; value: bigint } }>) => ({ kind: { case: 'listValue' as const, value: { values } } });
+const list = (...values: Array<ReturnType<typeof str> | { kind: { case: 'integerValue'; value: bigint } }>) => ({
+  kind: { case: 'listValue' as const, value: { values } },
+});
 const int = (value: bigint) => ({ kind: { case: 'integerValue' as const, value } });
 const num = (value: bigint) => ({ pointIdOptions: { case: 'num' as const, value } });
 const uuid = (value: string) => ({ pointIdOptions: { case: 'uuid' as const, value } });
 const vector = (data: number[]) => ({ vectorsOptions: { case: 'vector' as const, value: { data } } });
 const londonFilter = {
-  should: [{ conditionOneOf: { case: 'field' as const, value: { key: 'city', match: { matchValue: { case: 'keyword' as const, value: 'London' } } } } }],
+  should: [
+    {
+      conditionOneOf: {
+        case: 'field' as const,
+        value: { key: 'city', match: { matchValue: { case: 'keyword' as const, value: 'London' } } },
+      },
+    },
+  ],
 };
 
 describe('official @qdrant/js-client-grpc: points (integration steps 7-12, e2e)', () => {
@@ -33,7 +43,14 @@ describe('official @qdrant/js-client-grpc: points (integration steps 7-12, e2e)'
 
   beforeAll(async () => {
     server = await startServer();
-    client = new QdrantClient({ host: '127.0.0.1', port: server.grpcPort, https: false, apiKey: server.apiKey, checkCompatibility: false, timeout: 20_000 });
+    client = new QdrantClient({
+      host: '127.0.0.1',
+      port: server.grpcPort,
+      https: false,
+      apiKey: server.apiKey,
+      checkCompatibility: false,
+      timeout: 20_000,
+    });
     const collections = client.api('collections');
     expect(typeof (await collections.delete({ collectionName: COLLECTION })).result).toBe('boolean');
     const created = await collections.create({
@@ -59,7 +76,14 @@ describe('official @qdrant/js-client-grpc: points (integration steps 7-12, e2e)'
       expect(typeof result.operationId).toBe('bigint');
       expect(result.status).toBe(UpdateStatus.Acknowledged);
     }
-    const geo = (await points.createFieldIndex({ collectionName: COLLECTION, fieldName: 'coords', fieldType: FieldType.FieldTypeGeo, wait: true })).result!;
+    const geo = (
+      await points.createFieldIndex({
+        collectionName: COLLECTION,
+        fieldName: 'coords',
+        fieldType: FieldType.FieldTypeGeo,
+        wait: true,
+      })
+    ).result!;
     expect(typeof geo.operationId).toBe('bigint');
     expect(geo.status).toBe(UpdateStatus.Completed);
   });
@@ -83,16 +107,42 @@ describe('official @qdrant/js-client-grpc: points (integration steps 7-12, e2e)'
             country: str('Germany'),
             count: int(1000000n),
             square: { kind: { case: 'doubleValue', value: 12.5 } },
-            coords: { kind: { case: 'structValue', value: { fields: { lat: { kind: { case: 'doubleValue', value: 1.0 } }, lon: { kind: { case: 'doubleValue', value: 2.0 } } } } } },
+            coords: {
+              kind: {
+                case: 'structValue',
+                value: {
+                  fields: {
+                    lat: { kind: { case: 'doubleValue', value: 1.0 } },
+                    lon: { kind: { case: 'doubleValue', value: 2.0 } },
+                  },
+                },
+              },
+            },
           },
         },
-        { id: num(2n), vectors: vector([0.19, 0.81, 0.75, 0.11]), payload: { city: list(str('Berlin'), str('London')) } },
-        { id: num(3n), vectors: vector([0.36, 0.55, 0.47, 0.94]), payload: { city: list(str('Berlin'), str('Moscow')) } },
-        { id: num(4n), vectors: vector([0.18, 0.01, 0.85, 0.8]), payload: { city: list(str('London'), str('Moscow')) } },
+        {
+          id: num(2n),
+          vectors: vector([0.19, 0.81, 0.75, 0.11]),
+          payload: { city: list(str('Berlin'), str('London')) },
+        },
+        {
+          id: num(3n),
+          vectors: vector([0.36, 0.55, 0.47, 0.94]),
+          payload: { city: list(str('Berlin'), str('Moscow')) },
+        },
+        {
+          id: num(4n),
+          vectors: vector([0.18, 0.01, 0.85, 0.8]),
+          payload: { city: list(str('London'), str('Moscow')) },
+        },
         { id: num(BIG_ID), vectors: vector([0.18, 0.01, 0.85, 0.8]) },
         { id: uuid(DUP_UUID), vectors: vector([0.24, 0.18, 0.22, 0.44]), payload: { count: list(int(0n)) } },
         { id: uuid(DUP_UUID), vectors: vector([0.24, 0.18, 0.22, 0.44]), payload: { count: list(int(0n)) } },
-        { id: uuid('f0e09527-b096-42a8-94e9-ea94d342b925'), vectors: vector([0.35, 0.08, 0.11, 0.44]), payload: { count: list(int(0n)) } },
+        {
+          id: uuid('f0e09527-b096-42a8-94e9-ea94d342b925'),
+          vectors: vector([0.35, 0.08, 0.11, 0.44]),
+          payload: { count: list(int(0n)) },
+        },
       ],
     });
     expect(typeof response.result!.operationId).toBe('bigint');
@@ -100,7 +150,13 @@ describe('official @qdrant/js-client-grpc: points (integration steps 7-12, e2e)'
   });
 
   it('step 10: should get a point by id with its payload listValue', async () => {
-    const { result } = await client.api('points').get({ collectionName: COLLECTION, ids: [num(2n)], withPayload: { selectorOptions: { case: 'enable', value: true } } });
+    const { result } = await client
+      .api('points')
+      .get({
+        collectionName: COLLECTION,
+        ids: [num(2n)],
+        withPayload: { selectorOptions: { case: 'enable', value: true } },
+      });
     expect(result).toHaveLength(1);
     expect(toJson(RetrievedPointSchema, result[0])).toMatchObject({
       id: { num: '2' },
@@ -128,16 +184,33 @@ describe('official @qdrant/js-client-grpc: points (integration steps 7-12, e2e)'
     const points = client.api('points');
     const plain = await points.search({ collectionName: COLLECTION, vector: QUERY, limit: 3n });
     expect(plain.result).toHaveLength(3);
-    for (let i = 1; i < plain.result.length; i++) expect(plain.result[i].score).toBeLessThanOrEqual(plain.result[i - 1].score);
+    for (let i = 1; i < plain.result.length; i++)
+      expect(plain.result[i].score).toBeLessThanOrEqual(plain.result[i - 1].score);
 
-    const filtered = await points.search({ collectionName: COLLECTION, vector: QUERY, limit: 3n, filter: londonFilter });
+    const filtered = await points.search({
+      collectionName: COLLECTION,
+      vector: QUERY,
+      limit: 3n,
+      filter: londonFilter,
+    });
     expect(filtered.result.map((p) => p.id?.pointIdOptions.value).sort()).toEqual([2n, 4n]);
 
     const batch = await points.searchBatch({
       collectionName: COLLECTION,
       searchPoints: [
-        { collectionName: COLLECTION, vector: QUERY, limit: 3n, withPayload: { selectorOptions: { case: 'enable', value: true } } },
-        { collectionName: COLLECTION, vector: QUERY, limit: 3n, withPayload: { selectorOptions: { case: 'enable', value: true } }, filter: londonFilter },
+        {
+          collectionName: COLLECTION,
+          vector: QUERY,
+          limit: 3n,
+          withPayload: { selectorOptions: { case: 'enable', value: true } },
+        },
+        {
+          collectionName: COLLECTION,
+          vector: QUERY,
+          limit: 3n,
+          withPayload: { selectorOptions: { case: 'enable', value: true } },
+          filter: londonFilter,
+        },
       ],
     });
     expect(batch.result).toHaveLength(2);
@@ -158,7 +231,11 @@ describe('official @qdrant/js-client-grpc: points (integration steps 7-12, e2e)'
     expect(scrolled.result).toHaveLength(7);
     expect(scrolled.nextPageOffset).toBeUndefined();
     expect((await points.count({ collectionName: COLLECTION, exact: true })).result?.count).toBe(7n);
-    const deleted = await points.delete({ collectionName: COLLECTION, wait: true, points: { pointsSelectorOneOf: { case: 'points', value: { ids: [uuid(DUP_UUID)] } } } });
+    const deleted = await points.delete({
+      collectionName: COLLECTION,
+      wait: true,
+      points: { pointsSelectorOneOf: { case: 'points', value: { ids: [uuid(DUP_UUID)] } } },
+    });
     expect(deleted.result?.status).toBe(UpdateStatus.Completed);
     expect((await points.count({ collectionName: COLLECTION, exact: true })).result?.count).toBe(6n);
   });

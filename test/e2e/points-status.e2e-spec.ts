@@ -1,5 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
-import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
+import {
+  CollectionsClient,
+  createCollectionsClient,
+  createPointsClient,
+  credentials,
+  unary,
+} from './support/grpc-clients';
 import { Rng, ScoredPoint, caller, idOf, pid, sleep, topK } from './support/points-helpers';
 import { RunningServer, startServer } from './support/server-harness';
 
@@ -24,15 +30,22 @@ describe('Collection status while the optimizer indexes (e2e)', () => {
   const rng = new Rng(1601);
   const data: Array<[string, number[]]> = Array.from({ length: N }, (_, i) => [`n:${i + 1}`, rng.vector(DIM)]);
 
-  const info = async (name: string) => (await unary<object, { result: Info }>(collections, 'Get', { collectionName: name })).result;
+  const info = async (name: string) =>
+    (await unary<object, { result: Info }>(collections, 'Get', { collectionName: name })).result;
   const create = (name: string, indexingThreshold: number) =>
-    unary(collections, 'Create', { collectionName: name, vectorsConfig: { params: { size: DIM, distance: 'Euclid' } }, optimizersConfig: { indexingThreshold } });
+    unary(collections, 'Create', {
+      collectionName: name,
+      vectorsConfig: { params: { size: DIM, distance: 'Euclid' } },
+      optimizersConfig: { indexingThreshold },
+    });
   const fill = async (name: string) => {
     for (let i = 0; i < N; i += 250) {
       const response = await call('Upsert', {
         collectionName: name,
         wait: true,
-        points: data.slice(i, i + 250).map(([key, v]) => ({ id: pid(key.slice(2)), vectors: { vector: { dense: { data: v } } } })),
+        points: data
+          .slice(i, i + 250)
+          .map(([key, v]) => ({ id: pid(key.slice(2)), vectors: { vector: { dense: { data: v } } } })),
       });
       expect(response.result.status).toBe('Completed');
     }
@@ -74,14 +87,21 @@ describe('Collection status while the optimizer indexes (e2e)', () => {
       const [key, v] = data[(q++ * 37) % N];
       const query = v.map((x) => x + 1e-3);
       const expected = topK('Euclid', query, data, 1)[0][0];
-      const hits = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'indexed', vector: query, limit: 1 })).result;
-      if (hits.length !== 1 || idOf(hits[0].id) !== expected) wrongTop1.push(`${key}: got ${hits[0] ? idOf(hits[0].id) : 'nothing'} (status ${last.status})`);
+      const hits = (
+        await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'indexed', vector: query, limit: 1 })
+      ).result;
+      if (hits.length !== 1 || idOf(hits[0].id) !== expected)
+        wrongTop1.push(`${key}: got ${hits[0] ? idOf(hits[0].id) : 'nothing'} (status ${last.status})`);
       if (last.status === 'Green' && Number(last.indexedVectorsCount ?? 0) >= N * 0.9) break;
       await sleep(50);
     }
     expect(wrongTop1).toEqual([]);
     expect(seen.every((s) => s === 'Green' || s === 'Yellow')).toBe(true);
-    expect({ status: last?.status, indexedAtLeast900: Number(last?.indexedVectorsCount ?? 0) >= 900, statuses: seen }).toMatchObject({
+    expect({
+      status: last?.status,
+      indexedAtLeast900: Number(last?.indexedVectorsCount ?? 0) >= 900,
+      statuses: seen,
+    }).toMatchObject({
       status: 'Green',
       indexedAtLeast900: true,
     });
@@ -94,8 +114,17 @@ describe('Collection status while the optimizer indexes (e2e)', () => {
     let agree = 0;
     for (let i = 0; i < 20; i++) {
       const query = rng.vector(DIM);
-      const exact = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'indexed', vector: query, limit: 1, params: { exact: true } })).result;
-      const approx = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'indexed', vector: query, limit: 1 })).result;
+      const exact = (
+        await call<{ result: ScoredPoint[] }>('Search', {
+          collectionName: 'indexed',
+          vector: query,
+          limit: 1,
+          params: { exact: true },
+        })
+      ).result;
+      const approx = (
+        await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'indexed', vector: query, limit: 1 })
+      ).result;
       expect(idOf(exact[0].id)).toBe(topK('Euclid', query, data, 1)[0][0]);
       if (idOf(approx[0].id) === idOf(exact[0].id)) agree++;
     }
@@ -127,7 +156,9 @@ describe('Collection status while the optimizer indexes (e2e)', () => {
       await call('Upsert', {
         collectionName: 'held',
         wait: true,
-        points: data.slice(i, i + 100).map(([key, v]) => ({ id: pid(key.slice(2)), vectors: { vector: { dense: { data: v } } } })),
+        points: data
+          .slice(i, i + 100)
+          .map(([key, v]) => ({ id: pid(key.slice(2)), vectors: { vector: { dense: { data: v } } } })),
       });
       const current = await info('held');
       // Each write waited until less than the threshold (160 vectors) was unindexed, then added 100.

@@ -15,9 +15,13 @@ describe('Strict mode (e2e)', () => {
   let points: grpc.Client;
   let collections: grpc.Client;
 
-  const call = <Res = unknown>(client: grpc.Client, method: string, request: object) => unary<object, Res>(client, method, request);
+  const call = <Res = unknown>(client: grpc.Client, method: string, request: object) =>
+    unary<object, Res>(client, method, request);
   const rejected = async (promise: Promise<unknown>): Promise<grpc.ServiceError> => {
-    const error = (await promise.then(() => undefined, (e: unknown) => e)) as grpc.ServiceError | undefined;
+    const error = (await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as grpc.ServiceError | undefined;
     if (!error) throw new Error('expected the call to fail');
     return error;
   };
@@ -60,7 +64,12 @@ describe('Strict mode (e2e)', () => {
   });
 
   it('should allow requests within every limit', async () => {
-    await call(points, 'CreateFieldIndex', { collectionName: 'strict', fieldName: 'n', fieldType: 'FieldTypeInteger', wait: true });
+    await call(points, 'CreateFieldIndex', {
+      collectionName: 'strict',
+      fieldName: 'n',
+      fieldType: 'FieldTypeInteger',
+      wait: true,
+    });
     const hits = await call<{ result: unknown[] }>(points, 'Search', {
       collectionName: 'strict',
       vector: [1, 0, 0, 0],
@@ -72,37 +81,74 @@ describe('Strict mode (e2e)', () => {
   });
 
   it('should reject each read limit with INVALID_ARGUMENT naming the limit', async () => {
-    await expectLimit(call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 6 }), 'max_query_limit');
-    await expectLimit(call(points, 'Scroll', { collectionName: 'strict', limit: 50 }), 'max_query_limit');
-    await expectLimit(call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, timeout: 60 }), 'max_timeout');
-    await expectLimit(call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, params: { hnswEf: 64 } }), 'search_max_hnsw_ef');
-    await expectLimit(call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, params: { exact: true } }), 'search_allow_exact');
     await expectLimit(
-      call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, params: { quantization: { oversampling: 3 } } }),
+      call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 6 }),
+      'max_query_limit',
+    );
+    await expectLimit(call(points, 'Scroll', { collectionName: 'strict', limit: 50 }), 'max_query_limit');
+    await expectLimit(
+      call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, timeout: 60 }),
+      'max_timeout',
+    );
+    await expectLimit(
+      call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, params: { hnswEf: 64 } }),
+      'search_max_hnsw_ef',
+    );
+    await expectLimit(
+      call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, params: { exact: true } }),
+      'search_allow_exact',
+    );
+    await expectLimit(
+      call(points, 'Search', {
+        collectionName: 'strict',
+        vector: [1, 0, 0, 0],
+        limit: 1,
+        params: { quantization: { oversampling: 3 } },
+      }),
       'search_max_oversampling',
     );
     await expectLimit(
-      call(points, 'Count', { collectionName: 'strict', filter: { must: [{ field: { key: 'note', match: { keyword: 'x' } } }] } }),
+      call(points, 'Count', {
+        collectionName: 'strict',
+        filter: { must: [{ field: { key: 'note', match: { keyword: 'x' } } }] },
+      }),
       'unindexed_filtering_retrieve',
     );
     const three = ['1', '2', '3'].map((n) => ({ field: { key: 'n', match: { integer: n } } }));
-    await expectLimit(call(points, 'Count', { collectionName: 'strict', filter: { should: three } }), 'filter_max_conditions');
     await expectLimit(
-      call(points, 'Count', { collectionName: 'strict', filter: { must: [{ field: { key: 'n', match: { integers: { integers: ['1', '2', '3'] } } } }] } }),
+      call(points, 'Count', { collectionName: 'strict', filter: { should: three } }),
+      'filter_max_conditions',
+    );
+    await expectLimit(
+      call(points, 'Count', {
+        collectionName: 'strict',
+        filter: { must: [{ field: { key: 'n', match: { integers: { integers: ['1', '2', '3'] } } } }] },
+      }),
       'condition_max_size',
     );
   });
 
   it('should reject each write limit with INVALID_ARGUMENT naming the limit', async () => {
-    await expectLimit(call(points, 'Upsert', { collectionName: 'strict', points: [point(10), point(11), point(12), point(13)] }), 'upsert_max_batchsize');
     await expectLimit(
-      call(points, 'Delete', { collectionName: 'strict', points: { filter: { must: [{ field: { key: 'note', match: { keyword: 'x' } } }] } } }),
+      call(points, 'Upsert', { collectionName: 'strict', points: [point(10), point(11), point(12), point(13)] }),
+      'upsert_max_batchsize',
+    );
+    await expectLimit(
+      call(points, 'Delete', {
+        collectionName: 'strict',
+        points: { filter: { must: [{ field: { key: 'note', match: { keyword: 'x' } } }] } },
+      }),
       'unindexed_filtering_update',
     );
     await call(points, 'Upsert', { collectionName: 'strict', wait: true, points: [point(4), point(5), point(6)] });
     await expectLimit(call(points, 'Upsert', { collectionName: 'strict', points: [point(7)] }), 'max_points_count');
     await expectLimit(
-      call(points, 'CreateFieldIndex', { collectionName: 'strict', fieldName: 'note', fieldType: 'FieldTypeKeyword', wait: true }),
+      call(points, 'CreateFieldIndex', {
+        collectionName: 'strict',
+        fieldName: 'note',
+        fieldType: 'FieldTypeKeyword',
+        wait: true,
+      }),
       'max_payload_index_count',
     );
     const count = await call<{ result: { count: string } }>(points, 'Count', { collectionName: 'strict' });
@@ -142,7 +188,12 @@ describe('Strict mode (e2e)', () => {
 
   it('should not apply limits when strict mode is disabled', async () => {
     await call(collections, 'Update', { collectionName: 'strict', strictModeConfig: { enabled: false } });
-    const hits = await call<{ result: unknown[] }>(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 50, params: { exact: true } });
+    const hits = await call<{ result: unknown[] }>(points, 'Search', {
+      collectionName: 'strict',
+      vector: [1, 0, 0, 0],
+      limit: 50,
+      params: { exact: true },
+    });
     expect(hits.result).toHaveLength(6);
   });
 });

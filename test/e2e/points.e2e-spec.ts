@@ -1,5 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { CollectionsClient, ProtoPackage, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
+import {
+  CollectionsClient,
+  ProtoPackage,
+  createCollectionsClient,
+  createPointsClient,
+  credentials,
+  unary,
+} from './support/grpc-clients';
 import {
   Id,
   JsonObject,
@@ -43,7 +50,14 @@ const BASIC_POINTS: ModelPoint[] = [
     id: 1,
     vector: [0.05, 0.61, 0.76, 0.74],
     flat: true,
-    payload: { city: 'Berlin', country: 'Germany', count: 1000000, square: 12.5, coords: { lat: 1.5, lon: 2.5 }, rank: 10 },
+    payload: {
+      city: 'Berlin',
+      country: 'Germany',
+      count: 1000000,
+      square: 12.5,
+      coords: { lat: 1.5, lon: 2.5 },
+      rank: 10,
+    },
   },
   { id: 2, vector: [0.19, 0.81, 0.75, 0.11], flat: true, payload: { city: ['Berlin', 'London'], rank: 30 } },
   { id: 3, vector: [0.36, 0.55, 0.47, 0.94], flat: false, payload: { city: ['Berlin', 'Moscow'], rank: 20 } },
@@ -66,9 +80,18 @@ const BASIC_POINTS: ModelPoint[] = [
   { id: U2, vector: [0.35, 0.08, 0.11, 0.44], flat: true, payload: { count: [0], flag: false } },
 ];
 const EMPTY_PAYLOAD_POINT: ModelPoint = { id: 7, vector: [0.5, 0.4, 0.3, 0.2], flat: false, payload: {} };
-const SPARSE_POINT = { id: 8, vector: [0.1, 0.9, 0.1, 0.9], sparse: { indices: [1, 3], values: [0.5, 0.7] }, payload: { kind: 'sparse' } };
+const SPARSE_POINT = {
+  id: 8,
+  vector: [0.1, 0.9, 0.1, 0.9],
+  sparse: { indices: [1, 3], values: [0.5, 0.7] },
+  payload: { kind: 'sparse' },
+};
 
-const pointStruct = (p: ModelPoint) => ({ id: pid(p.id), vectors: unnamed(p.vector, p.flat), payload: toPayload(p.payload) });
+const pointStruct = (p: ModelPoint) => ({
+  id: pid(p.id),
+  vectors: unnamed(p.vector, p.flat),
+  payload: toPayload(p.payload),
+});
 const keyword = (key: string, value: string) => ({ field: { key, match: { keyword: value } } });
 const idsOf = (points: Array<{ id: RetrievedPoint['id'] }>) => points.map((p) => idOf(p.id));
 const ranked = (points: ScoredPoint[]): Array<[string, number]> => points.map((p) => [idOf(p.id), p.score]);
@@ -103,19 +126,35 @@ describe('Points service (gRPC, e2e)', () => {
     let collections: CollectionsClient;
     let call: ReturnType<typeof caller>;
     const model = new Map<string, { vector: number[]; payload: JsonObject }>();
-    const collectionCall = <Res = { result: boolean }>(method: string, request: object) => unary<object, Res>(collections, method, request);
+    const collectionCall = <Res = { result: boolean }>(method: string, request: object) =>
+      unary<object, Res>(collections, method, request);
     const info = async () =>
       (
         await collectionCall<{
-          result: { pointsCount?: string; payloadSchema: Record<string, { dataType: string; points?: string }>; status: string };
+          result: {
+            pointsCount?: string;
+            payloadSchema: Record<string, { dataType: string; points?: string }>;
+            status: string;
+          };
         }>('Get', { collectionName: COLLECTION })
       ).result;
     const getOne = async (id: Id, extra: object = {}) =>
-      (await call<{ result: RetrievedPoint[] }>('Get', { collectionName: COLLECTION, ids: [pid(id)], withPayload: { enable: true }, ...extra })).result;
-    const search = async (request: object) => (await call<{ result: ScoredPoint[] }>('Search', { collectionName: COLLECTION, ...request })).result;
-    const query = async (request: object) => (await call<{ result: ScoredPoint[] }>('Query', { collectionName: COLLECTION, ...request })).result;
+      (
+        await call<{ result: RetrievedPoint[] }>('Get', {
+          collectionName: COLLECTION,
+          ids: [pid(id)],
+          withPayload: { enable: true },
+          ...extra,
+        })
+      ).result;
+    const search = async (request: object) =>
+      (await call<{ result: ScoredPoint[] }>('Search', { collectionName: COLLECTION, ...request })).result;
+    const query = async (request: object) =>
+      (await call<{ result: ScoredPoint[] }>('Query', { collectionName: COLLECTION, ...request })).result;
     const candidates = (exclude: Id[] = []) =>
-      [...model.entries()].filter(([key]) => !exclude.map(keyOf).includes(key)).map(([key, p]) => [key, p.vector] as [string, number[]]);
+      [...model.entries()]
+        .filter(([key]) => !exclude.map(keyOf).includes(key))
+        .map(([key, p]) => [key, p.vector] as [string, number[]]);
 
     beforeAll(() => {
       points = createPointsClient(server.grpcAddress, credentials(server.apiKey), pkg);
@@ -141,7 +180,11 @@ describe('Points service (gRPC, e2e)', () => {
     });
 
     it('should upsert points with num and UUID ids, flat and dense vectors and every payload kind', async () => {
-      const response = await call('Upsert', { collectionName: COLLECTION, wait: true, points: BASIC_POINTS.map(pointStruct) });
+      const response = await call('Upsert', {
+        collectionName: COLLECTION,
+        wait: true,
+        points: BASIC_POINTS.map(pointStruct),
+      });
       expect(response.result.status).toBe('Completed');
       for (const p of BASIC_POINTS) model.set(keyOf(p.id), { vector: p.vector, payload: p.payload });
 
@@ -171,7 +214,11 @@ describe('Points service (gRPC, e2e)', () => {
     });
 
     it('should upsert a point with an empty payload and return an empty payload', async () => {
-      const response = await call('Upsert', { collectionName: COLLECTION, wait: true, points: [pointStruct(EMPTY_PAYLOAD_POINT)] });
+      const response = await call('Upsert', {
+        collectionName: COLLECTION,
+        wait: true,
+        points: [pointStruct(EMPTY_PAYLOAD_POINT)],
+      });
       expect(response.result.status).toBe('Completed');
       model.set(keyOf(7), { vector: EMPTY_PAYLOAD_POINT.vector, payload: {} });
       const [point] = await getOne(7);
@@ -185,9 +232,17 @@ describe('Points service (gRPC, e2e)', () => {
         wait: true,
         points: [{ id: pid(8), vectors: { vectors: { vectors: { sparse } } }, payload: {} }],
       });
-      await expectGrpcError(call('Upsert', invalid({ sparse: { indices: [1, 1], values: [0.1, 0.2] } })), grpc.status.INVALID_ARGUMENT, 'Validation error in body');
+      await expectGrpcError(
+        call('Upsert', invalid({ sparse: { indices: [1, 1], values: [0.1, 0.2] } })),
+        grpc.status.INVALID_ARGUMENT,
+        'Validation error in body',
+      );
       // the deprecated flat form: data + indices
-      await expectGrpcError(call('Upsert', invalid({ data: [0.1, 0.2], indices: { data: [3, 3] } })), grpc.status.INVALID_ARGUMENT, 'Validation error in body');
+      await expectGrpcError(
+        call('Upsert', invalid({ data: [0.1, 0.2], indices: { data: [3, 3] } })),
+        grpc.status.INVALID_ARGUMENT,
+        'Validation error in body',
+      );
       expect(await getOne(8)).toEqual([]);
     });
 
@@ -195,7 +250,13 @@ describe('Points service (gRPC, e2e)', () => {
       const valid = await call('Upsert', {
         collectionName: COLLECTION,
         wait: true,
-        points: [{ id: pid(8), vectors: { vectors: { vectors: { '': { dense: { data: SPARSE_POINT.vector } } } } }, payload: toPayload(SPARSE_POINT.payload) }],
+        points: [
+          {
+            id: pid(8),
+            vectors: { vectors: { vectors: { '': { dense: { data: SPARSE_POINT.vector } } } } },
+            payload: toPayload(SPARSE_POINT.payload),
+          },
+        ],
       });
       expect(valid.result.status).toBe('Completed');
       model.set(keyOf(8), { vector: SPARSE_POINT.vector, payload: SPARSE_POINT.payload });
@@ -212,12 +273,25 @@ describe('Points service (gRPC, e2e)', () => {
         wait: true,
       });
       expect(city.result.status).toBe('Completed');
-      const count = await call('CreateFieldIndex', { collectionName: COLLECTION, fieldName: 'count', fieldType: 'FieldTypeInteger' });
+      const count = await call('CreateFieldIndex', {
+        collectionName: COLLECTION,
+        fieldName: 'count',
+        fieldType: 'FieldTypeInteger',
+      });
       expect(count.result.status).toBe('Acknowledged');
       expect(count.result.operationId).toMatch(/^\d+$/);
-      const flag = await call('CreateFieldIndex', { collectionName: COLLECTION, fieldName: 'flag', fieldType: 'FieldTypeBool' });
+      const flag = await call('CreateFieldIndex', {
+        collectionName: COLLECTION,
+        fieldName: 'flag',
+        fieldType: 'FieldTypeBool',
+      });
       expect(flag.result.status).toBe('Acknowledged');
-      const rank = await call('CreateFieldIndex', { collectionName: COLLECTION, fieldName: 'rank', fieldType: 'FieldTypeInteger', wait: true });
+      const rank = await call('CreateFieldIndex', {
+        collectionName: COLLECTION,
+        fieldName: 'rank',
+        fieldType: 'FieldTypeInteger',
+        wait: true,
+      });
       expect(rank.result.status).toBe('Completed');
     });
 
@@ -253,7 +327,11 @@ describe('Points service (gRPC, e2e)', () => {
       expectSameRanking(ranked(page), all.slice(1), 2);
       const queried = await query({ query: { nearest: { dense: { data: Q } } }, limit: 2, offset: 1 });
       expectSameRanking(ranked(queried), all.slice(1), 2);
-      const thresholded = await query({ query: { nearest: { dense: { data: Q } } }, limit: 10, scoreThreshold: threshold });
+      const thresholded = await query({
+        query: { nearest: { dense: { data: Q } } },
+        limit: 10,
+        scoreThreshold: threshold,
+      });
       expectSameRanking(ranked(thresholded), all, 3);
     });
 
@@ -269,7 +347,10 @@ describe('Points service (gRPC, e2e)', () => {
         });
         seen.push(...idsOf(response.result));
         if (!response.nextPageOffset) break;
-        offset = { [response.nextPageOffset.num !== undefined ? 'num' : 'uuid']: response.nextPageOffset.num ?? response.nextPageOffset.uuid };
+        offset = {
+          [response.nextPageOffset.num !== undefined ? 'num' : 'uuid']:
+            response.nextPageOffset.num ?? response.nextPageOffset.uuid,
+        };
       }
       expect(seen).toEqual(['n:1', 'n:2', 'n:3']);
     });
@@ -288,7 +369,10 @@ describe('Points service (gRPC, e2e)', () => {
         for (const point of response.result) expect(Object.keys(point.payload ?? {})).toEqual([]);
         seen.push(...idsOf(response.result));
         if (!response.nextPageOffset) break;
-        offset = response.nextPageOffset.num !== undefined ? { num: response.nextPageOffset.num } : { uuid: response.nextPageOffset.uuid };
+        offset =
+          response.nextPageOffset.num !== undefined
+            ? { num: response.nextPageOffset.num }
+            : { uuid: response.nextPageOffset.uuid };
       }
       const expected = [...model.keys()].sort(compareKeys);
       expect(seen).toEqual(expected);
@@ -297,7 +381,13 @@ describe('Points service (gRPC, e2e)', () => {
 
     it('should get several ids with include and exclude payload selectors and with_vectors', async () => {
       const ids = [pid(1), pid(U2), pid(999)];
-      const included = (await call<{ result: RetrievedPoint[] }>('Get', { collectionName: COLLECTION, ids, withPayload: { include: { fields: ['city', 'rank'] } } })).result;
+      const included = (
+        await call<{ result: RetrievedPoint[] }>('Get', {
+          collectionName: COLLECTION,
+          ids,
+          withPayload: { include: { fields: ['city', 'rank'] } },
+        })
+      ).result;
       expect(idsOf(included)).toEqual(['n:1', `u:${U2}`]);
       expect(fromPayload(included[0].payload)).toEqual({ city: 'Berlin', rank: 10 });
       expect(fromPayload(included[1].payload)).toEqual({});
@@ -315,15 +405,28 @@ describe('Points service (gRPC, e2e)', () => {
       expect(fromPayload(excluded[1].payload)).toEqual({ count: [0], flag: false });
       expectClose(defaultDense(excluded[0]), BASIC_POINTS[0].vector);
 
-      const nestedInclude = (await call<{ result: RetrievedPoint[] }>('Get', { collectionName: COLLECTION, ids: [pid(BIG_ID)], withPayload: { include: { fields: ['nested.deep.name'] } } })).result;
+      const nestedInclude = (
+        await call<{ result: RetrievedPoint[] }>('Get', {
+          collectionName: COLLECTION,
+          ids: [pid(BIG_ID)],
+          withPayload: { include: { fields: ['nested.deep.name'] } },
+        })
+      ).result;
       expect(fromPayload(nestedInclude[0].payload)).toEqual({ nested: { deep: { name: 'x' } } });
-
     });
 
     it('should count exactly, with and without a filter', async () => {
-      expect((await call<{ result: { count: string } }>('Count', { collectionName: COLLECTION, exact: true })).result.count).toBe('9');
-      expect((await call<{ result: { count: string } }>('Count', { collectionName: COLLECTION })).result.count).toBe('9');
-      const berlin = await call<{ result: { count: string } }>('Count', { collectionName: COLLECTION, exact: true, filter: { must: [keyword('city', 'Berlin')] } });
+      expect(
+        (await call<{ result: { count: string } }>('Count', { collectionName: COLLECTION, exact: true })).result.count,
+      ).toBe('9');
+      expect((await call<{ result: { count: string } }>('Count', { collectionName: COLLECTION })).result.count).toBe(
+        '9',
+      );
+      const berlin = await call<{ result: { count: string } }>('Count', {
+        collectionName: COLLECTION,
+        exact: true,
+        filter: { must: [keyword('city', 'Berlin')] },
+      });
       expect(berlin.result.count).toBe('3');
     });
 
@@ -375,7 +478,10 @@ describe('Points service (gRPC, e2e)', () => {
       const byId = await query({ query: { nearest: { id: pid(3) } }, limit: 8 });
       expect(ranked(byId).map(([key]) => key)).not.toContain('n:3');
       expectSameRanking(ranked(byId), topK('Dot', model.get('n:3')!.vector, candidates([3]), 9), 8);
-      const recommended = await query({ query: { recommend: { positive: [{ id: pid(3) }, { id: pid(4) }] } }, limit: 8 });
+      const recommended = await query({
+        query: { recommend: { positive: [{ id: pid(3) }, { id: pid(4) }] } },
+        limit: 8,
+      });
       expect(ranked(recommended).map(([key]) => key)).not.toContain('n:3');
       expect(ranked(recommended).map(([key]) => key)).not.toContain('n:4');
     });
@@ -405,7 +511,11 @@ describe('Points service (gRPC, e2e)', () => {
     it('should order by an integer index in Query and Scroll', async () => {
       const desc = await query({ query: { orderBy: { key: 'rank', direction: 'Desc' } }, limit: 10 });
       expect(idsOf(desc)).toEqual(['n:4', 'n:2', 'n:3', 'n:1', `u:${U1}`]);
-      const asc = await call<{ result: RetrievedPoint[] }>('Scroll', { collectionName: COLLECTION, orderBy: { key: 'rank' }, limit: 3 });
+      const asc = await call<{ result: RetrievedPoint[] }>('Scroll', {
+        collectionName: COLLECTION,
+        orderBy: { key: 'rank' },
+        limit: 3,
+      });
       expect(idsOf(asc.result)).toEqual([`u:${U1}`, 'n:1', 'n:3']);
       expect(asc.result.map((p) => p.orderValue?.int)).toEqual(['5', '10', '20']);
     });
@@ -413,21 +523,35 @@ describe('Points service (gRPC, e2e)', () => {
     it('should answer SearchBatch, QueryBatch and RecommendBatch like the single calls', async () => {
       const s1 = { collectionName: COLLECTION, vector: Q, limit: 3 };
       const s2 = { collectionName: COLLECTION, vector: Q, limit: 3, filter: { should: [keyword('city', 'London')] } };
-      const searchBatch = await call<{ result: Array<{ result: ScoredPoint[] }> }>('SearchBatch', { collectionName: COLLECTION, searchPoints: [s1, s2] });
+      const searchBatch = await call<{ result: Array<{ result: ScoredPoint[] }> }>('SearchBatch', {
+        collectionName: COLLECTION,
+        searchPoints: [s1, s2],
+      });
       expect(searchBatch.result).toHaveLength(2);
       expect(idsOf(searchBatch.result[0].result)).toEqual(idsOf(await search(s1)));
       expect(idsOf(searchBatch.result[1].result).sort()).toEqual(['n:2', 'n:4']);
 
       const q1 = { collectionName: COLLECTION, query: { nearest: { dense: { data: Q } } }, limit: 2 };
-      const q2 = { collectionName: COLLECTION, query: { nearest: { dense: { data: Q } } }, limit: 5, filter: { must: [keyword('city', 'Moscow')] } };
-      const queryBatch = await call<{ result: Array<{ result: ScoredPoint[] }> }>('QueryBatch', { collectionName: COLLECTION, queryPoints: [q1, q2] });
+      const q2 = {
+        collectionName: COLLECTION,
+        query: { nearest: { dense: { data: Q } } },
+        limit: 5,
+        filter: { must: [keyword('city', 'Moscow')] },
+      };
+      const queryBatch = await call<{ result: Array<{ result: ScoredPoint[] }> }>('QueryBatch', {
+        collectionName: COLLECTION,
+        queryPoints: [q1, q2],
+      });
       expect(queryBatch.result).toHaveLength(2);
       expect(idsOf(queryBatch.result[0].result)).toEqual(idsOf(await query(q1)));
       expect(idsOf(queryBatch.result[1].result).sort()).toEqual(['n:3', 'n:4']);
 
       const r1 = { collectionName: COLLECTION, positive: [pid(1)], limit: 3 };
       const r2 = { collectionName: COLLECTION, positive: [pid(2)], negative: [pid(3)], limit: 2 };
-      const recommendBatch = await call<{ result: Array<{ result: ScoredPoint[] }> }>('RecommendBatch', { collectionName: COLLECTION, recommendPoints: [r1, r2] });
+      const recommendBatch = await call<{ result: Array<{ result: ScoredPoint[] }> }>('RecommendBatch', {
+        collectionName: COLLECTION,
+        recommendPoints: [r1, r2],
+      });
       expect(recommendBatch.result.map((r) => idsOf(r.result))).toEqual([
         idsOf((await call<{ result: ScoredPoint[] }>('Recommend', r1)).result),
         idsOf((await call<{ result: ScoredPoint[] }>('Recommend', r2)).result),
@@ -436,14 +560,21 @@ describe('Points service (gRPC, e2e)', () => {
 
     it('should reject a RecommendBatch whose request has limit 0 with "Validation error in body"', async () => {
       await expectGrpcError(
-        call('RecommendBatch', { collectionName: COLLECTION, recommendPoints: [{ collectionName: COLLECTION, positive: [pid(1)], limit: 0 }] }),
+        call('RecommendBatch', {
+          collectionName: COLLECTION,
+          recommendPoints: [{ collectionName: COLLECTION, positive: [pid(1)], limit: 0 }],
+        }),
         grpc.status.INVALID_ARGUMENT,
         'Validation error in body',
       );
     });
 
     it('should count keyword values with Facet', async () => {
-      const exact = await call<{ hits: Array<{ value: { stringValue?: string }; count: string }> }>('Facet', { collectionName: COLLECTION, key: 'city', exact: true });
+      const exact = await call<{ hits: Array<{ value: { stringValue?: string }; count: string }> }>('Facet', {
+        collectionName: COLLECTION,
+        key: 'city',
+        exact: true,
+      });
       expect(exact.hits.map((h) => [h.value.stringValue, h.count])).toEqual([
         ['Berlin', '3'],
         ['London', '2'],
@@ -457,19 +588,31 @@ describe('Points service (gRPC, e2e)', () => {
         filter: { must: [keyword('city', 'Moscow')] },
       });
       expect(filtered.hits.map((h) => [h.value.stringValue, h.count])).toEqual([['Moscow', '2']]);
-      const approximate = await call<{ hits: Array<{ value: { stringValue?: string } }> }>('Facet', { collectionName: COLLECTION, key: 'city' });
+      const approximate = await call<{ hits: Array<{ value: { stringValue?: string } }> }>('Facet', {
+        collectionName: COLLECTION,
+        key: 'city',
+      });
       expect(approximate.hits.map((h) => h.value.stringValue).sort()).toEqual(['Berlin', 'London', 'Moscow']);
     });
 
     it('should update a dense vector and delete the default vector of a point', async () => {
-      const updated = await call('UpdateVectors', { collectionName: COLLECTION, wait: true, points: [{ id: pid(1), vectors: unnamed([1, 0, 0, 0]) }] });
+      const updated = await call('UpdateVectors', {
+        collectionName: COLLECTION,
+        wait: true,
+        points: [{ id: pid(1), vectors: unnamed([1, 0, 0, 0]) }],
+      });
       expect(updated.result.status).toBe('Completed');
       model.get('n:1')!.vector = [1, 0, 0, 0];
       const [one] = await getOne(1, { withVectors: { enable: true } });
       expectClose(defaultDense(one), [1, 0, 0, 0]);
       expect(fromPayload(one.payload)).toEqual(BASIC_POINTS[0].payload);
 
-      const deleted = await call('DeleteVectors', { collectionName: COLLECTION, wait: true, pointsSelector: { points: { ids: [pid(7)] } }, vectors: { names: [''] } });
+      const deleted = await call('DeleteVectors', {
+        collectionName: COLLECTION,
+        wait: true,
+        pointsSelector: { points: { ids: [pid(7)] } },
+        vectors: { names: [''] },
+      });
       expect(deleted.result.status).toBe('Completed');
       const [seven] = await getOne(7, { withVectors: { enable: true } });
       expect(idOf(seven.id)).toBe('n:7');
@@ -481,38 +624,87 @@ describe('Points service (gRPC, e2e)', () => {
     });
 
     it('should merge payload with SetPayload, also under a nested key and by filter', async () => {
-      expect((await call('SetPayload', { collectionName: COLLECTION, wait: true, payload: toPayload({ color: 'red' }), pointsSelector: { points: { ids: [pid(1), pid(2)] } } })).result.status).toBe('Completed');
-      await call('SetPayload', { collectionName: COLLECTION, wait: true, payload: toPayload({ alt: 7 }), key: 'coords', pointsSelector: { points: { ids: [pid(1)] } } });
-      await call('SetPayload', { collectionName: COLLECTION, wait: true, payload: toPayload({ east: true }), pointsSelector: { filter: { must: [keyword('city', 'Moscow')] } } });
+      expect(
+        (
+          await call('SetPayload', {
+            collectionName: COLLECTION,
+            wait: true,
+            payload: toPayload({ color: 'red' }),
+            pointsSelector: { points: { ids: [pid(1), pid(2)] } },
+          })
+        ).result.status,
+      ).toBe('Completed');
+      await call('SetPayload', {
+        collectionName: COLLECTION,
+        wait: true,
+        payload: toPayload({ alt: 7 }),
+        key: 'coords',
+        pointsSelector: { points: { ids: [pid(1)] } },
+      });
+      await call('SetPayload', {
+        collectionName: COLLECTION,
+        wait: true,
+        payload: toPayload({ east: true }),
+        pointsSelector: { filter: { must: [keyword('city', 'Moscow')] } },
+      });
 
       const [one] = await getOne(1);
-      expect(fromPayload(one.payload)).toEqual({ ...BASIC_POINTS[0].payload, color: 'red', coords: { lat: 1.5, lon: 2.5, alt: 7 } });
+      expect(fromPayload(one.payload)).toEqual({
+        ...BASIC_POINTS[0].payload,
+        color: 'red',
+        coords: { lat: 1.5, lon: 2.5, alt: 7 },
+      });
       const [two] = await getOne(2);
       expect(fromPayload(two.payload)).toEqual({ ...BASIC_POINTS[1].payload, color: 'red' });
-      const east = await call<{ result: RetrievedPoint[] }>('Scroll', { collectionName: COLLECTION, filter: { must: [{ field: { key: 'east', match: { boolean: true } } }] } });
+      const east = await call<{ result: RetrievedPoint[] }>('Scroll', {
+        collectionName: COLLECTION,
+        filter: { must: [{ field: { key: 'east', match: { boolean: true } } }] },
+      });
       expect(idsOf(east.result)).toEqual(['n:3', 'n:4']);
     });
 
     it('should replace payload with OverwritePayload, remove keys with DeletePayload (incl. nested) and clear with ClearPayload', async () => {
-      await call('OverwritePayload', { collectionName: COLLECTION, wait: true, payload: toPayload({ only: 'this' }), pointsSelector: { points: { ids: [pid(2)] } } });
+      await call('OverwritePayload', {
+        collectionName: COLLECTION,
+        wait: true,
+        payload: toPayload({ only: 'this' }),
+        pointsSelector: { points: { ids: [pid(2)] } },
+      });
       expect(fromPayload((await getOne(2))[0].payload)).toEqual({ only: 'this' });
 
-      await call('DeletePayload', { collectionName: COLLECTION, wait: true, keys: ['color', 'coords.alt'], pointsSelector: { points: { ids: [pid(1)] } } });
+      await call('DeletePayload', {
+        collectionName: COLLECTION,
+        wait: true,
+        keys: ['color', 'coords.alt'],
+        pointsSelector: { points: { ids: [pid(1)] } },
+      });
       expect(fromPayload((await getOne(1))[0].payload)).toEqual(BASIC_POINTS[0].payload);
 
-      expect((await call('ClearPayload', { collectionName: COLLECTION, wait: true, points: { points: { ids: [pid(3)] } } })).result.status).toBe('Completed');
+      expect(
+        (await call('ClearPayload', { collectionName: COLLECTION, wait: true, points: { points: { ids: [pid(3)] } } }))
+          .result.status,
+      ).toBe('Completed');
       expect(fromPayload((await getOne(3))[0].payload)).toEqual({});
     });
 
     it('should delete points by ids and by filter', async () => {
-      expect((await call('Delete', { collectionName: COLLECTION, wait: true, points: { points: { ids: [pid(U1)] } } })).result.status).toBe('Completed');
+      expect(
+        (await call('Delete', { collectionName: COLLECTION, wait: true, points: { points: { ids: [pid(U1)] } } }))
+          .result.status,
+      ).toBe('Completed');
       expect(await getOne(U1)).toEqual([]);
       // only point 4 still has London (point 2 was overwritten)
-      await call('Delete', { collectionName: COLLECTION, wait: true, points: { filter: { must: [keyword('city', 'London')] } } });
+      await call('Delete', {
+        collectionName: COLLECTION,
+        wait: true,
+        points: { filter: { must: [keyword('city', 'London')] } },
+      });
       expect(await getOne(4)).toEqual([]);
       model.delete(keyOf(U1));
       model.delete(keyOf(4));
-      expect((await call<{ result: { count: string } }>('Count', { collectionName: COLLECTION, exact: true })).result.count).toBe('7');
+      expect(
+        (await call<{ result: { count: string } }>('Count', { collectionName: COLLECTION, exact: true })).result.count,
+      ).toBe('7');
       expect((await info()).pointsCount).toBe('7');
     });
 
@@ -521,7 +713,14 @@ describe('Points service (gRPC, e2e)', () => {
         collectionName: COLLECTION,
         wait: true,
         operations: [
-          { upsert: { points: [pointStruct({ id: 20, vector: [0, 1, 0, 0], payload: { b: 1 }, flat: false }), pointStruct({ id: 21, vector: [0, 0, 1, 0], payload: { b: 2 }, flat: true })] } },
+          {
+            upsert: {
+              points: [
+                pointStruct({ id: 20, vector: [0, 1, 0, 0], payload: { b: 1 }, flat: false }),
+                pointStruct({ id: 21, vector: [0, 0, 1, 0], payload: { b: 2 }, flat: true }),
+              ],
+            },
+          },
           { setPayload: { payload: toPayload({ s: 'x' }), pointsSelector: { points: { ids: [pid(20)] } } } },
           { overwritePayload: { payload: toPayload({ o: 1 }), pointsSelector: { points: { ids: [pid(21)] } } } },
           { deletePayload: { keys: ['b'], pointsSelector: { points: { ids: [pid(20)] } } } },
@@ -542,11 +741,25 @@ describe('Points service (gRPC, e2e)', () => {
     it('should search through an alias, a renamed alias, and fail after the alias is deleted', async () => {
       const alias = `test_alias_${pkg}`;
       const renamed = `${alias}_renamed`;
-      expect((await collectionCall('UpdateAliases', { actions: [{ createAlias: { collectionName: COLLECTION, aliasName: alias } }] })).result).toBe(true);
+      expect(
+        (
+          await collectionCall('UpdateAliases', {
+            actions: [{ createAlias: { collectionName: COLLECTION, aliasName: alias } }],
+          })
+        ).result,
+      ).toBe(true);
       const direct = idsOf(await search({ vector: Q, limit: 3 }));
-      expect(idsOf((await call<{ result: ScoredPoint[] }>('Search', { collectionName: alias, vector: Q, limit: 3 })).result)).toEqual(direct);
-      await collectionCall('UpdateAliases', { actions: [{ renameAlias: { oldAliasName: alias, newAliasName: renamed } }] });
-      expect(idsOf((await call<{ result: ScoredPoint[] }>('Search', { collectionName: renamed, vector: Q, limit: 3 })).result)).toEqual(direct);
+      expect(
+        idsOf((await call<{ result: ScoredPoint[] }>('Search', { collectionName: alias, vector: Q, limit: 3 })).result),
+      ).toEqual(direct);
+      await collectionCall('UpdateAliases', {
+        actions: [{ renameAlias: { oldAliasName: alias, newAliasName: renamed } }],
+      });
+      expect(
+        idsOf(
+          (await call<{ result: ScoredPoint[] }>('Search', { collectionName: renamed, vector: Q, limit: 3 })).result,
+        ),
+      ).toEqual(direct);
       await expectGrpcError(call('Search', { collectionName: alias, vector: Q, limit: 3 }), grpc.status.NOT_FOUND);
       await collectionCall('UpdateAliases', { actions: [{ deleteAlias: { aliasName: renamed } }] });
       await expectGrpcError(call('Search', { collectionName: renamed, vector: Q, limit: 3 }), grpc.status.NOT_FOUND);
@@ -563,7 +776,13 @@ describe('Points service (gRPC, e2e)', () => {
       return out.sparse ?? { indices: out.indices?.data ?? [], values: out.data ?? [] };
     };
     const getSparse = async (id: number) =>
-      (await call<{ result: RetrievedPoint[] }>('Get', { collectionName: NAME, ids: [pid(id)], withVectors: { enable: true } })).result[0];
+      (
+        await call<{ result: RetrievedPoint[] }>('Get', {
+          collectionName: NAME,
+          ids: [pid(id)],
+          withVectors: { enable: true },
+        })
+      ).result[0];
 
     beforeAll(async () => {
       points = createPointsClient(server.grpcAddress, credentials(server.apiKey), 'qdrant');
@@ -586,7 +805,11 @@ describe('Points service (gRPC, e2e)', () => {
         points: [
           {
             id: pid(8),
-            vectors: { vectors: { vectors: { '': { dense: { data: SPARSE_POINT.vector } }, sparse: { sparse: SPARSE_POINT.sparse } } } },
+            vectors: {
+              vectors: {
+                vectors: { '': { dense: { data: SPARSE_POINT.vector } }, sparse: { sparse: SPARSE_POINT.sparse } },
+              },
+            },
             payload: toPayload(SPARSE_POINT.payload),
           },
           { id: pid(9), vectors: { vectors: { vectors: { sparse: { data: [0.25, 1], indices: { data: [3, 7] } } } } } },
@@ -597,34 +820,78 @@ describe('Points service (gRPC, e2e)', () => {
       expect(sparseOf(eight)).toEqual({ indices: [1, 3], values: [0.5, 0.699999988079071] });
       expectClose(defaultDense(eight), SPARSE_POINT.vector);
       expect(sparseOf(await getSparse(9))).toEqual({ indices: [3, 7], values: [0.25, 1] });
-      const onlySparse = (await call<{ result: RetrievedPoint[] }>('Get', { collectionName: NAME, ids: [pid(8)], withVectors: { include: { names: ['sparse'] } } })).result;
+      const onlySparse = (
+        await call<{ result: RetrievedPoint[] }>('Get', {
+          collectionName: NAME,
+          ids: [pid(8)],
+          withVectors: { include: { names: ['sparse'] } },
+        })
+      ).result;
       expect(Object.keys(onlySparse[0].vectors?.vectors?.vectors ?? {})).toEqual(['sparse']);
     });
 
     it('should search and query the sparse vector by name', async () => {
-      const hits = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: NAME, vector: [1, 2], sparseIndices: { data: [1, 3] }, vectorName: 'sparse', limit: 5 })).result;
+      const hits = (
+        await call<{ result: ScoredPoint[] }>('Search', {
+          collectionName: NAME,
+          vector: [1, 2],
+          sparseIndices: { data: [1, 3] },
+          vectorName: 'sparse',
+          limit: 5,
+        })
+      ).result;
       expect(ranked(hits).map(([k, v]) => [k, Number(v.toFixed(4))])).toEqual([
         ['n:8', 1.9],
         ['n:9', 0.5],
       ]);
-      const queried = (await call<{ result: ScoredPoint[] }>('Query', { collectionName: NAME, using: 'sparse', query: { nearest: { sparse: { indices: [7], values: [2] } } } })).result;
+      const queried = (
+        await call<{ result: ScoredPoint[] }>('Query', {
+          collectionName: NAME,
+          using: 'sparse',
+          query: { nearest: { sparse: { indices: [7], values: [2] } } },
+        })
+      ).result;
       expect(ranked(queried).map(([k, v]) => [k, Number(v.toFixed(4))])).toEqual([['n:9', 2]]);
     });
 
     it('should update and delete a sparse vector, keeping the dense one', async () => {
-      await call('UpdateVectors', { collectionName: NAME, wait: true, points: [{ id: pid(8), vectors: { vectors: { vectors: { sparse: { sparse: { indices: [2], values: [0.25] } } } } } }] });
+      await call('UpdateVectors', {
+        collectionName: NAME,
+        wait: true,
+        points: [
+          { id: pid(8), vectors: { vectors: { vectors: { sparse: { sparse: { indices: [2], values: [0.25] } } } } } },
+        ],
+      });
       expect(sparseOf(await getSparse(8))).toEqual({ indices: [2], values: [0.25] });
       expectClose(defaultDense(await getSparse(8)), SPARSE_POINT.vector);
-      await call('DeleteVectors', { collectionName: NAME, wait: true, pointsSelector: { points: { ids: [pid(8)] } }, vectors: { names: ['sparse'] } });
+      await call('DeleteVectors', {
+        collectionName: NAME,
+        wait: true,
+        pointsSelector: { points: { ids: [pid(8)] } },
+        vectors: { names: ['sparse'] },
+      });
       const eight = await getSparse(8);
       expect(sparseOf(eight)).toBeUndefined();
       expectClose(defaultDense(eight), SPARSE_POINT.vector);
-      const hits = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: NAME, vector: [1], sparseIndices: { data: [2] }, vectorName: 'sparse', limit: 5 })).result;
+      const hits = (
+        await call<{ result: ScoredPoint[] }>('Search', {
+          collectionName: NAME,
+          vector: [1],
+          sparseIndices: { data: [2] },
+          vectorName: 'sparse',
+          limit: 5,
+        })
+      ).result;
       expect(hits).toEqual([]);
     });
 
     it('should keep accepting writes', async () => {
-      const response = await call('SetPayload', { collectionName: NAME, wait: true, payload: toPayload({ more: 1 }), pointsSelector: { points: { ids: [pid(9)] } } });
+      const response = await call('SetPayload', {
+        collectionName: NAME,
+        wait: true,
+        payload: toPayload({ more: 1 }),
+        pointsSelector: { points: { ids: [pid(9)] } },
+      });
       expect(response.result.status).toBe('Completed');
     });
   });
@@ -642,10 +909,21 @@ describe('Points service (gRPC, e2e)', () => {
       const collections = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
       await unary(collections, 'Create', {
         collectionName: NAME,
-        vectorsConfig: { paramsMap: { map: { a: { size: 4, distance: 'Cosine' }, b: { size: 2, distance: 'Euclid' } } } },
+        vectorsConfig: {
+          paramsMap: { map: { a: { size: 4, distance: 'Cosine' }, b: { size: 2, distance: 'Euclid' } } },
+        },
       });
       collections.close();
-      await call('Upsert', { collectionName: NAME, wait: true, points: [{ id: pid(1), vectors: { vectors: { vectors: { a: { dense: { data: [1, 0, 0, 0] } }, b: { dense: { data: [0, 1] } } } } } }] });
+      await call('Upsert', {
+        collectionName: NAME,
+        wait: true,
+        points: [
+          {
+            id: pid(1),
+            vectors: { vectors: { vectors: { a: { dense: { data: [1, 0, 0, 0] } }, b: { dense: { data: [0, 1] } } } } },
+          },
+        ],
+      });
     });
 
     afterAll(() => {
@@ -655,8 +933,19 @@ describe('Points service (gRPC, e2e)', () => {
 
     it('should answer NOT_FOUND for an unknown collection', async () => {
       const missing = 'no_such_collection';
-      await expectGrpcError(call('Search', { collectionName: missing, vector: [1, 0, 0, 0], limit: 1 }), grpc.status.NOT_FOUND, "Collection `no_such_collection` doesn't exist");
-      await expectGrpcError(call('Upsert', { collectionName: missing, wait: true, points: [{ id: pid(1), vectors: unnamed([1, 0, 0, 0]) }] }), grpc.status.NOT_FOUND);
+      await expectGrpcError(
+        call('Search', { collectionName: missing, vector: [1, 0, 0, 0], limit: 1 }),
+        grpc.status.NOT_FOUND,
+        "Collection `no_such_collection` doesn't exist",
+      );
+      await expectGrpcError(
+        call('Upsert', {
+          collectionName: missing,
+          wait: true,
+          points: [{ id: pid(1), vectors: unnamed([1, 0, 0, 0]) }],
+        }),
+        grpc.status.NOT_FOUND,
+      );
       await expectGrpcError(call('Get', { collectionName: missing, ids: [pid(1)] }), grpc.status.NOT_FOUND);
       await expectGrpcError(call('Scroll', { collectionName: missing }), grpc.status.NOT_FOUND);
       await expectGrpcError(call('Count', { collectionName: missing }), grpc.status.NOT_FOUND);
@@ -665,28 +954,84 @@ describe('Points service (gRPC, e2e)', () => {
 
     it('should answer INVALID_ARGUMENT "Vector dimension error" for a wrong dimension', async () => {
       const named = (data: number[]) => ({ vectors: { vectors: { a: { dense: { data } } } } });
-      await expectGrpcError(call('Upsert', { collectionName: NAME, wait: true, points: [{ id: pid(2), vectors: named([1, 2, 3]) }] }), grpc.status.INVALID_ARGUMENT, /Vector dimension error: expected dim: 4, got 3/);
-      await expectGrpcError(call('Search', { collectionName: NAME, vectorName: 'a', vector: [1, 2, 3], limit: 1 }), grpc.status.INVALID_ARGUMENT, 'Vector dimension error');
-      await expectGrpcError(call('Query', { collectionName: NAME, using: 'b', query: { nearest: { dense: { data: [1, 2, 3] } } } }), grpc.status.INVALID_ARGUMENT, 'Vector dimension error');
-      await expectGrpcError(call('UpdateVectors', { collectionName: NAME, wait: true, points: [{ id: pid(1), vectors: named([1, 2, 3, 4, 5]) }] }), grpc.status.INVALID_ARGUMENT, 'Vector dimension error');
-      expect((await call<{ result: RetrievedPoint[] }>('Get', { collectionName: NAME, ids: [pid(2)] })).result).toEqual([]);
+      await expectGrpcError(
+        call('Upsert', { collectionName: NAME, wait: true, points: [{ id: pid(2), vectors: named([1, 2, 3]) }] }),
+        grpc.status.INVALID_ARGUMENT,
+        /Vector dimension error: expected dim: 4, got 3/,
+      );
+      await expectGrpcError(
+        call('Search', { collectionName: NAME, vectorName: 'a', vector: [1, 2, 3], limit: 1 }),
+        grpc.status.INVALID_ARGUMENT,
+        'Vector dimension error',
+      );
+      await expectGrpcError(
+        call('Query', { collectionName: NAME, using: 'b', query: { nearest: { dense: { data: [1, 2, 3] } } } }),
+        grpc.status.INVALID_ARGUMENT,
+        'Vector dimension error',
+      );
+      await expectGrpcError(
+        call('UpdateVectors', {
+          collectionName: NAME,
+          wait: true,
+          points: [{ id: pid(1), vectors: named([1, 2, 3, 4, 5]) }],
+        }),
+        grpc.status.INVALID_ARGUMENT,
+        'Vector dimension error',
+      );
+      expect((await call<{ result: RetrievedPoint[] }>('Get', { collectionName: NAME, ids: [pid(2)] })).result).toEqual(
+        [],
+      );
     });
 
     it('should answer INVALID_ARGUMENT for an unknown vector name', async () => {
-      await expectGrpcError(call('Search', { collectionName: NAME, vectorName: 'nope', vector: [1, 0, 0, 0], limit: 1 }), grpc.status.INVALID_ARGUMENT, 'nope');
-      await expectGrpcError(call('Upsert', { collectionName: NAME, wait: true, points: [{ id: pid(3), vectors: { vectors: { vectors: { nope: { dense: { data: [1, 0] } } } } } }] }), grpc.status.INVALID_ARGUMENT, 'nope');
-      await expectGrpcError(call('Query', { collectionName: NAME, using: 'nope', query: { nearest: { dense: { data: [1, 0, 0, 0] } } } }), grpc.status.INVALID_ARGUMENT, 'nope');
+      await expectGrpcError(
+        call('Search', { collectionName: NAME, vectorName: 'nope', vector: [1, 0, 0, 0], limit: 1 }),
+        grpc.status.INVALID_ARGUMENT,
+        'nope',
+      );
+      await expectGrpcError(
+        call('Upsert', {
+          collectionName: NAME,
+          wait: true,
+          points: [{ id: pid(3), vectors: { vectors: { vectors: { nope: { dense: { data: [1, 0] } } } } } }],
+        }),
+        grpc.status.INVALID_ARGUMENT,
+        'nope',
+      );
+      await expectGrpcError(
+        call('Query', { collectionName: NAME, using: 'nope', query: { nearest: { dense: { data: [1, 0, 0, 0] } } } }),
+        grpc.status.INVALID_ARGUMENT,
+        'nope',
+      );
     });
 
     it('should answer INVALID_ARGUMENT for limit 0', async () => {
-      await expectGrpcError(call('Search', { collectionName: NAME, vectorName: 'a', vector: [1, 0, 0, 0], limit: 0 }), grpc.status.INVALID_ARGUMENT, 'limit');
+      await expectGrpcError(
+        call('Search', { collectionName: NAME, vectorName: 'a', vector: [1, 0, 0, 0], limit: 0 }),
+        grpc.status.INVALID_ARGUMENT,
+        'limit',
+      );
       await expectGrpcError(call('Scroll', { collectionName: NAME, limit: 0 }), grpc.status.INVALID_ARGUMENT, 'limit');
-      await expectGrpcError(call('Query', { collectionName: NAME, using: 'a', query: { nearest: { dense: { data: [1, 0, 0, 0] } } }, limit: 0 }), grpc.status.INVALID_ARGUMENT, 'limit');
+      await expectGrpcError(
+        call('Query', {
+          collectionName: NAME,
+          using: 'a',
+          query: { nearest: { dense: { data: [1, 0, 0, 0] } } },
+          limit: 0,
+        }),
+        grpc.status.INVALID_ARGUMENT,
+        'limit',
+      );
     });
 
     it('should answer NOT_FOUND for SetPayload on a missing point', async () => {
       await expectGrpcError(
-        call('SetPayload', { collectionName: NAME, wait: true, payload: toPayload({ a: 1 }), pointsSelector: { points: { ids: [pid(424242)] } } }),
+        call('SetPayload', {
+          collectionName: NAME,
+          wait: true,
+          payload: toPayload({ a: 1 }),
+          pointsSelector: { points: { ids: [pid(424242)] } },
+        }),
         grpc.status.NOT_FOUND,
         '424242',
       );
@@ -694,27 +1039,49 @@ describe('Points service (gRPC, e2e)', () => {
 
     it('should deny writes to the read-only key with PERMISSION_DENIED but let it search', async () => {
       const ro = caller(readOnly);
-      await expectGrpcError(ro('Upsert', { collectionName: NAME, wait: true, points: [{ id: pid(9), vectors: { vectors: { vectors: { a: { dense: { data: [0, 1, 0, 0] } } } } } }] }), grpc.status.PERMISSION_DENIED);
-      await expectGrpcError(ro('Delete', { collectionName: NAME, wait: true, points: { points: { ids: [pid(1)] } } }), grpc.status.PERMISSION_DENIED);
-      await expectGrpcError(ro('CreateFieldIndex', { collectionName: NAME, fieldName: 'x', fieldType: 'FieldTypeKeyword' }), grpc.status.PERMISSION_DENIED);
-      const hits = await ro<{ result: ScoredPoint[] }>('Search', { collectionName: NAME, vectorName: 'a', vector: [1, 0, 0, 0], limit: 1 });
+      await expectGrpcError(
+        ro('Upsert', {
+          collectionName: NAME,
+          wait: true,
+          points: [{ id: pid(9), vectors: { vectors: { vectors: { a: { dense: { data: [0, 1, 0, 0] } } } } } }],
+        }),
+        grpc.status.PERMISSION_DENIED,
+      );
+      await expectGrpcError(
+        ro('Delete', { collectionName: NAME, wait: true, points: { points: { ids: [pid(1)] } } }),
+        grpc.status.PERMISSION_DENIED,
+      );
+      await expectGrpcError(
+        ro('CreateFieldIndex', { collectionName: NAME, fieldName: 'x', fieldType: 'FieldTypeKeyword' }),
+        grpc.status.PERMISSION_DENIED,
+      );
+      const hits = await ro<{ result: ScoredPoint[] }>('Search', {
+        collectionName: NAME,
+        vectorName: 'a',
+        vector: [1, 0, 0, 0],
+        limit: 1,
+      });
       expect(idsOf(hits.result)).toEqual(['n:1']);
       expect((await ro<{ result: { count: string } }>('Count', { collectionName: NAME })).result.count).toBe('1');
     });
   });
   // Last, because a failure here may affect every later collection operation of the server.
   describe('deleting collections with their points', () => {
-    it.each(['errors', 'test_collection_vs', 'test_collection', 'sparse_collection'])('should delete %s and answer NOT_FOUND for its points afterwards', async (name) => {
-      const collections = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
-      const points = createPointsClient(server.grpcAddress, credentials(server.apiKey));
-      try {
-        expect((await unary<object, { result: boolean }>(collections, 'Delete', { collectionName: name })).result).toBe(true);
-        await expectGrpcError(unary(points, 'Get', { collectionName: name, ids: [pid(1)] }), grpc.status.NOT_FOUND);
-      } finally {
-        collections.close();
-        points.close();
-      }
-    });
+    it.each(['errors', 'test_collection_vs', 'test_collection', 'sparse_collection'])(
+      'should delete %s and answer NOT_FOUND for its points afterwards',
+      async (name) => {
+        const collections = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
+        const points = createPointsClient(server.grpcAddress, credentials(server.apiKey));
+        try {
+          expect(
+            (await unary<object, { result: boolean }>(collections, 'Delete', { collectionName: name })).result,
+          ).toBe(true);
+          await expectGrpcError(unary(points, 'Get', { collectionName: name, ids: [pid(1)] }), grpc.status.NOT_FOUND);
+        } finally {
+          collections.close();
+          points.close();
+        }
+      },
+    );
   });
 });
-

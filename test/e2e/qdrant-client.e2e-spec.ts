@@ -2,7 +2,8 @@ import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build; runs on Node 20 despite its engines field).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { QdrantClient, Distance, ConnectError } = require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
+const { QdrantClient, Distance, ConnectError } =
+  require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
 
 describe('official @qdrant/js-client-grpc against vectorstore (e2e)', () => {
   let server: RunningServer;
@@ -10,7 +11,14 @@ describe('official @qdrant/js-client-grpc against vectorstore (e2e)', () => {
 
   beforeAll(async () => {
     server = await startServer();
-    client = new QdrantClient({ host: '127.0.0.1', port: server.grpcPort, https: false, apiKey: server.apiKey, checkCompatibility: false, timeout: 10_000 });
+    client = new QdrantClient({
+      host: '127.0.0.1',
+      port: server.grpcPort,
+      https: false,
+      apiKey: server.apiKey,
+      checkCompatibility: false,
+      timeout: 10_000,
+    });
   });
 
   afterAll(async () => {
@@ -35,7 +43,13 @@ describe('official @qdrant/js-client-grpc against vectorstore (e2e)', () => {
     });
     expect(created.result).toBe(true);
     expect((await collections.list({})).collections.map((c) => c.name)).toContain(name);
-    expect((await collections.updateAliases({ actions: [{ action: { case: 'createAlias', value: { collectionName: name, aliasName: `${name}-alias` } } }] })).result).toBe(true);
+    expect(
+      (
+        await collections.updateAliases({
+          actions: [{ action: { case: 'createAlias', value: { collectionName: name, aliasName: `${name}-alias` } } }],
+        })
+      ).result,
+    ).toBe(true);
     const info = await collections.get({ collectionName: `${name}-alias` });
     expect(info.result?.config?.params?.replicationFactor).toBe(2);
     expect(info.result?.config?.optimizerConfig?.defaultSegmentNumber).toBe(2n);
@@ -53,13 +67,19 @@ describe('official @qdrant/js-client-grpc against vectorstore (e2e)', () => {
     const collections = client.api('collections');
     await expect(collections.get({ collectionName: 'missing' })).rejects.toMatchObject({ code: 5 });
     const error = await collections
-      .create({ collectionName: 'bad', vectorsConfig: { config: { case: 'params', value: { size: 0n, distance: Distance.Cosine } } } })
+      .create({
+        collectionName: 'bad',
+        vectorsConfig: { config: { case: 'params', value: { size: 0n, distance: Distance.Cosine } } },
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectError);
     expect((error as { code: number }).code).toBe(3);
     expect((error as Error).message).toContain('vectors_config.params.size');
     await expect(
-      collections.updateCollectionClusterSetup({ collectionName: 'missing', operation: { case: 'moveShard', value: { shardId: 0, fromPeerId: 1n, toPeerId: 2n } } }),
+      collections.updateCollectionClusterSetup({
+        collectionName: 'missing',
+        operation: { case: 'moveShard', value: { shardId: 0, fromPeerId: 1n, toPeerId: 2n } },
+      }),
     ).rejects.toMatchObject({ code: 12 });
   });
 
@@ -75,9 +95,23 @@ describe('official @qdrant/js-client-grpc against vectorstore (e2e)', () => {
   it('should manage shard keys on a custom-sharded collection', async () => {
     const collections = client.api('collections');
     await collections.create({ collectionName: 'custom', shardingMethod: 1 });
-    expect((await collections.createShardKey({ collectionName: 'custom', request: { shardKey: { key: { case: 'keyword', value: 'a' } } } })).result).toBe(true);
+    expect(
+      (
+        await collections.createShardKey({
+          collectionName: 'custom',
+          request: { shardKey: { key: { case: 'keyword', value: 'a' } } },
+        })
+      ).result,
+    ).toBe(true);
     const keys = await collections.listShardKeys({ collectionName: 'custom' });
     expect(keys.shardKeys.map((k) => k.key?.key.value)).toEqual(['a']);
-    expect((await collections.deleteShardKey({ collectionName: 'custom', request: { shardKey: { key: { case: 'keyword', value: 'a' } } } })).result).toBe(true);
+    expect(
+      (
+        await collections.deleteShardKey({
+          collectionName: 'custom',
+          request: { shardKey: { key: { case: 'keyword', value: 'a' } } },
+        })
+      ).result,
+    ).toBe(true);
   });
 });

@@ -1,13 +1,32 @@
 import * as grpc from '@grpc/grpc-js';
-import { CollectionsClient, createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
 import {
-  DistanceName, RetrievedPoint, Rng, ScoredPoint, caller, denseOf, expectGrpcError, expectSameRanking, idOf, keyOf, pid, pollUntil, topK,
+  CollectionsClient,
+  createCollectionsClient,
+  createPointsClient,
+  credentials,
+  unary,
+} from './support/grpc-clients';
+import {
+  DistanceName,
+  RetrievedPoint,
+  Rng,
+  ScoredPoint,
+  caller,
+  denseOf,
+  expectGrpcError,
+  expectSameRanking,
+  idOf,
+  keyOf,
+  pid,
+  pollUntil,
+  topK,
 } from './support/points-helpers';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { QdrantClient, Distance, Modifier, UpdateStatus } = require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
+const { QdrantClient, Distance, Modifier, UpdateStatus } =
+  require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
 
 jest.setTimeout(120_000);
 
@@ -61,16 +80,42 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
     collections = createCollectionsClient(server.grpcAddress, credentials(server.apiKey));
     call = caller(points);
   };
-  const info = async (name: string) => (await unary<object, { result: CollectionInfo }>(collections, 'Get', { collectionName: name })).result;
-  const denseNames = async (name: string) => Object.keys((await info(name)).config.params.vectorsConfig.paramsMap?.map ?? {}).sort();
+  const info = async (name: string) =>
+    (await unary<object, { result: CollectionInfo }>(collections, 'Get', { collectionName: name })).result;
+  const denseNames = async (name: string) =>
+    Object.keys((await info(name)).config.params.vectorsConfig.paramsMap?.map ?? {}).sort();
   const getAll = async (name: string, ids: number[] = Array.from({ length: N }, (_, i) => i + 1)) =>
-    (await call<{ result: RetrievedPoint[] }>('Get', { collectionName: name, ids: ids.map(pid), withVectors: { enable: true } })).result;
+    (
+      await call<{ result: RetrievedPoint[] }>('Get', {
+        collectionName: name,
+        ids: ids.map(pid),
+        withVectors: { enable: true },
+      })
+    ).result;
   const search = (name: string, using: string, vector: number[], limit = 5) =>
-    call<{ result: ScoredPoint[] }>('Query', { collectionName: name, using, query: { nearest: { dense: { data: vector } } }, limit });
-  const count = async (name: string, filter: object) => Number((await call<{ result: { count: string } }>('Count', { collectionName: name, filter, exact: true })).result.count);
-  const expectNearest = async (name: string, using: string, distance: DistanceName, query: number[], data: Array<[string, number[]]>) => {
+    call<{ result: ScoredPoint[] }>('Query', {
+      collectionName: name,
+      using,
+      query: { nearest: { dense: { data: vector } } },
+      limit,
+    });
+  const count = async (name: string, filter: object) =>
+    Number(
+      (await call<{ result: { count: string } }>('Count', { collectionName: name, filter, exact: true })).result.count,
+    );
+  const expectNearest = async (
+    name: string,
+    using: string,
+    distance: DistanceName,
+    query: number[],
+    data: Array<[string, number[]]>,
+  ) => {
     const hits = (await search(name, using, query, 5)).result;
-    expectSameRanking(hits.map((h) => [idOf(h.id), h.score]), topK(distance, query, data, 6), 5);
+    expectSameRanking(
+      hits.map((h) => [idOf(h.id), h.score]),
+      topK(distance, query, data, 6),
+      5,
+    );
   };
   const restart = async (kill = false) => {
     if (kill) await server.kill();
@@ -103,7 +148,12 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
 
   describe('CreateVectorName', () => {
     it('should add a dense vector that no existing point has yet', async () => {
-      const response = await call('CreateVectorName', { collectionName: 'docs', vectorName: IMAGE, denseConfig: { size: 3, distance: 'Euclid' }, wait: true });
+      const response = await call('CreateVectorName', {
+        collectionName: 'docs',
+        vectorName: IMAGE,
+        denseConfig: { size: 3, distance: 'Euclid' },
+        wait: true,
+      });
       expect(response.result.status).toBe('Completed');
       const map = (await info('docs')).config.params.vectorsConfig.paramsMap!.map;
       expect(map[IMAGE]).toMatchObject({ size: '3', distance: 'Euclid' });
@@ -117,7 +167,9 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
       await call('UpdateVectors', {
         collectionName: 'docs',
         wait: true,
-        points: image.slice(0, 20).map((v, i) => ({ id: pid(i + 1), vectors: { vectors: { vectors: { [IMAGE]: dense(v) } } } })),
+        points: image
+          .slice(0, 20)
+          .map((v, i) => ({ id: pid(i + 1), vectors: { vectors: { vectors: { [IMAGE]: dense(v) } } } })),
       });
       await call('Upsert', {
         collectionName: 'docs',
@@ -127,13 +179,20 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
       const all = await getAll('docs', [1, 20, 21, N + 1]);
       expect(all.map(vectorNames)).toEqual([[IMAGE, TEXT].sort(), [IMAGE, TEXT].sort(), [TEXT], [IMAGE]]);
       namedDense(all[0], IMAGE)!.forEach((x, i) => expect(x).toBeCloseTo(image[0][i], 5));
-      const data: Array<[string, number[]]> = [...image.slice(0, 20).map((v, i) => [keyOf(i + 1), v] as [string, number[]]), [keyOf(N + 1), image[20]]];
+      const data: Array<[string, number[]]> = [
+        ...image.slice(0, 20).map((v, i) => [keyOf(i + 1), v] as [string, number[]]),
+        [keyOf(N + 1), image[20]],
+      ];
       await expectNearest('docs', IMAGE, 'Euclid', [0.1, -0.2, 0.3], data);
       expect(await count('docs', { must: [{ hasVector: { hasVector: IMAGE } }] })).toBe(21);
     });
 
     it('should add a sparse vector with the IDF modifier', async () => {
-      const response = await call('CreateVectorName', { collectionName: 'docs', vectorName: 'bm25', sparseConfig: { modifier: 'Idf' } });
+      const response = await call('CreateVectorName', {
+        collectionName: 'docs',
+        vectorName: 'bm25',
+        sparseConfig: { modifier: 'Idf' },
+      });
       expect(response.result.status).toBe('Acknowledged');
       expect((await info('docs')).config.params.sparseVectorsConfig!.map.bm25).toMatchObject({ modifier: 'Idf' });
       await call('UpdateVectors', {
@@ -144,24 +203,54 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
           { id: pid(2), vectors: { vectors: { vectors: { bm25: { sparse: { indices: [5], values: [2] } } } } } },
         ],
       });
-      const hits = (await call<{ result: ScoredPoint[] }>('Query', { collectionName: 'docs', using: 'bm25', query: { nearest: { sparse: { indices: [1], values: [1] } } } })).result;
+      const hits = (
+        await call<{ result: ScoredPoint[] }>('Query', {
+          collectionName: 'docs',
+          using: 'bm25',
+          query: { nearest: { sparse: { indices: [1], values: [1] } } },
+        })
+      ).result;
       expect(hits.map((h) => idOf(h.id))).toEqual(['n:1']);
     });
 
     it('should treat the same vector again as done, and refuse another one of that name', async () => {
-      expect((await call('CreateVectorName', { collectionName: 'docs', vectorName: IMAGE, denseConfig: { size: 3, distance: 'Euclid', datatype: 'Float32' } })).result.status).toBe('Acknowledged');
+      expect(
+        (
+          await call('CreateVectorName', {
+            collectionName: 'docs',
+            vectorName: IMAGE,
+            denseConfig: { size: 3, distance: 'Euclid', datatype: 'Float32' },
+          })
+        ).result.status,
+      ).toBe('Acknowledged');
       await expectGrpcError(
-        call('CreateVectorName', { collectionName: 'docs', vectorName: IMAGE, denseConfig: { size: 8, distance: 'Euclid' } }),
+        call('CreateVectorName', {
+          collectionName: 'docs',
+          vectorName: IMAGE,
+          denseConfig: { size: 8, distance: 'Euclid' },
+        }),
         grpc.status.INVALID_ARGUMENT,
         `Wrong input: Vector \`${IMAGE}\` already exists with a different configuration`,
       );
-      await expectGrpcError(call('CreateVectorName', { collectionName: 'docs', vectorName: IMAGE, sparseConfig: {} }), grpc.status.INVALID_ARGUMENT, 'already exists as a dense vector');
       await expectGrpcError(
-        call('CreateVectorName', { collectionName: 'docs', vectorName: KEYWORDS, denseConfig: { size: 2, distance: 'Dot' } }),
+        call('CreateVectorName', { collectionName: 'docs', vectorName: IMAGE, sparseConfig: {} }),
+        grpc.status.INVALID_ARGUMENT,
+        'already exists as a dense vector',
+      );
+      await expectGrpcError(
+        call('CreateVectorName', {
+          collectionName: 'docs',
+          vectorName: KEYWORDS,
+          denseConfig: { size: 2, distance: 'Dot' },
+        }),
         grpc.status.INVALID_ARGUMENT,
         'already exists as a sparse vector',
       );
-      await expectGrpcError(call('CreateVectorName', { collectionName: 'docs', vectorName: 'bm25', sparseConfig: {} }), grpc.status.INVALID_ARGUMENT, 'different configuration');
+      await expectGrpcError(
+        call('CreateVectorName', { collectionName: 'docs', vectorName: 'bm25', sparseConfig: {} }),
+        grpc.status.INVALID_ARGUMENT,
+        'different configuration',
+      );
       // The image vectors are untouched.
       expect(await count('docs', { must: [{ hasVector: { hasVector: IMAGE } }] })).toBe(21);
     });
@@ -170,30 +259,59 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
       const bad: Array<[object, string]> = [
         [{ vectorName: '', denseConfig: { size: 2, distance: 'Dot' } }, 'vector_name: must not be empty'],
         [{ vectorName: 'x' }, 'vector_config: must set dense_config or sparse_config'],
-        [{ vectorName: 'x', denseConfig: { size: 0, distance: 'Dot' } }, 'dense_config.size: value 0 invalid, must be from 1 to 65536'],
+        [
+          { vectorName: 'x', denseConfig: { size: 0, distance: 'Dot' } },
+          'dense_config.size: value 0 invalid, must be from 1 to 65536',
+        ],
         [{ vectorName: 'x', denseConfig: { size: 65537, distance: 'Dot' } }, 'dense_config.size'],
         [{ vectorName: 'x', denseConfig: { size: 4 } }, 'dense_config.distance'],
         [{ vectorName: 'a/b', denseConfig: { size: 4, distance: 'Dot' } }, 'cannot contain "/" char'],
         [{ vectorName: 'x'.repeat(201), sparseConfig: {} }, 'at most 200 bytes'],
       ];
       for (const [body, message] of bad) {
-        await expectGrpcError(call('CreateVectorName', { collectionName: 'missing', ...body }), grpc.status.INVALID_ARGUMENT, message);
+        await expectGrpcError(
+          call('CreateVectorName', { collectionName: 'missing', ...body }),
+          grpc.status.INVALID_ARGUMENT,
+          message,
+        );
       }
-      await expectGrpcError(call('CreateVectorName', { collectionName: 'missing', vectorName: 'x', sparseConfig: {} }), grpc.status.NOT_FOUND, "Collection `missing` doesn't exist!");
+      await expectGrpcError(
+        call('CreateVectorName', { collectionName: 'missing', vectorName: 'x', sparseConfig: {} }),
+        grpc.status.NOT_FOUND,
+        "Collection `missing` doesn't exist!",
+      );
     });
 
     it('should keep the new vectors and their data across a restart', async () => {
       await restart();
       expect(await denseNames('docs')).toEqual([IMAGE, TEXT].sort());
-      const data: Array<[string, number[]]> = [...image.slice(0, 20).map((v, i) => [keyOf(i + 1), v] as [string, number[]]), [keyOf(N + 1), image[20]]];
+      const data: Array<[string, number[]]> = [
+        ...image.slice(0, 20).map((v, i) => [keyOf(i + 1), v] as [string, number[]]),
+        [keyOf(N + 1), image[20]],
+      ];
       await expectNearest('docs', IMAGE, 'Euclid', [0.1, -0.2, 0.3], data);
-      const hits = (await call<{ result: ScoredPoint[] }>('Query', { collectionName: 'docs', using: 'bm25', query: { nearest: { sparse: { indices: [5], values: [1] } } } })).result;
+      const hits = (
+        await call<{ result: ScoredPoint[] }>('Query', {
+          collectionName: 'docs',
+          using: 'bm25',
+          query: { nearest: { sparse: { indices: [5], values: [1] } } },
+        })
+      ).result;
       expect(hits.map((h) => idOf(h.id))).toEqual(['n:2', 'n:1']);
     });
 
     it('should keep a vector written right after its creation through SIGKILL', async () => {
-      await call('CreateVectorName', { collectionName: 'docs', vectorName: 'late', denseConfig: { size: 2, distance: 'Cosine' }, wait: true });
-      await call('UpdateVectors', { collectionName: 'docs', wait: true, points: [{ id: pid(3), vectors: { vectors: { vectors: { late: dense([1, 1]) } } } }] });
+      await call('CreateVectorName', {
+        collectionName: 'docs',
+        vectorName: 'late',
+        denseConfig: { size: 2, distance: 'Cosine' },
+        wait: true,
+      });
+      await call('UpdateVectors', {
+        collectionName: 'docs',
+        wait: true,
+        points: [{ id: pid(3), vectors: { vectors: { vectors: { late: dense([1, 1]) } } } }],
+      });
       await restart(true);
       const [three] = await getAll('docs', [3]);
       expect(vectorNames(three)).toEqual([IMAGE, 'late', TEXT].sort());
@@ -207,14 +325,28 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
       expect(response.result.status).toBe('Completed');
       expect(await denseNames('docs')).toEqual([IMAGE, 'late'].sort());
       for (const p of await getAll('docs')) expect(vectorNames(p)).not.toContain(TEXT);
-      const scrolled = (await call<{ result: RetrievedPoint[] }>('Scroll', { collectionName: 'docs', limit: 100, withVectors: { enable: true } })).result;
+      const scrolled = (
+        await call<{ result: RetrievedPoint[] }>('Scroll', {
+          collectionName: 'docs',
+          limit: 100,
+          withVectors: { enable: true },
+        })
+      ).result;
       expect(scrolled).toHaveLength(N + 1);
       for (const p of scrolled) expect(vectorNames(p)).not.toContain(TEXT);
       await expectGrpcError(search('docs', TEXT, [1, 0, 0, 0]), grpc.status.INVALID_ARGUMENT, TEXT);
-      await expectGrpcError(call('Search', { collectionName: 'docs', vectorName: TEXT, vector: [1, 0, 0, 0], limit: 3 }), grpc.status.INVALID_ARGUMENT, TEXT);
+      await expectGrpcError(
+        call('Search', { collectionName: 'docs', vectorName: TEXT, vector: [1, 0, 0, 0], limit: 3 }),
+        grpc.status.INVALID_ARGUMENT,
+        TEXT,
+      );
       expect(await count('docs', { must: [{ hasVector: { hasVector: TEXT } }] })).toBe(0);
       await expectGrpcError(
-        call('UpdateVectors', { collectionName: 'docs', wait: true, points: [{ id: pid(1), vectors: { vectors: { vectors: { [TEXT]: dense([1, 0, 0, 0]) } } } }] }),
+        call('UpdateVectors', {
+          collectionName: 'docs',
+          wait: true,
+          points: [{ id: pid(1), vectors: { vectors: { vectors: { [TEXT]: dense([1, 0, 0, 0]) } } } }],
+        }),
         grpc.status.INVALID_ARGUMENT,
         TEXT,
       );
@@ -225,13 +357,32 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
     it('should delete a sparse vector', async () => {
       await call('DeleteVectorName', { collectionName: 'docs', vectorName: 'bm25' });
       expect(Object.keys((await info('docs')).config.params.sparseVectorsConfig?.map ?? {})).toEqual([KEYWORDS]);
-      await expectGrpcError(call('Query', { collectionName: 'docs', using: 'bm25', query: { nearest: { sparse: { indices: [1], values: [1] } } } }), grpc.status.INVALID_ARGUMENT, 'bm25');
+      await expectGrpcError(
+        call('Query', {
+          collectionName: 'docs',
+          using: 'bm25',
+          query: { nearest: { sparse: { indices: [1], values: [1] } } },
+        }),
+        grpc.status.INVALID_ARGUMENT,
+        'bm25',
+      );
     });
 
     it('should answer OK for a name the collection does not have, and refuse the unnamed vector', async () => {
-      expect((await call('DeleteVectorName', { collectionName: 'docs', vectorName: 'never-there', wait: true })).result.status).toBe('Completed');
-      await expectGrpcError(call('DeleteVectorName', { collectionName: 'docs', vectorName: '' }), grpc.status.INVALID_ARGUMENT, 'the unnamed (default) vector cannot be deleted');
-      await expectGrpcError(call('DeleteVectorName', { collectionName: 'missing', vectorName: 'x' }), grpc.status.NOT_FOUND, "Collection `missing` doesn't exist!");
+      expect(
+        (await call('DeleteVectorName', { collectionName: 'docs', vectorName: 'never-there', wait: true })).result
+          .status,
+      ).toBe('Completed');
+      await expectGrpcError(
+        call('DeleteVectorName', { collectionName: 'docs', vectorName: '' }),
+        grpc.status.INVALID_ARGUMENT,
+        'the unnamed (default) vector cannot be deleted',
+      );
+      await expectGrpcError(
+        call('DeleteVectorName', { collectionName: 'missing', vectorName: 'x' }),
+        grpc.status.NOT_FOUND,
+        "Collection `missing` doesn't exist!",
+      );
     });
 
     it('should stay deleted after SIGKILL and a restart', async () => {
@@ -244,33 +395,69 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
     });
 
     it('should not bring old vectors back when the name is created again, with another shape', async () => {
-      await call('CreateVectorName', { collectionName: 'docs', vectorName: TEXT, denseConfig: { size: 2, distance: 'Manhattan' }, wait: true });
+      await call('CreateVectorName', {
+        collectionName: 'docs',
+        vectorName: TEXT,
+        denseConfig: { size: 2, distance: 'Manhattan' },
+        wait: true,
+      });
       expect(await count('docs', { must: [{ hasVector: { hasVector: TEXT } }] })).toBe(0);
-      await call('UpdateVectors', { collectionName: 'docs', wait: true, points: [{ id: pid(5), vectors: { vectors: { vectors: { [TEXT]: dense([1, 2]) } } } }] });
+      await call('UpdateVectors', {
+        collectionName: 'docs',
+        wait: true,
+        points: [{ id: pid(5), vectors: { vectors: { vectors: { [TEXT]: dense([1, 2]) } } } }],
+      });
       await restart();
       expect(await count('docs', { must: [{ hasVector: { hasVector: TEXT } }] })).toBe(1);
       expect(namedDense((await getAll('docs', [5]))[0], TEXT)).toEqual([1, 2]);
-      expect((await info('docs')).config.params.vectorsConfig.paramsMap!.map[TEXT]).toMatchObject({ size: '2', distance: 'Manhattan' });
+      expect((await info('docs')).config.params.vectorsConfig.paramsMap!.map[TEXT]).toMatchObject({
+        size: '2',
+        distance: 'Manhattan',
+      });
     });
   });
 
   describe('collections', () => {
     it('should turn a single unnamed vector into named vectors that keep it as ""', async () => {
-      await unary(collections, 'Create', { collectionName: 'single', vectorsConfig: { params: { size: 2, distance: 'Dot' } } });
-      await call('Upsert', { collectionName: 'single', wait: true, points: [{ id: pid(1), vectors: { vector: dense([1, 0]) } }] });
-      await call('CreateVectorName', { collectionName: 'single', vectorName: 'extra', denseConfig: { size: 3, distance: 'Cosine' }, wait: true });
+      await unary(collections, 'Create', {
+        collectionName: 'single',
+        vectorsConfig: { params: { size: 2, distance: 'Dot' } },
+      });
+      await call('Upsert', {
+        collectionName: 'single',
+        wait: true,
+        points: [{ id: pid(1), vectors: { vector: dense([1, 0]) } }],
+      });
+      await call('CreateVectorName', {
+        collectionName: 'single',
+        vectorName: 'extra',
+        denseConfig: { size: 3, distance: 'Cosine' },
+        wait: true,
+      });
       const map = (await info('single')).config.params.vectorsConfig.paramsMap!.map;
       expect(Object.keys(map).sort()).toEqual(['', 'extra']);
       expect(map['']).toMatchObject({ size: '2', distance: 'Dot' });
       // The unnamed vector still works as before: unnamed upserts and searches without `using`.
-      await call('Upsert', { collectionName: 'single', wait: true, points: [{ id: pid(2), vectors: { vector: dense([0, 1]) } }] });
-      const hits = (await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'single', vector: [0, 1], limit: 1 })).result;
+      await call('Upsert', {
+        collectionName: 'single',
+        wait: true,
+        points: [{ id: pid(2), vectors: { vector: dense([0, 1]) } }],
+      });
+      const hits = (
+        await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'single', vector: [0, 1], limit: 1 })
+      ).result;
       expect(hits.map((h) => idOf(h.id))).toEqual(['n:2']);
-      await expectGrpcError(call('DeleteVectorName', { collectionName: 'single', vectorName: '' }), grpc.status.INVALID_ARGUMENT, 'unnamed');
+      await expectGrpcError(
+        call('DeleteVectorName', { collectionName: 'single', vectorName: '' }),
+        grpc.status.INVALID_ARGUMENT,
+        'unnamed',
+      );
     });
 
     it('should resolve aliases', async () => {
-      await unary(collections, 'UpdateAliases', { actions: [{ createAlias: { collectionName: 'single', aliasName: 'single-alias' } }] });
+      await unary(collections, 'UpdateAliases', {
+        actions: [{ createAlias: { collectionName: 'single', aliasName: 'single-alias' } }],
+      });
       await call('CreateVectorName', { collectionName: 'single-alias', vectorName: 'via-alias', sparseConfig: {} });
       expect(Object.keys((await info('single')).config.params.sparseVectorsConfig!.map)).toEqual(['via-alias']);
       await call('DeleteVectorName', { collectionName: 'single-alias', vectorName: 'via-alias' });
@@ -279,8 +466,16 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
 
     it('should refuse both to the read-only key with PERMISSION_DENIED', async () => {
       const ro = caller(readOnly);
-      await expectGrpcError(ro('CreateVectorName', { collectionName: 'docs', vectorName: 'ro', sparseConfig: {} }), grpc.status.PERMISSION_DENIED, 'manage access');
-      await expectGrpcError(ro('DeleteVectorName', { collectionName: 'docs', vectorName: IMAGE }), grpc.status.PERMISSION_DENIED, 'manage access');
+      await expectGrpcError(
+        ro('CreateVectorName', { collectionName: 'docs', vectorName: 'ro', sparseConfig: {} }),
+        grpc.status.PERMISSION_DENIED,
+        'manage access',
+      );
+      await expectGrpcError(
+        ro('DeleteVectorName', { collectionName: 'docs', vectorName: IMAGE }),
+        grpc.status.PERMISSION_DENIED,
+        'manage access',
+      );
       expect(await denseNames('docs')).toContain(IMAGE);
     });
   });
@@ -305,17 +500,34 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
         vectorsConfig: { paramsMap: { map: { base: { size: 4, distance: 'Dot', onDisk: true } } } },
         optimizersConfig: { indexingThreshold: 1 }, // 1 KB = 64 vectors of 4 dims
       });
-      await call('Upsert', { collectionName: NAME, wait: true, points: base.map((v, i) => ({ id: pid(i + 1), vectors: { vectors: { vectors: { base: dense(v) } } } })) });
+      await call('Upsert', {
+        collectionName: NAME,
+        wait: true,
+        points: base.map((v, i) => ({ id: pid(i + 1), vectors: { vectors: { vectors: { base: dense(v) } } } })),
+      });
       await waitIndexed();
-      await call('CreateVectorName', { collectionName: NAME, vectorName: 'extra', denseConfig: { size: 2, distance: 'Euclid' }, wait: true });
+      await call('CreateVectorName', {
+        collectionName: NAME,
+        vectorName: 'extra',
+        denseConfig: { size: 2, distance: 'Euclid' },
+        wait: true,
+      });
       await call('UpdateVectors', {
         collectionName: NAME,
         wait: true,
-        points: extra.slice(0, 300).map((v, i) => ({ id: pid(i + 1), vectors: { vectors: { vectors: { extra: dense(v) } } } })),
+        points: extra
+          .slice(0, 300)
+          .map((v, i) => ({ id: pid(i + 1), vectors: { vectors: { vectors: { extra: dense(v) } } } })),
       });
       const data = extra.slice(0, 300).map((v, i) => [keyOf(i + 1), v] as [string, number[]]);
       await expectNearest(NAME, 'extra', 'Euclid', [0.3, -0.4], data);
-      await expectNearest(NAME, 'base', 'Dot', [0.1, 0.2, 0.3, 0.4], base.map((v, i) => [keyOf(i + 1), v]));
+      await expectNearest(
+        NAME,
+        'base',
+        'Dot',
+        [0.1, 0.2, 0.3, 0.4],
+        base.map((v, i) => [keyOf(i + 1), v]),
+      );
     });
 
     it('should delete a vector from optimized segments at once and for good, while the optimizer rebuilds them', async () => {
@@ -332,7 +544,12 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
       expect(await count(NAME, { must: [{ hasVector: { hasVector: 'extra' } }] })).toBe(300);
       await expectNearest(NAME, 'extra', 'Euclid', [0.3, -0.4], data);
       // Created again with another shape: none of the old vectors come back.
-      await call('CreateVectorName', { collectionName: NAME, vectorName: 'base', denseConfig: { size: 3, distance: 'Dot' }, wait: true });
+      await call('CreateVectorName', {
+        collectionName: NAME,
+        vectorName: 'base',
+        denseConfig: { size: 3, distance: 'Dot' },
+        wait: true,
+      });
       await restart();
       expect(await count(NAME, { must: [{ hasVector: { hasVector: 'base' } }] })).toBe(0);
     });
@@ -340,7 +557,14 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
 
   describe('official @qdrant/js-client-grpc', () => {
     it('should create and delete vector names at /qdrant.Points/*', async () => {
-      const client = new QdrantClient({ host: '127.0.0.1', port: server.grpcPort, https: false, apiKey: server.apiKey, checkCompatibility: false, timeout: 20_000 });
+      const client = new QdrantClient({
+        host: '127.0.0.1',
+        port: server.grpcPort,
+        https: false,
+        apiKey: server.apiKey,
+        checkCompatibility: false,
+        timeout: 20_000,
+      });
       const api = client.api('points');
       const created = await api.createVectorName({
         collectionName: 'docs',
@@ -349,7 +573,11 @@ describe('Vector names: CreateVectorName and DeleteVectorName (gRPC, e2e)', () =
         wait: true,
       });
       expect(created.result?.status).toBe(UpdateStatus.Completed);
-      const sparse = await api.createVectorName({ collectionName: 'docs', vectorName: 'sparse_client', vectorConfig: { case: 'sparseConfig', value: { modifier: Modifier.Idf } } });
+      const sparse = await api.createVectorName({
+        collectionName: 'docs',
+        vectorName: 'sparse_client',
+        vectorConfig: { case: 'sparseConfig', value: { modifier: Modifier.Idf } },
+      });
       expect(sparse.result?.status).toBe(UpdateStatus.Acknowledged);
       expect(await denseNames('docs')).toContain('from_client');
       const deleted = await api.deleteVectorName({ collectionName: 'docs', vectorName: 'from_client', wait: true });

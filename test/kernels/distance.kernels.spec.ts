@@ -15,7 +15,8 @@ describe('Kernels', () => {
   const vec = (n: number, lo: number, hi: number) => Array.from({ length: n }, () => lo + (hi - lo) * rnd());
 
   describe.each(['f32', 'f16', 'u8'] as const)('stored %s', (stored) => {
-    const encode = (b: number[]) => (stored === 'f32' ? Float32Array.from(b) : stored === 'f16' ? b.map(roundF16) : b.map(roundU8));
+    const encode = (b: number[]) =>
+      stored === 'f32' ? Float32Array.from(b) : stored === 'f16' ? b.map(roundF16) : b.map(roundU8);
     it.each(DIMS)('should match the scalar twin and the TypeScript reference at dim %i', (dim) => {
       const a = Array.from(Float32Array.from(vec(dim, -1, 1)));
       const b = stored === 'u8' ? vec(dim, 0, 255) : vec(dim, -2, 2);
@@ -59,7 +60,10 @@ describe('Kernels', () => {
           expect(Kernels.run('dot', 'f16', q, halves)).toBe(Math.fround(halves[i]) + 0);
           expect(Kernels.run('dot', 'f16', q, halves, true)).toBe(Math.fround(halves[i]) + 0);
         }
-        expect(Kernels.run('dot', 'f16', ones, halves)).toBeCloseTo(halves.reduce((s, x) => s + x, 0), 0);
+        expect(Kernels.run('dot', 'f16', ones, halves)).toBeCloseTo(
+          halves.reduce((s, x) => s + x, 0),
+          0,
+        );
       }
     });
   });

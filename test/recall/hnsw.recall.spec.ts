@@ -6,9 +6,16 @@ const DIM = 48;
 const K = 10;
 const QUERIES = 60;
 const data = clustered(N, DIM, 40, 11);
-const queries = clustered(QUERIES, DIM, 40, 11 + 1).map((q, i) => data[(i * 67) % N].map((x, j) => x + 0.5 * (q[j] - x)));
+const queries = clustered(QUERIES, DIM, 40, 11 + 1).map((q, i) =>
+  data[(i * 67) % N].map((x, j) => x + 0.5 * (q[j] - x)),
+);
 
-function recall(index: VectorIndex, distance: Distance, params: Parameters<VectorIndex['search']>[1], accept?: (s: number) => boolean): number {
+function recall(
+  index: VectorIndex,
+  distance: Distance,
+  params: Parameters<VectorIndex['search']>[1],
+  accept?: (s: number) => boolean,
+): number {
   let hits = 0;
   let total = 0;
   for (const q of queries) {
@@ -40,7 +47,10 @@ describe(VectorIndex.name, () => {
 
   describe('datatypes', () => {
     it.each(['float16', 'uint8'] as const)('should search %s vectors with high recall', (datatype) => {
-      const scaled = datatype === 'uint8' ? data.map((v) => v.map((x) => Math.max(0, Math.min(255, Math.round(128 + 30 * x))))) : data;
+      const scaled =
+        datatype === 'uint8'
+          ? data.map((v) => v.map((x) => Math.max(0, Math.min(255, Math.round(128 + 30 * x)))))
+          : data;
       const index = new VectorIndex({ dim: DIM, distance: 'Euclid', datatype });
       index.add(scaled);
       let hits = 0;
@@ -102,29 +112,33 @@ describe(VectorIndex.name, () => {
   });
 
   describe('save and load', () => {
-    it.each([undefined, { scalar: { quantile: 0.99 } }, { binary: { encoding: 'two_bits' as const } }, { product: { compression: 'x8' as const } }])(
-      'should give identical results after a round trip (quantization %j)',
-      (quantization) => {
-        const index = new VectorIndex({ dim: DIM, distance: 'Cosine', quantization, datatype: 'float16' });
-        index.add(data.slice(0, 1500));
-        if (quantization) index.quantize();
-        index.delete([3, 4, 5]);
-        const bytes = index.save();
-        const loaded = VectorIndex.load(bytes);
-        expect(loaded.size).toBe(index.size);
-        expect(loaded.deletedCount).toBe(3);
-        for (const q of queries.slice(0, 10)) {
-          const a = index.search(q, { k: K, quantization: { oversampling: 2 } });
-          const b = loaded.search(q, { k: K, quantization: { oversampling: 2 } });
-          expect(Array.from(b.slots)).toEqual(Array.from(a.slots));
-          expect(Array.from(b.scores)).toEqual(Array.from(a.scores));
-        }
-        // both keep working identically after more inserts
-        index.add(data.slice(1500, 1600));
-        loaded.add(data.slice(1500, 1600));
-        expect(Array.from(loaded.search(queries[1], { k: K }).slots)).toEqual(Array.from(index.search(queries[1], { k: K }).slots));
-      },
-    );
+    it.each([
+      undefined,
+      { scalar: { quantile: 0.99 } },
+      { binary: { encoding: 'two_bits' as const } },
+      { product: { compression: 'x8' as const } },
+    ])('should give identical results after a round trip (quantization %j)', (quantization) => {
+      const index = new VectorIndex({ dim: DIM, distance: 'Cosine', quantization, datatype: 'float16' });
+      index.add(data.slice(0, 1500));
+      if (quantization) index.quantize();
+      index.delete([3, 4, 5]);
+      const bytes = index.save();
+      const loaded = VectorIndex.load(bytes);
+      expect(loaded.size).toBe(index.size);
+      expect(loaded.deletedCount).toBe(3);
+      for (const q of queries.slice(0, 10)) {
+        const a = index.search(q, { k: K, quantization: { oversampling: 2 } });
+        const b = loaded.search(q, { k: K, quantization: { oversampling: 2 } });
+        expect(Array.from(b.slots)).toEqual(Array.from(a.slots));
+        expect(Array.from(b.scores)).toEqual(Array.from(a.scores));
+      }
+      // both keep working identically after more inserts
+      index.add(data.slice(1500, 1600));
+      loaded.add(data.slice(1500, 1600));
+      expect(Array.from(loaded.search(queries[1], { k: K }).slots)).toEqual(
+        Array.from(index.search(queries[1], { k: K }).slots),
+      );
+    });
   });
 
   describe('memory growth', () => {

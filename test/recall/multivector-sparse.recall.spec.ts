@@ -4,24 +4,38 @@ import { seeded } from '../kernels/random-data';
 describe(MultiVectorIndex.name, () => {
   const rnd = seeded(5);
   const dim = 17;
-  const docs = Array.from({ length: 300 }, () => Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => Array.from({ length: dim }, () => rnd() * 2 - 1)));
+  const docs = Array.from({ length: 300 }, () =>
+    Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => Array.from({ length: dim }, () => rnd() * 2 - 1)),
+  );
   const query = Array.from({ length: 3 }, () => Array.from({ length: dim }, () => rnd() * 2 - 1));
 
   function maxSimRef(distance: 'Dot' | 'Cosine' | 'Euclid' | 'Manhattan', q: number[][], doc: number[][]): number {
     const sim = (a: number[], b: number[]) =>
-      distance === 'Dot' ? reference.dotRef(a, b) : distance === 'Cosine' ? reference.cosineRef(a, b) : distance === 'Euclid' ? -Math.sqrt(reference.l2sqRef(a, b)) : -reference.l1Ref(a, b);
+      distance === 'Dot'
+        ? reference.dotRef(a, b)
+        : distance === 'Cosine'
+          ? reference.cosineRef(a, b)
+          : distance === 'Euclid'
+            ? -Math.sqrt(reference.l2sqRef(a, b))
+            : -reference.l1Ref(a, b);
     return q.reduce((s, qi) => s + Math.max(...doc.map((d) => sim(qi, d))), 0);
   }
 
   describe('search', () => {
-    it.each(['Dot', 'Cosine', 'Euclid', 'Manhattan'] as const)('should rank by MaxSim like the reference (%s)', (distance) => {
-      const index = new MultiVectorIndex({ dim, distance });
-      index.add(docs);
-      const r = index.search(query, 10);
-      const truth = docs.map((d, slot) => ({ slot, score: maxSimRef(distance, query, d) })).sort((a, b) => b.score - a.score).slice(0, 10);
-      expect(Array.from(r.slots)).toEqual(truth.map((t) => t.slot));
-      r.scores.forEach((s, i) => expect(s).toBeCloseTo(truth[i].score, 4));
-    });
+    it.each(['Dot', 'Cosine', 'Euclid', 'Manhattan'] as const)(
+      'should rank by MaxSim like the reference (%s)',
+      (distance) => {
+        const index = new MultiVectorIndex({ dim, distance });
+        index.add(docs);
+        const r = index.search(query, 10);
+        const truth = docs
+          .map((d, slot) => ({ slot, score: maxSimRef(distance, query, d) }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, 10);
+        expect(Array.from(r.slots)).toEqual(truth.map((t) => t.slot));
+        r.scores.forEach((s, i) => expect(s).toBeCloseTo(truth[i].score, 4));
+      },
+    );
 
     it('should honour deletes and filters', () => {
       const index = new MultiVectorIndex({ dim, distance: 'Dot' });
@@ -71,7 +85,11 @@ describe(SparseIndex.name, () => {
 
     it('should weight by IDF with the idf modifier and skip deleted slots', () => {
       const index = new SparseIndex({ modifier: 'idf' });
-      index.add([{ indices: [1, 2], values: [1, 1] }, { indices: [1], values: [1] }, { indices: [1, 3], values: [1, 1] }]);
+      index.add([
+        { indices: [1, 2], values: [1, 1] },
+        { indices: [1], values: [1] },
+        { indices: [1, 3], values: [1, 1] },
+      ]);
       // dimension 2 is rarer than 1, so document 0 wins for a query on both
       expect(Array.from(index.search({ indices: [1, 2], values: [1, 1] }, 3).slots)).toEqual([0, 1, 2]);
       index.delete([0]);
@@ -96,7 +114,10 @@ describe(SparseIndex.name, () => {
       };
       const query = { indices: [1, 2, 3], values: [1, 1, 1] };
       const expected = whole.search(query, 4);
-      const split = [...parts[0].search(query, 4, undefined, corpus).scores, ...parts[1].search(query, 4, undefined, corpus).scores].sort((a, b) => b - a);
+      const split = [
+        ...parts[0].search(query, 4, undefined, corpus).scores,
+        ...parts[1].search(query, 4, undefined, corpus).scores,
+      ].sort((a, b) => b - a);
       split.forEach((score, i) => expect(score).toBeCloseTo(expected.scores[i], 6));
       // without the corpus, the one-document part weighs its dimensions differently
       expect(parts[0].search(query, 1).scores[0]).not.toBeCloseTo(expected.scores[expected.slots.indexOf(0)], 3);

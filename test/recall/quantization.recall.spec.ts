@@ -11,7 +11,9 @@ function recallVsExact(index: VectorIndex, oversampling: number, exact = false, 
   let hits = 0;
   for (const q of queries) {
     const truth = new Set(index.exactSearch(q, K).slots);
-    for (const s of index.search(q, { k: K, ef: 200, exact, quantization: { rescore: true, oversampling, ignore } }).slots) if (truth.has(s)) hits++;
+    for (const s of index.search(q, { k: K, ef: 200, exact, quantization: { rescore: true, oversampling, ignore } })
+      .slots)
+      if (truth.has(s)) hits++;
   }
   return hits / (queries.length * K);
 }

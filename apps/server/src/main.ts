@@ -20,7 +20,10 @@ async function bootstrap(): Promise<void> {
     throw error;
   }
   const lock = await DataDirLock.acquire(config.dataDir);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bufferLogs: true, bodyParser: false });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
   configureHttp(app);
   app.useLogger(app.get(Logger));
   app.connectMicroservice(grpcServerOptions(config), { inheritAppConfig: true });
@@ -52,6 +55,8 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  process.stderr.write(`vectorstore failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(
+    `vectorstore failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -13,7 +13,9 @@ export const AuthErrors = {
   missingCredential: (): DomainError => DomainError.unauthenticated(AuthMessages.missingCredential),
   /** `reason` is one of a few fixed strings (never the raw verifier text). */
   invalidCredential: (reason?: 'token expired'): DomainError =>
-    DomainError.unauthenticated(reason ? `${AuthMessages.invalidCredential}: ${reason}` : AuthMessages.invalidCredential),
+    DomainError.unauthenticated(
+      reason ? `${AuthMessages.invalidCredential}: ${reason}` : AuthMessages.invalidCredential,
+    ),
   invalidLogin: (): DomainError => DomainError.unauthenticated(AuthMessages.invalidLogin),
   invalidRefreshToken: (): DomainError => DomainError.unauthenticated(AuthMessages.invalidRefreshToken),
   tooManyAttempts: (retryAfterSeconds: number): DomainError =>

@@ -47,7 +47,10 @@ const warn = (message: string): void => logger.warn(message);
       provide: AccessTokenService,
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) =>
-        new AccessTokenService(await loadOrCreateJwtSecret(config.dataDir, config.auth.jwtSecret), config.auth.accessTtlSeconds),
+        new AccessTokenService(
+          await loadOrCreateJwtSecret(config.dataDir, config.auth.jwtSecret),
+          config.auth.accessTtlSeconds,
+        ),
     },
     {
       provide: RefreshTokenStore,
@@ -67,7 +70,8 @@ const warn = (message: string): void => logger.warn(message);
     {
       provide: CredentialVerifier,
       inject: [ApiKeyVerifier, AccessTokenService, FileUserStore],
-      useFactory: (keys: ApiKeyVerifier, tokens: AccessTokenService, users: FileUserStore) => new CredentialVerifier(keys, tokens, users),
+      useFactory: (keys: ApiKeyVerifier, tokens: AccessTokenService, users: FileUserStore) =>
+        new CredentialVerifier(keys, tokens, users),
     },
     {
       provide: AuthService,

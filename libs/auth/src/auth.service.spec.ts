@@ -30,8 +30,18 @@ describe(AuthService.name, () => {
     const tokens = new AccessTokenService('s'.repeat(48), 900);
     const refresh = new RefreshTokenStore(dataDir, 3600);
     await refresh.load();
-    auth = new AuthService(users, hasher, tokens, refresh, new LoginThrottle({ perAccount: 3, perAddress: 100, windowMs: 60_000 }));
-    verifier = new CredentialVerifier(new ApiKeyVerifier('manage-key-0123456789', 'read-key-0123456789'), tokens, users);
+    auth = new AuthService(
+      users,
+      hasher,
+      tokens,
+      refresh,
+      new LoginThrottle({ perAccount: 3, perAddress: 100, windowMs: 60_000 }),
+    );
+    verifier = new CredentialVerifier(
+      new ApiKeyVerifier('manage-key-0123456789', 'read-key-0123456789'),
+      tokens,
+      users,
+    );
     await admin.add({ email: 'ann@example.com', password: PASSWORD, role: 'reader' });
   });
 
@@ -48,7 +58,8 @@ describe(AuthService.name, () => {
     });
 
     it('should fail identically for a wrong password, an unknown email and an inactive user', async () => {
-      const failure = (email: string, password: string): Promise<unknown> => auth.login(email, password, '127.0.0.1').catch((error: unknown) => error);
+      const failure = (email: string, password: string): Promise<unknown> =>
+        auth.login(email, password, '127.0.0.1').catch((error: unknown) => error);
       const wrong = await failure('ann@example.com', 'nope');
       const unknown = await failure('ghost@example.com', PASSWORD);
       await admin.setActive('ann@example.com', false);
@@ -66,7 +77,9 @@ describe(AuthService.name, () => {
 
     it('should throttle an account after repeated failures, even with the right password', async () => {
       for (let i = 0; i < 3; i++) await auth.login('ann@example.com', 'nope', '127.0.0.1').catch(() => undefined);
-      await expect(auth.login('ann@example.com', PASSWORD, '127.0.0.1')).rejects.toMatchObject({ kind: ErrorKind.ResourceExhausted });
+      await expect(auth.login('ann@example.com', PASSWORD, '127.0.0.1')).rejects.toMatchObject({
+        kind: ErrorKind.ResourceExhausted,
+      });
     });
   });
 
@@ -101,7 +114,9 @@ describe(AuthService.name, () => {
     it('should return the user of a user principal and refuse API keys', async () => {
       const { tokens } = await auth.login('ann@example.com', PASSWORD, '127.0.0.1');
       expect(await auth.me(await verifier.verify(tokens.access_token))).toMatchObject({ email: 'ann@example.com' });
-      await expect(auth.me({ kind: 'api-key', access: 'm' })).rejects.toMatchObject({ kind: ErrorKind.PermissionDenied });
+      await expect(auth.me({ kind: 'api-key', access: 'm' })).rejects.toMatchObject({
+        kind: ErrorKind.PermissionDenied,
+      });
     });
   });
 });
@@ -110,10 +125,16 @@ describe(CredentialVerifier.name, () => {
   describe('verify', () => {
     const tokens = new AccessTokenService('s'.repeat(48), 900);
     const users = { findById: async () => undefined } as unknown as FileUserStore;
-    const verifier = new CredentialVerifier(new ApiKeyVerifier('manage-key-0123456789', 'read-key-0123456789'), tokens, users);
+    const verifier = new CredentialVerifier(
+      new ApiKeyVerifier('manage-key-0123456789', 'read-key-0123456789'),
+      tokens,
+      users,
+    );
 
     it('should say a credential is missing', async () => {
-      await expect(verifier.verify(undefined)).rejects.toThrow('Must provide an API key or an Authorization bearer token');
+      await expect(verifier.verify(undefined)).rejects.toThrow(
+        'Must provide an API key or an Authorization bearer token',
+      );
       await expect(verifier.verify('')).rejects.toMatchObject({ kind: ErrorKind.Unauthenticated });
     });
 

@@ -41,7 +41,9 @@ export class AuthService {
     // Counted before the (slow) password check, so a burst of parallel guesses is throttled too.
     const release = this.throttle.reserve(account, address);
     const user = await this.users.findByEmail(account);
-    const passwordOk = user ? await this.hasher.verify(user.passwordHash, password) : await this.hasher.verifyDummy(password);
+    const passwordOk = user
+      ? await this.hasher.verify(user.passwordHash, password)
+      : await this.hasher.verifyDummy(password);
     if (!user || !passwordOk || !user.isActive) throw AuthErrors.invalidLogin();
     release();
     const refreshToken = await this.refreshTokens.issue({ userId: user.id, tokenVersion: user.tokenVersion });
@@ -53,7 +55,8 @@ export class AuthService {
     let current: UserRecord | undefined;
     const { token } = await this.refreshTokens.rotate(refreshToken, async (session) => {
       current = await this.users.findById(session.userId);
-      if (!current || !current.isActive || current.tokenVersion !== session.tokenVersion) throw AuthErrors.invalidRefreshToken();
+      if (!current || !current.isActive || current.tokenVersion !== session.tokenVersion)
+        throw AuthErrors.invalidRefreshToken();
       return session;
     });
     return this.pair(current as UserRecord, token);
@@ -65,7 +68,8 @@ export class AuthService {
   }
 
   async me(principal: Principal): Promise<PublicUser> {
-    if (principal.kind !== 'user') throw DomainError.permissionDenied('Forbidden: an API key has no user; log in to use this endpoint');
+    if (principal.kind !== 'user')
+      throw DomainError.permissionDenied('Forbidden: an API key has no user; log in to use this endpoint');
     const user = await this.users.findById(principal.userId);
     if (!user || !user.isActive) throw AuthErrors.invalidCredential();
     return toPublicUser(user);

@@ -64,9 +64,9 @@ describe(AliasesService.name, () => {
     it('should not accept an alias as the target collection', async () => {
       await aliases.update([{ createAlias: { collectionName: 'a', aliasName: 'al' } }]);
 
-      expect((await rejectionOf(aliases.update([{ createAlias: { collectionName: 'al', aliasName: 'al2' } }]))).kind).toBe(
-        ErrorKind.NotFound,
-      );
+      expect(
+        (await rejectionOf(aliases.update([{ createAlias: { collectionName: 'al', aliasName: 'al2' } }]))).kind,
+      ).toBe(ErrorKind.NotFound);
     });
 
     it('should answer AlreadyExists for an alias named like a collection', async () => {
@@ -171,13 +171,17 @@ describe(AliasesService.name, () => {
     });
 
     it('should answer NotFound when the target is named like an Object.prototype key', async () => {
-      const error = await rejectionOf(aliases.update([{ createAlias: { collectionName: 'constructor', aliasName: 'al' } }]));
+      const error = await rejectionOf(
+        aliases.update([{ createAlias: { collectionName: 'constructor', aliasName: 'al' } }]),
+      );
 
       expect(error.kind).toBe(ErrorKind.NotFound);
     });
 
     it('should answer NotFound when renaming a missing alias named like an Object.prototype key', async () => {
-      const error = await rejectionOf(aliases.update([{ renameAlias: { oldAliasName: 'toString', newAliasName: 'y' } }]));
+      const error = await rejectionOf(
+        aliases.update([{ renameAlias: { oldAliasName: 'toString', newAliasName: 'y' } }]),
+      );
 
       expect(error.kind).toBe(ErrorKind.NotFound);
     });

@@ -67,7 +67,11 @@ describe(ClusterService.name, () => {
     it('should report a default collection with one shard 0', async () => {
       await collections.create({ name: 'one' });
 
-      expect(cluster.clusterInfo('one')).toEqual({ peerId: PEER_ID, shardCount: 1, localShards: [{ shardId: 0, state: 'Active', pointsCount: 0 }] });
+      expect(cluster.clusterInfo('one')).toEqual({
+        peerId: PEER_ID,
+        shardCount: 1,
+        localShards: [{ shardId: 0, state: 'Active', pointsCount: 0 }],
+      });
     });
 
     it('should sort local shards by id', async () => {
@@ -133,7 +137,9 @@ describe(ClusterService.name, () => {
       await cluster.createShardKey('custom', { shardKey: { keyword: 'b' }, shardsNumber: 1, replicationFactor: 2 });
 
       const record = catalog.require('custom');
-      expect(record.shards.map((shard) => [shard.shardId, 'keyword' in shard.shardKey! ? shard.shardKey.keyword : ''])).toEqual([
+      expect(
+        record.shards.map((shard) => [shard.shardId, 'keyword' in shard.shardKey! ? shard.shardKey.keyword : '']),
+      ).toEqual([
         [0, 'a'],
         [1, 'a'],
         [2, 'a'],
@@ -171,7 +177,9 @@ describe(ClusterService.name, () => {
     it('should treat number and keyword keys with the same text as distinct', async () => {
       await cluster.createShardKey('custom', { shardKey: { number: '1' }, shardsNumber: 1 });
 
-      await expect(cluster.createShardKey('custom', { shardKey: { keyword: '1' }, shardsNumber: 1 })).resolves.toBe(true);
+      await expect(cluster.createShardKey('custom', { shardKey: { keyword: '1' }, shardsNumber: 1 })).resolves.toBe(
+        true,
+      );
       const error = await rejectionOf(cluster.createShardKey('custom', { shardKey: { number: '1' } }));
 
       expect(error.kind).toBe(ErrorKind.AlreadyExists);
@@ -184,17 +192,21 @@ describe(ClusterService.name, () => {
       const reopened = new CollectionCatalog(new FileCatalogStore(dir));
       await reopened.load();
 
-      expect(new ClusterService(reopened, PEER_ID, new EmptyCollectionStatsProvider()).listShardKeys('custom')).toEqual([
-        { number: '18446744073709551615' },
-      ]);
+      expect(new ClusterService(reopened, PEER_ID, new EmptyCollectionStatsProvider()).listShardKeys('custom')).toEqual(
+        [{ number: '18446744073709551615' }],
+      );
     });
 
     it('should accept a placement that includes this peer', async () => {
-      await expect(cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, placement: [PEER_ID] })).resolves.toBe(true);
+      await expect(
+        cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, placement: [PEER_ID] }),
+      ).resolves.toBe(true);
     });
 
     it('should answer InvalidArgument for a placement without this peer', async () => {
-      const error = await rejectionOf(cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, placement: ['999'] }));
+      const error = await rejectionOf(
+        cluster.createShardKey('custom', { shardKey: { keyword: 'a' }, placement: ['999'] }),
+      );
 
       expect(error.kind).toBe(ErrorKind.InvalidArgument);
       expect(error.message).toContain('request.placement');
@@ -207,13 +219,20 @@ describe(ClusterService.name, () => {
       );
 
       expect(error.kind).toBe(ErrorKind.InvalidArgument);
-      for (const field of ['timeout', 'request.shards_number', 'request.replication_factor', 'request.shard_key.keyword']) {
+      for (const field of [
+        'timeout',
+        'request.shards_number',
+        'request.replication_factor',
+        'request.shard_key.keyword',
+      ]) {
         expect(error.message).toContain(`${field}: `);
       }
     });
 
     it('should answer NotFound for an unknown collection', async () => {
-      expect((await rejectionOf(cluster.createShardKey('missing', { shardKey: { keyword: 'a' } }))).kind).toBe(ErrorKind.NotFound);
+      expect((await rejectionOf(cluster.createShardKey('missing', { shardKey: { keyword: 'a' } }))).kind).toBe(
+        ErrorKind.NotFound,
+      );
     });
 
     it('should resolve an alias', async () => {
@@ -246,7 +265,9 @@ describe(ClusterService.name, () => {
     });
 
     it('should answer FailedPrecondition on an auto-sharded collection', async () => {
-      expect((await rejectionOf(cluster.deleteShardKey('auto', { keyword: 'a' }))).kind).toBe(ErrorKind.FailedPrecondition);
+      expect((await rejectionOf(cluster.deleteShardKey('auto', { keyword: 'a' }))).kind).toBe(
+        ErrorKind.FailedPrecondition,
+      );
     });
 
     it('should answer NotFound for an unknown collection', async () => {
@@ -254,20 +275,26 @@ describe(ClusterService.name, () => {
     });
 
     it('should reject timeout 0', async () => {
-      expect((await rejectionOf(cluster.deleteShardKey('custom', { keyword: 'a' }, 0))).kind).toBe(ErrorKind.InvalidArgument);
+      expect((await rejectionOf(cluster.deleteShardKey('custom', { keyword: 'a' }, 0))).kind).toBe(
+        ErrorKind.InvalidArgument,
+      );
     });
   });
 
   describe('rejectPeerOperation', () => {
-    it.each(['moveShard', 'replicateShard', 'abortTransfer', 'dropReplica', 'restartTransfer', 'replicatePoints'] as const)(
-      'should answer Unimplemented for %s, saying the node runs standalone',
-      (operation) => {
-        const error = throwOf(() => cluster.rejectPeerOperation(operation));
+    it.each([
+      'moveShard',
+      'replicateShard',
+      'abortTransfer',
+      'dropReplica',
+      'restartTransfer',
+      'replicatePoints',
+    ] as const)('should answer Unimplemented for %s, saying the node runs standalone', (operation) => {
+      const error = throwOf(() => cluster.rejectPeerOperation(operation));
 
-        expect(error.kind).toBe(ErrorKind.Unimplemented);
-        expect(error.message).toContain('running in standalone mode');
-        expect(error.message).toContain(operation);
-      },
-    );
+      expect(error.kind).toBe(ErrorKind.Unimplemented);
+      expect(error.message).toContain('running in standalone mode');
+      expect(error.message).toContain(operation);
+    });
   });
 });

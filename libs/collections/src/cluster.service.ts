@@ -3,7 +3,13 @@ import { DomainError } from '@vectorstore/common';
 import { CatalogState, resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { PEER_ID } from './cluster/node-identity';
-import { CollectionClusterInfo, describeShardKey, REPLICA_STATES, ShardKey, shardKeyEquals } from './model/cluster.model';
+import {
+  CollectionClusterInfo,
+  describeShardKey,
+  REPLICA_STATES,
+  ShardKey,
+  shardKeyEquals,
+} from './model/cluster.model';
 import { CollectionRecord } from './model/collection.model';
 import { CreateShardKeyRequest, PeerTransferOperation } from './model/requests.model';
 import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
@@ -50,7 +56,10 @@ export class ClusterService {
     issues.range('request.shards_number', request.shardsNumber, 1, MAX_SHARDS_PER_KEY);
     issues.range('request.replication_factor', request.replicationFactor, 1);
     if (request.placement && request.placement.length > 0 && !request.placement.includes(this.peerId)) {
-      issues.add('request.placement', `must include this node's peer id ${this.peerId} (the only peer in standalone mode)`);
+      issues.add(
+        'request.placement',
+        `must include this node's peer id ${this.peerId} (the only peer in standalone mode)`,
+      );
     }
     issues.oneOf('request.initial_state', request.initialState, REPLICA_STATES);
     if ('keyword' in request.shardKey && request.shardKey.keyword.length === 0) {
@@ -65,7 +74,11 @@ export class ClusterService {
       }
       const shardsNumber = request.shardsNumber ?? record.config.params.shardNumber;
       for (let i = 0; i < shardsNumber; i++) {
-        record.shards.push({ shardId: record.nextShardId++, state: request.initialState ?? 'Active', shardKey: request.shardKey });
+        record.shards.push({
+          shardId: record.nextShardId++,
+          state: request.initialState ?? 'Active',
+          shardKey: request.shardKey,
+        });
       }
       record.shardKeys.push({
         key: request.shardKey,

@@ -37,7 +37,16 @@ export class CollectionsModule implements OnModuleInit {
       // Global: storage modules depend on the catalog without re-importing this module.
       global: true,
       providers,
-      exports: [CollectionsService, AliasesService, ClusterService, VectorNamesService, CollectionCatalog, PEER_ID, COLLECTION_STATS_PROVIDER, CollectionStatsRegistry],
+      exports: [
+        CollectionsService,
+        AliasesService,
+        ClusterService,
+        VectorNamesService,
+        CollectionCatalog,
+        PEER_ID,
+        COLLECTION_STATS_PROVIDER,
+        CollectionStatsRegistry,
+      ],
     };
   }
 

@@ -82,12 +82,16 @@ describe(CollectionsService.name, () => {
       const error = await rejectionOf(service.create(withVectors('al')));
 
       expect(error.kind).toBe(ErrorKind.InvalidArgument);
-      expect(error.message).toBe("Wrong input: Can't create collection with name al. Alias with the same name already exists");
+      expect(error.message).toBe(
+        "Wrong input: Can't create collection with name al. Alias with the same name already exists",
+      );
       expect(service.list()).toEqual(['target']);
     });
 
     it('should reject an invalid request before changing anything', async () => {
-      const error = await rejectionOf(service.create({ name: 'bad:name', vectors: { params: { size: 0, distance: 'Dot' } } }));
+      const error = await rejectionOf(
+        service.create({ name: 'bad:name', vectors: { params: { size: 0, distance: 'Dot' } } }),
+      );
 
       expect(error.kind).toBe(ErrorKind.InvalidArgument);
       expect(error.message).toContain('collection_name');
@@ -183,7 +187,7 @@ describe(CollectionsService.name, () => {
       const error = throwOf(() => service.get('x'));
 
       expect(error.kind).toBe(ErrorKind.NotFound);
-      expect(error.message).toBe('Not found: Collection `x` doesn\'t exist!');
+      expect(error.message).toBe("Not found: Collection `x` doesn't exist!");
     });
 
     it('should accept a legacy name (with ":") as a reference', () => {
@@ -391,13 +395,20 @@ describe(CollectionsService.name, () => {
 describe('CollectionsService names that are Object.prototype keys', () => {
   it('should treat constructor, toString and __proto__ as ordinary names that survive a reload', async () => {
     const dir = require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'vs-proto-'));
-    const { CollectionCatalog, FileCatalogStore, EmptyCollectionStatsProvider, CollectionsService, AliasesService } = require('./index');
+    const {
+      CollectionCatalog,
+      FileCatalogStore,
+      EmptyCollectionStatsProvider,
+      CollectionsService,
+      AliasesService,
+    } = require('./index');
     const catalog = new CollectionCatalog(new FileCatalogStore(dir));
     await catalog.load();
     const service = new CollectionsService(catalog, new EmptyCollectionStatsProvider());
     const aliases = new AliasesService(catalog);
     expect(service.exists('toString')).toBe(false);
-    for (const name of ['constructor', 'toString', '__proto__']) await service.create({ name, metadata: { __proto__: 1n } as never });
+    for (const name of ['constructor', 'toString', '__proto__'])
+      await service.create({ name, metadata: { __proto__: 1n } as never });
     await aliases.update([{ createAlias: { collectionName: '__proto__', aliasName: 'hasOwnProperty' } }]);
     const reloaded = new CollectionCatalog(new FileCatalogStore(dir));
     await reloaded.load();

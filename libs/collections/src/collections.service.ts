@@ -8,7 +8,11 @@ import { ShardRecord } from './model/cluster.model';
 import { CollectionInfo, CollectionRecord } from './model/collection.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from './model/requests.model';
 import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
-import { validateCreateCollection, validateMergedConfig, validateUpdateCollection } from './validation/collection-config.validator';
+import {
+  validateCreateCollection,
+  validateMergedConfig,
+  validateUpdateCollection,
+} from './validation/collection-config.validator';
 import { checkCollectionNameReference } from './validation/name.rules';
 import { ValidationIssues } from '@vectorstore/common';
 

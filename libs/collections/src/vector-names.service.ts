@@ -29,11 +29,16 @@ export class VectorNamesService {
   /** True when the vector was added; false when the same vector exists already (idempotent, as in Qdrant). */
   async create(request: CreateVectorNameRequest): Promise<boolean> {
     validateCreateVectorName(request);
-    return this.catalog.mutate((draft) => addVectorName(requireRecord(draft, request.collectionName).config.params, request.vectorName, request.config));
+    return this.catalog.mutate((draft) =>
+      addVectorName(requireRecord(draft, request.collectionName).config.params, request.vectorName, request.config),
+    );
   }
 
   /** True when the vector was removed; false when the collection has no vector of that name (a no-op, as in Qdrant). */
-  async delete(request: DeleteVectorNameRequest, dropData: (record: CollectionRecord) => Promise<void> = async () => undefined): Promise<boolean> {
+  async delete(
+    request: DeleteVectorNameRequest,
+    dropData: (record: CollectionRecord) => Promise<void> = async () => undefined,
+  ): Promise<boolean> {
     validateDeleteVectorName(request);
     return this.catalog.mutateAfter(
       async (state) => {
@@ -42,7 +47,8 @@ export class VectorNamesService {
         await dropData(record);
         return true;
       },
-      (draft, present) => present && removeVectorName(requireRecord(draft, request.collectionName).config.params, request.vectorName),
+      (draft, present) =>
+        present && removeVectorName(requireRecord(draft, request.collectionName).config.params, request.vectorName),
     );
   }
 }

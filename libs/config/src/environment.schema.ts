@@ -10,39 +10,72 @@ const toInt = ({ value }: { value: unknown }): unknown =>
  * so this class states only what a present value must look like.
  */
 export class EnvironmentVariables {
-  @IsOptional() @Transform(toInt) @Max(65535) @Min(0) @IsInt({ message: 'must be an integer' })
+  @IsOptional()
+  @Transform(toInt)
+  @Max(65535)
+  @Min(0)
+  @IsInt({ message: 'must be an integer' })
   VECTORSTORE_HTTP_PORT?: number;
 
-  @IsOptional() @Transform(toInt) @Max(65535) @Min(0) @IsInt({ message: 'must be an integer' })
+  @IsOptional()
+  @Transform(toInt)
+  @Max(65535)
+  @Min(0)
+  @IsInt({ message: 'must be an integer' })
   VECTORSTORE_GRPC_PORT?: number;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   VECTORSTORE_HOST?: string;
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   VECTORSTORE_DATA_DIR?: string;
 
-  @IsOptional() @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  @IsOptional()
+  @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   VECTORSTORE_LOG_LEVEL?: string;
 
-  @IsOptional() @IsString() @MinLength(3) @MaxLength(254)
+  @IsOptional()
+  @IsString()
+  @MinLength(3)
+  @MaxLength(254)
   VECTORSTORE_ADMIN_EMAIL?: string;
 
-  @IsOptional() @IsString() @MinLength(12, { message: 'must be at least 12 characters' }) @MaxLength(1024)
+  @IsOptional()
+  @IsString()
+  @MinLength(12, { message: 'must be at least 12 characters' })
+  @MaxLength(1024)
   VECTORSTORE_ADMIN_PASSWORD?: string;
 
-  @IsOptional() @IsString() @MinLength(32, { message: 'must be at least 32 characters (256 bits)' })
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'must be at least 32 characters (256 bits)' })
   VECTORSTORE_JWT_SECRET?: string;
 
-  @IsOptional() @Transform(toInt) @Min(1) @IsInt({ message: 'must be an integer number of seconds' })
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'must be an integer number of seconds' })
   VECTORSTORE_ACCESS_TTL?: number;
 
-  @IsOptional() @Transform(toInt) @Min(1) @IsInt({ message: 'must be an integer number of seconds' })
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'must be an integer number of seconds' })
   VECTORSTORE_REFRESH_TTL?: number;
 
-  @IsOptional() @ValidateIf((_, v) => v !== '') @IsString() @MinLength(16, { message: 'must be at least 16 characters' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== '')
+  @IsString()
+  @MinLength(16, { message: 'must be at least 16 characters' })
   VECTORSTORE_API_KEY?: string;
 
-  @IsOptional() @ValidateIf((_, v) => v !== '') @IsString() @MinLength(16, { message: 'must be at least 16 characters' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== '')
+  @IsString()
+  @MinLength(16, { message: 'must be at least 16 characters' })
   VECTORSTORE_READ_ONLY_API_KEY?: string;
 }

@@ -160,7 +160,9 @@ describe('loadConfig', () => {
   });
 
   it('should accept a JWT secret of exactly 32 characters and an API key of exactly 16', () => {
-    expect(() => loadConfig({ VECTORSTORE_JWT_SECRET: 'x'.repeat(32), VECTORSTORE_API_KEY: 'y'.repeat(16) })).not.toThrow();
+    expect(() =>
+      loadConfig({ VECTORSTORE_JWT_SECRET: 'x'.repeat(32), VECTORSTORE_API_KEY: 'y'.repeat(16) }),
+    ).not.toThrow();
   });
 
   it('should not echo secret values in the messages', () => {

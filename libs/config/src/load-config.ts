@@ -83,8 +83,9 @@ function emptyToUndefined(value: string | undefined): string | undefined {
 }
 
 function describe(error: ValidationError): string[] {
-  const value = error.property.includes('PASSWORD') || error.property.includes('SECRET') || error.property.includes('KEY')
-    ? '(hidden)'
-    : JSON.stringify(error.value);
+  const value =
+    error.property.includes('PASSWORD') || error.property.includes('SECRET') || error.property.includes('KEY')
+      ? '(hidden)'
+      : JSON.stringify(error.value);
   return Object.values(error.constraints ?? {}).map((rule) => `${error.property}=${value}: ${rule}`);
 }

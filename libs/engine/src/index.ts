@@ -1,10 +1,23 @@
 // @vectorstore/engine: the only code that touches WebAssembly. See docs/engine.md.
 export { EngineInputError } from './errors';
-export { type Distance, type Datatype, DISTANCES, DATATYPES, toScore, higherIsBetter, normalizeInPlace } from './distance/metric';
+export {
+  type Distance,
+  type Datatype,
+  DISTANCES,
+  DATATYPES,
+  toScore,
+  higherIsBetter,
+  normalizeInPlace,
+} from './distance/metric';
 export { f32ToF16, f16ToF32, roundF16, roundU8 } from './distance/f16';
 export * as reference from './distance/reference';
 export type {
-  QuantizationConfig, ScalarQuantization, ProductQuantization, BinaryQuantization, BinaryEncoding, BinaryQueryEncoding,
+  QuantizationConfig,
+  ScalarQuantization,
+  ProductQuantization,
+  BinaryQuantization,
+  BinaryEncoding,
+  BinaryQueryEncoding,
   QuantizationSearchParams,
 } from './quantization/config';
 export type { IndexConfig } from './hnsw/index-config';

@@ -2,7 +2,7 @@
 import { EngineInputError } from './errors';
 
 /** Anything the engine accepts as a batch of dense vectors. */
-export type VectorBatch = Float32Array | readonly (ArrayLike<number>)[];
+export type VectorBatch = Float32Array | readonly ArrayLike<number>[];
 
 /**
  * Flattens a batch into one Float32Array of n * dim values, rejecting wrong dimensions and non-finite
@@ -22,7 +22,8 @@ export function flattenBatch(batch: VectorBatch, dim: number, what = 'vector'): 
     data = new Float32Array(count * dim);
     for (let i = 0; i < count; i++) {
       const v = batch[i];
-      if (v == null || typeof v.length !== 'number') throw new EngineInputError(`${what} ${i}: not an array of numbers`);
+      if (v == null || typeof v.length !== 'number')
+        throw new EngineInputError(`${what} ${i}: not an array of numbers`);
       if (v.length !== dim) throw new EngineInputError(`${what} ${i}: expected dimension ${dim}, got ${v.length}`);
       for (let j = 0; j < dim; j++) {
         const x = v[j];
@@ -36,7 +37,9 @@ export function flattenBatch(batch: VectorBatch, dim: number, what = 'vector'): 
     if (!Number.isFinite(x)) {
       const idx = Math.floor(i / dim);
       const el = i % dim;
-      throw new EngineInputError(`${what} ${idx}: element ${el} is ${Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity'}`);
+      throw new EngineInputError(
+        `${what} ${idx}: element ${el} is ${Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity'}`,
+      );
     }
   }
   return { data, count };
@@ -48,7 +51,8 @@ export function checkQuery(q: ArrayLike<number>, dim: number): Float32Array {
   if (q.length !== dim) throw new EngineInputError(`query: expected dimension ${dim}, got ${q.length}`);
   const out = q instanceof Float32Array ? q : Float32Array.from(q);
   for (let j = 0; j < dim; j++) {
-    if (!Number.isFinite(out[j])) throw new EngineInputError(`query: element ${j} is ${Number.isNaN(out[j]) ? 'NaN' : 'infinite'}`);
+    if (!Number.isFinite(out[j]))
+      throw new EngineInputError(`query: element ${j} is ${Number.isNaN(out[j]) ? 'NaN' : 'infinite'}`);
   }
   return out;
 }

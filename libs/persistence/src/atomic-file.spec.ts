@@ -42,11 +42,14 @@ describe('atomic-file', () => {
 
     it('should write an iterable of chunks one after the other', async () => {
       const file = path.join(dir, 'parts.bin');
-      await writeFileAtomic(file, (function* () {
-        yield Uint8Array.from([1, 2]);
-        yield new Uint8Array(0);
-        yield Uint8Array.from([3]);
-      })());
+      await writeFileAtomic(
+        file,
+        (function* () {
+          yield Uint8Array.from([1, 2]);
+          yield new Uint8Array(0);
+          yield Uint8Array.from([3]);
+        })(),
+      );
       expect([...fs.readFileSync(file)]).toEqual([1, 2, 3]);
     });
 
@@ -118,7 +121,15 @@ describe('atomic-file', () => {
 
   describe('removeStaleTemporaryFiles', () => {
     it('should remove dot-prefixed .tmp leftovers only', async () => {
-      for (const name of ['.x.tmp', '.catalog.json.123.abc.tmp', 'catalog.json', 'x.tmp', '.hidden', '.x.tmpl', 'data.tmp.bak']) {
+      for (const name of [
+        '.x.tmp',
+        '.catalog.json.123.abc.tmp',
+        'catalog.json',
+        'x.tmp',
+        '.hidden',
+        '.x.tmpl',
+        'data.tmp.bak',
+      ]) {
         fs.writeFileSync(path.join(dir, name), 'x');
       }
 
@@ -128,7 +139,8 @@ describe('atomic-file', () => {
     });
 
     it('should remove only the leftovers of one file when asked to', async () => {
-      for (const name of ['.users.json.1.a.tmp', '.refresh-tokens.json.1.b.tmp', 'users.json']) fs.writeFileSync(path.join(dir, name), 'x');
+      for (const name of ['.users.json.1.a.tmp', '.refresh-tokens.json.1.b.tmp', 'users.json'])
+        fs.writeFileSync(path.join(dir, name), 'x');
 
       await removeStaleTemporaryFiles(dir, 'users.json');
 

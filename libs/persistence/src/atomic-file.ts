@@ -7,7 +7,11 @@ import * as path from 'node:path';
  * content, never a torn file: write a temporary sibling, fsync it, rename over, fsync the folder.
  * `data` may be an iterable of chunks, written one after the other (large files built in parts).
  */
-export async function writeFileAtomic(filePath: string, data: string | Uint8Array | Iterable<Uint8Array>, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(
+  filePath: string,
+  data: string | Uint8Array | Iterable<Uint8Array>,
+  mode = 0o600,
+): Promise<void> {
   const dir = path.dirname(filePath);
   const tmp = path.join(dir, `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'w', mode);
@@ -64,6 +68,8 @@ export async function removeStaleTemporaryFiles(dir: string, ofFile?: string): P
     throw error;
   }
   await Promise.all(
-    names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => fs.rm(path.join(dir, name), { force: true })),
+    names
+      .filter((name) => name.startsWith(prefix) && name.endsWith('.tmp'))
+      .map((name) => fs.rm(path.join(dir, name), { force: true })),
   );
 }

@@ -108,7 +108,9 @@ export function enumerateRpcMethods(pkg: ProtoPackage): RpcMethod[] {
   const methods: RpcMethod[] = [];
   for (const [service, definition] of Object.entries(definitions)) {
     const entries = Object.entries(definition as Record<string, unknown>);
-    const isService = entries.length > 0 && entries.every(([, value]) => typeof value === 'object' && value !== null && 'path' in value);
+    const isService =
+      entries.length > 0 &&
+      entries.every(([, value]) => typeof value === 'object' && value !== null && 'path' in value);
     if (!isService) continue;
     for (const [method, value] of entries) {
       // proto-loader lists each method twice (Name and name); keep the one matching the path.
@@ -124,10 +126,16 @@ export function isHealthService(service: string): boolean {
 }
 
 /** Calls `service/method` with an empty request and `metadata`; resolves to the status code (0 on success). */
-export function callForStatus(address: string, rpc: RpcMethod, metadata: grpc.Metadata = new grpc.Metadata()): Promise<{ code: number; details: string }> {
+export function callForStatus(
+  address: string,
+  rpc: RpcMethod,
+  metadata: grpc.Metadata = new grpc.Metadata(),
+): Promise<{ code: number; details: string }> {
   const Client = grpc.makeGenericClientConstructor(rpc.definition, rpc.service);
   const client = new Client(address, grpc.credentials.createInsecure());
-  const fn = (client as unknown as Record<string, grpc.requestCallback<unknown> & ((...args: unknown[]) => void)>)[rpc.method];
+  const fn = (client as unknown as Record<string, grpc.requestCallback<unknown> & ((...args: unknown[]) => void)>)[
+    rpc.method
+  ];
   return new Promise((resolve) => {
     fn.call(client, {}, metadata, { deadline: Date.now() + 10_000 }, (error: grpc.ServiceError | null) => {
       client.close();

@@ -15,7 +15,12 @@ export type ProtoPackage = 'vectorstore' | 'qdrant';
 /** The service definitions of one package, loaded with the same options the server uses. */
 export function loadServiceDefinitions(pkg: ProtoPackage = 'vectorstore'): protoLoader.PackageDefinition {
   return protoLoader.loadSync(
-    [`${pkg}/collections_service.proto`, `${pkg}/points_service.proto`, `${pkg}/qdrant.proto`, 'grpc/health/v1/health.proto'],
+    [
+      `${pkg}/collections_service.proto`,
+      `${pkg}/points_service.proto`,
+      `${pkg}/qdrant.proto`,
+      'grpc/health/v1/health.proto',
+    ],
     { ...protoLoaderOptions(), includeDirs: [path.join(REPO_ROOT, 'proto'), path.join(REPO_ROOT, 'build', 'proto')] },
   );
 }
@@ -34,7 +39,10 @@ export function createCollectionsClient(
   metadata: grpc.Metadata = new grpc.Metadata(),
   pkg: ProtoPackage = 'vectorstore',
 ): CollectionsClient {
-  const loaded = grpc.loadPackageDefinition(loadServiceDefinitions(pkg)) as unknown as Record<ProtoPackage, CollectionsProto['vectorstore']>;
+  const loaded = grpc.loadPackageDefinition(loadServiceDefinitions(pkg)) as unknown as Record<
+    ProtoPackage,
+    CollectionsProto['vectorstore']
+  >;
   return new loaded[pkg].Collections(address, grpc.credentials.createInsecure(), {
     interceptors: [withMetadata(metadata)],
   });
@@ -52,12 +60,21 @@ export function withMetadata(metadata: grpc.Metadata): grpc.Interceptor {
 }
 
 /** A Points client on /<pkg>.Points/*; every call carries `metadata`. */
-export function createPointsClient(address: string, metadata: grpc.Metadata = new grpc.Metadata(), pkg: ProtoPackage = 'vectorstore'): grpc.Client {
+export function createPointsClient(
+  address: string,
+  metadata: grpc.Metadata = new grpc.Metadata(),
+  pkg: ProtoPackage = 'vectorstore',
+): grpc.Client {
   return createClient(address, `${pkg}.Points`, metadata, pkg);
 }
 
 /** A client for any service of the loaded definitions, e.g. `grpc.health.v1.Health` or `qdrant.Qdrant`. */
-export function createClient(address: string, serviceName: string, metadata: grpc.Metadata = new grpc.Metadata(), pkg: ProtoPackage = 'vectorstore'): grpc.Client {
+export function createClient(
+  address: string,
+  serviceName: string,
+  metadata: grpc.Metadata = new grpc.Metadata(),
+  pkg: ProtoPackage = 'vectorstore',
+): grpc.Client {
   const definition = loadServiceDefinitions(pkg)[serviceName] as grpc.ServiceDefinition;
   if (!definition) throw new Error(`no service ${serviceName}`);
   const Client = grpc.makeGenericClientConstructor(definition, serviceName);
@@ -65,13 +82,11 @@ export function createClient(address: string, serviceName: string, metadata: grp
 }
 
 /** Calls a unary method as a promise; rejects with the grpc-js ServiceError (with `.code`). */
-export function unary<Req, Res>(
-  client: grpc.Client,
-  method: string,
-  request: Req,
-): Promise<Res> {
+export function unary<Req, Res>(client: grpc.Client, method: string, request: Req): Promise<Res> {
   return new Promise((resolve, reject) => {
-    const fn = (client as unknown as Record<string, (req: Req, cb: (err: grpc.ServiceError | null, res?: Res) => void) => void>)[method];
+    const fn = (
+      client as unknown as Record<string, (req: Req, cb: (err: grpc.ServiceError | null, res?: Res) => void) => void>
+    )[method];
     if (typeof fn !== 'function') throw new Error(`no method ${method} on client`);
     fn.call(client, request, (error, response) => (error ? reject(error) : resolve(response as Res)));
   });

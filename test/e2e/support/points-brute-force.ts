@@ -46,7 +46,8 @@ export function valuesAt(payload: Json, path: string): Json[] {
   return current;
 }
 
-const isInt = (v: Json): v is number | bigint => typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
+const isInt = (v: Json): v is number | bigint =>
+  typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
 const isNum = (v: Json): v is number | bigint => typeof v === 'number' || typeof v === 'bigint';
 const elements = (v: Json): Json[] => (Array.isArray(v) ? v : [v]);
 
@@ -67,7 +68,8 @@ function inRing(ring: Array<{ lon: number; lat: number }>, lon: number, lat: num
   for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
     const a = ring[i];
     const b = ring[j];
-    if (a.lat > lat !== b.lat > lat && lon < ((b.lon - a.lon) * (lat - a.lat)) / (b.lat - a.lat) + a.lon) inside = !inside;
+    if (a.lat > lat !== b.lat > lat && lon < ((b.lon - a.lon) * (lat - a.lat)) / (b.lat - a.lat) + a.lon)
+      inside = !inside;
   }
   return inside;
 }
@@ -78,9 +80,14 @@ function asGeo(v: Json): { lon: number; lat: number } | undefined {
   return typeof lon === 'number' && typeof lat === 'number' ? { lon, lat } : undefined;
 }
 
-const timestampMs = (t: { seconds?: string | number; nanos?: number }) => Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6;
+const timestampMs = (t: { seconds?: string | number; nanos?: number }) =>
+  Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6;
 
-const words = (s: string) => s.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 
 function checkRange(x: number, r: Obj): boolean {
   return (
@@ -104,15 +111,22 @@ function matchOne(v: Json, match: Obj, key: string, options: EvalOptions): boole
     }
     return v.includes(match.text as string);
   }
-  if (match.keywords !== undefined) return typeof v === 'string' && ((match.keywords as Obj).strings as string[]).includes(v);
-  if (match.integers !== undefined) return isInt(v) && ((match.integers as Obj).integers as Array<string | number>).some((i) => BigInt(i) === BigInt(v));
+  if (match.keywords !== undefined)
+    return typeof v === 'string' && ((match.keywords as Obj).strings as string[]).includes(v);
+  if (match.integers !== undefined)
+    return (
+      isInt(v) && ((match.integers as Obj).integers as Array<string | number>).some((i) => BigInt(i) === BigInt(v))
+    );
   if (match.exceptKeywords !== undefined) {
     if (v === null) return false;
     return typeof v !== 'string' || !((match.exceptKeywords as Obj).strings as string[]).includes(v);
   }
   if (match.exceptIntegers !== undefined) {
     if (v === null) return false;
-    return !isInt(v) || !((match.exceptIntegers as Obj).integers as Array<string | number>).some((i) => BigInt(i) === BigInt(v));
+    return (
+      !isInt(v) ||
+      !((match.exceptIntegers as Obj).integers as Array<string | number>).some((i) => BigInt(i) === BigInt(v))
+    );
   }
   throw new Error(`unsupported match ${JSON.stringify(match)}`);
 }
@@ -124,7 +138,10 @@ function fieldCondition(payload: JsonObject, c: Obj, options: EvalOptions): bool
     const count = (v: Json) => (v === null ? 0 : Array.isArray(v) ? v.length : 1);
     const vc = c.valuesCount as Obj;
     const ok = (n: number) =>
-      (vc.lt === undefined || n < Number(vc.lt)) && (vc.gt === undefined || n > Number(vc.gt)) && (vc.lte === undefined || n <= Number(vc.lte)) && (vc.gte === undefined || n >= Number(vc.gte));
+      (vc.lt === undefined || n < Number(vc.lt)) &&
+      (vc.gt === undefined || n > Number(vc.gt)) &&
+      (vc.lte === undefined || n <= Number(vc.lte)) &&
+      (vc.gte === undefined || n >= Number(vc.gte));
     // A missing field fails a values_count condition (Qdrant: FieldCondition::check_empty is false unless is_empty/is_null).
     return values.some((v) => ok(count(v)));
   }
@@ -135,7 +152,9 @@ function fieldCondition(payload: JsonObject, c: Obj, options: EvalOptions): bool
     const r = c.datetimeRange as Record<string, { seconds?: string; nanos?: number } | undefined>;
     const bounds: Obj = {};
     for (const k of ['lt', 'gt', 'lte', 'gte']) if (r[k]) bounds[k] = timestampMs(r[k]!);
-    return scalars.some((v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)) && checkRange(Date.parse(v), bounds));
+    return scalars.some(
+      (v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)) && checkRange(Date.parse(v), bounds),
+    );
   }
   const geos = scalars.map(asGeo).filter((g): g is { lon: number; lat: number } => g !== undefined);
   if (c.geoRadius !== undefined) {
@@ -144,16 +163,32 @@ function fieldCondition(payload: JsonObject, c: Obj, options: EvalOptions): bool
   }
   if (c.geoBoundingBox !== undefined) {
     const b = c.geoBoundingBox as { topLeft: { lon: number; lat: number }; bottomRight: { lon: number; lat: number } };
-    return geos.some((g) => g.lon >= b.topLeft.lon && g.lon <= b.bottomRight.lon && g.lat <= b.topLeft.lat && g.lat >= b.bottomRight.lat);
+    return geos.some(
+      (g) =>
+        g.lon >= b.topLeft.lon && g.lon <= b.bottomRight.lon && g.lat <= b.topLeft.lat && g.lat >= b.bottomRight.lat,
+    );
   }
   if (c.geoPolygon !== undefined) {
-    const p = c.geoPolygon as { exterior: { points: Array<{ lon: number; lat: number }> }; interiors?: Array<{ points: Array<{ lon: number; lat: number }> }> };
-    return geos.some((g) => inRing(p.exterior.points, g.lon, g.lat) && !(p.interiors ?? []).some((hole) => inRing(hole.points, g.lon, g.lat)));
+    const p = c.geoPolygon as {
+      exterior: { points: Array<{ lon: number; lat: number }> };
+      interiors?: Array<{ points: Array<{ lon: number; lat: number }> }>;
+    };
+    return geos.some(
+      (g) =>
+        inRing(p.exterior.points, g.lon, g.lat) &&
+        !(p.interiors ?? []).some((hole) => inRing(hole.points, g.lon, g.lat)),
+    );
   }
   throw new Error(`unsupported field condition ${JSON.stringify(c)}`);
 }
 
-function condition(point: BrutePoint, payload: JsonObject, c: Obj, options: EvalOptions, nestedLevel: boolean): boolean {
+function condition(
+  point: BrutePoint,
+  payload: JsonObject,
+  c: Obj,
+  options: EvalOptions,
+  nestedLevel: boolean,
+): boolean {
   if (c.field !== undefined) return fieldCondition(payload, c.field as Obj, options);
   if (c.isEmpty !== undefined) {
     const values = valuesAt(payload, (c.isEmpty as Obj).key as string);
@@ -162,20 +197,31 @@ function condition(point: BrutePoint, payload: JsonObject, c: Obj, options: Eval
   if (c.isNull !== undefined) return valuesAt(payload, (c.isNull as Obj).key as string).some((v) => v === null);
   if (c.hasId !== undefined) {
     if (nestedLevel) return false;
-    const ids = ((c.hasId as Obj).hasId as Array<{ num?: string; uuid?: string }>).map((id) => (id.num !== undefined ? `n:${id.num}` : `u:${id.uuid!.toLowerCase()}`));
+    const ids = ((c.hasId as Obj).hasId as Array<{ num?: string; uuid?: string }>).map((id) =>
+      id.num !== undefined ? `n:${id.num}` : `u:${id.uuid!.toLowerCase()}`,
+    );
     return ids.includes(point.key);
   }
-  if (c.hasVector !== undefined) return !nestedLevel && point.vectors[(c.hasVector as Obj).hasVector as string] !== undefined;
+  if (c.hasVector !== undefined)
+    return !nestedLevel && point.vectors[(c.hasVector as Obj).hasVector as string] !== undefined;
   if (c.filter !== undefined) return evaluate(point, payload, c.filter as Obj, options, nestedLevel);
   if (c.nested !== undefined) {
     const { key, filter } = c.nested as { key: string; filter: Obj };
-    const objects = valuesAt(payload, key).flatMap(elements).filter((o) => o !== null && typeof o === 'object' && !Array.isArray(o));
+    const objects = valuesAt(payload, key)
+      .flatMap(elements)
+      .filter((o) => o !== null && typeof o === 'object' && !Array.isArray(o));
     return objects.some((o) => evaluate(point, o as JsonObject, filter, options, true));
   }
   throw new Error(`unsupported condition ${JSON.stringify(c)}`);
 }
 
-function evaluate(point: BrutePoint, payload: JsonObject, filter: Obj, options: EvalOptions, nestedLevel: boolean): boolean {
+function evaluate(
+  point: BrutePoint,
+  payload: JsonObject,
+  filter: Obj,
+  options: EvalOptions,
+  nestedLevel: boolean,
+): boolean {
   const check = (c: Obj) => condition(point, payload, c, options, nestedLevel);
   const should = (filter.should as Obj[] | undefined) ?? [];
   const must = (filter.must as Obj[] | undefined) ?? [];

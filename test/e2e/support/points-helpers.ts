@@ -68,7 +68,8 @@ export function toValue(value: Json): ProtoValue {
   if (value === null) return { nullValue: 'NULL_VALUE' };
   if (typeof value === 'boolean') return { boolValue: value };
   if (typeof value === 'bigint') return { integerValue: value.toString() };
-  if (typeof value === 'number') return Number.isInteger(value) ? { integerValue: String(value) } : { doubleValue: value };
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? { integerValue: String(value) } : { doubleValue: value };
   if (typeof value === 'string') return { stringValue: value };
   if (Array.isArray(value)) return { listValue: { values: value.map(toValue) } };
   return { structValue: { fields: toPayload(value) } };
@@ -178,22 +179,31 @@ export interface OperationResponse {
 }
 
 /** Awaits `promise`, expects a gRPC error with `code` (and `messagePart` in its details); returns it. */
-export async function expectGrpcError(promise: Promise<unknown>, code: grpc.status, messagePart?: string | RegExp): Promise<grpc.ServiceError> {
+export async function expectGrpcError(
+  promise: Promise<unknown>,
+  code: grpc.status,
+  messagePart?: string | RegExp,
+): Promise<grpc.ServiceError> {
   const error = (await promise.then(
     (value) => ({ resolvedWith: value }),
     (e: unknown) => e,
   )) as grpc.ServiceError & { resolvedWith?: unknown };
   if (error && 'resolvedWith' in error) {
-    throw new Error(`expected gRPC error ${grpc.status[code]} but the call succeeded with ${JSON.stringify(error.resolvedWith).slice(0, 300)}`);
+    throw new Error(
+      `expected gRPC error ${grpc.status[code]} but the call succeeded with ${JSON.stringify(error.resolvedWith).slice(0, 300)}`,
+    );
   }
-  expect({ code: grpc.status[error.code] ?? error.code, details: error.details }).toMatchObject({ code: grpc.status[code] });
+  expect({ code: grpc.status[error.code] ?? error.code, details: error.details }).toMatchObject({
+    code: grpc.status[code],
+  });
   if (messagePart !== undefined) expect(error.details).toMatch(messagePart);
   return error;
 }
 
 /** Typed wrapper over `unary` for a Points (or Collections) client. */
 export function caller(client: grpc.Client) {
-  return <Res = OperationResponse>(method: string, request: object): Promise<Res> => unary<object, Res>(client, method, request);
+  return <Res = OperationResponse>(method: string, request: object): Promise<Res> =>
+    unary<object, Res>(client, method, request);
 }
 
 /** Dense vectors of a PointStruct: the unnamed vector (flat `data` or `dense`) or named ones. */
@@ -202,13 +212,19 @@ export function unnamed(vector: number[], flat = false): object {
 }
 
 export function named(vectors: Record<string, number[]>): object {
-  return { vectors: { vectors: Object.fromEntries(Object.entries(vectors).map(([k, v]) => [k, { dense: { data: v } }])) } };
+  return {
+    vectors: { vectors: Object.fromEntries(Object.entries(vectors).map(([k, v]) => [k, { dense: { data: v } }])) },
+  };
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Every point of `ids` the server returns (with payload and vectors), by id key, fetched in chunks of 500. */
-export async function fetchPoints(client: grpc.Client, collectionName: string, ids: readonly Id[]): Promise<Map<string, RetrievedPoint>> {
+export async function fetchPoints(
+  client: grpc.Client,
+  collectionName: string,
+  ids: readonly Id[],
+): Promise<Map<string, RetrievedPoint>> {
   const found = new Map<string, RetrievedPoint>();
   for (let i = 0; i < ids.length; i += 500) {
     const { result } = await unary<object, { result: RetrievedPoint[] }>(client, 'Get', {
@@ -245,7 +261,12 @@ export function pointProblems(
     }
     const expected = pointOf(id);
     const vector = denseOf(point.vectors?.vector);
-    if (!vector || vector.length !== expected.vector.length || vector.some((x, k) => Math.abs(x - expected.vector[k]) > 1e-6)) issues.push(`${id}: vector differs`);
+    if (
+      !vector ||
+      vector.length !== expected.vector.length ||
+      vector.some((x, k) => Math.abs(x - expected.vector[k]) > 1e-6)
+    )
+      issues.push(`${id}: vector differs`);
     const payload = payloadText(fromPayload(point.payload));
     if (payload !== payloadText(expected.payload)) issues.push(`${id}: payload ${payload}`);
   }
@@ -285,7 +306,12 @@ export function score(distance: DistanceName, query: number[], vector: number[])
 export const higherIsBetter = (distance: DistanceName) => distance === 'Dot' || distance === 'Cosine';
 
 /** Brute-force top-k: [key, score] best first. */
-export function topK(distance: DistanceName, query: number[], candidates: Array<[string, number[]]>, k: number): Array<[string, number]> {
+export function topK(
+  distance: DistanceName,
+  query: number[],
+  candidates: Array<[string, number[]]>,
+  k: number,
+): Array<[string, number]> {
   const scored = candidates.map(([key, v]) => [key, score(distance, query, v)] as [string, number]);
   scored.sort((a, b) => (higherIsBetter(distance) ? b[1] - a[1] : a[1] - b[1]));
   return scored.slice(0, k);
@@ -296,15 +322,23 @@ export function topK(distance: DistanceName, query: number[], candidates: Array<
  * same length as `limit`, same scores position by position (to `tolerance`), and the same ids wherever the brute-force
  * scores around that position are not near-ties (closer than `tieGap`).
  */
-export function expectSameRanking(actual: Array<[string, number]>, expected: Array<[string, number]>, limit: number, tolerance = 1e-4, tieGap = 1e-5): void {
+export function expectSameRanking(
+  actual: Array<[string, number]>,
+  expected: Array<[string, number]>,
+  limit: number,
+  tolerance = 1e-4,
+  tieGap = 1e-5,
+): void {
   const problems: string[] = [];
   const n = Math.min(limit, expected.length);
   if (actual.length !== n) problems.push(`length ${actual.length} != ${n}`);
   for (let i = 0; i < Math.min(n, actual.length); i++) {
-    if (Math.abs(actual[i][1] - expected[i][1]) > tolerance) problems.push(`#${i}: score ${actual[i][1]} != ${expected[i][1]}`);
+    if (Math.abs(actual[i][1] - expected[i][1]) > tolerance)
+      problems.push(`#${i}: score ${actual[i][1]} != ${expected[i][1]}`);
     const tiedBefore = i > 0 && Math.abs(expected[i][1] - expected[i - 1][1]) < tieGap;
     const tiedAfter = i + 1 < expected.length && Math.abs(expected[i][1] - expected[i + 1][1]) < tieGap;
-    if (!tiedBefore && !tiedAfter && actual[i][0] !== expected[i][0]) problems.push(`#${i}: id ${actual[i][0]} != ${expected[i][0]}`);
+    if (!tiedBefore && !tiedAfter && actual[i][0] !== expected[i][0])
+      problems.push(`#${i}: id ${actual[i][0]} != ${expected[i][0]}`);
   }
   expect(problems).toEqual([]);
 }

@@ -25,7 +25,12 @@ export async function runUserCommand(argv: readonly string[], dataDir: string): 
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { role: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      role: { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command, ...rest] = positionals;
   if (values.help || command === undefined || command === 'help') return USAGE;
@@ -35,7 +40,12 @@ export async function runUserCommand(argv: readonly string[], dataDir: string): 
     case 'add': {
       const [email, password] = expectArgs(rest, 1, 2, 'add <email> [password]');
       const role = parseRole(values.role ?? 'reader');
-      const user = await admin.add({ email, password: password ?? (await readPassword(`Password for ${email}`)), role, fullName: values.name ?? null });
+      const user = await admin.add({
+        email,
+        password: password ?? (await readPassword(`Password for ${email}`)),
+        role,
+        fullName: values.name ?? null,
+      });
       return `Added ${describe(user)}`;
     }
     case 'set-role': {

@@ -102,7 +102,9 @@ export class CollectionsGrpcController {
   }
 
   @GrpcMethod('Collections', 'UpdateCollectionClusterSetup')
-  async updateCollectionClusterSetup(request: UpdateCollectionClusterSetupRequest__Output): Promise<UpdateCollectionClusterSetupResponse> {
+  async updateCollectionClusterSetup(
+    request: UpdateCollectionClusterSetupRequest__Output,
+  ): Promise<UpdateCollectionClusterSetupResponse> {
     const name = request.collectionName ?? '';
     const operation = clusterSetupFromProto(request);
     switch (operation.kind) {
@@ -128,7 +130,9 @@ export class CollectionsGrpcController {
   async deleteShardKey(request: DeleteShardKeyRequest__Output): Promise<DeleteShardKeyResponse> {
     const issues = new ValidationIssues();
     if (!request.request) issues.add('request', 'empty request');
-    const shardKey = request.request ? shardKeyFromProto(issues, 'request.shard_key', request.request.shardKey) : undefined;
+    const shardKey = request.request
+      ? shardKeyFromProto(issues, 'request.shard_key', request.request.shardKey)
+      : undefined;
     const timeout = readU64(issues, 'timeout', request.timeout);
     issues.throwIfAny();
     return { result: await this.cluster.deleteShardKey(request.collectionName ?? '', shardKey!, timeout) };
@@ -136,6 +140,8 @@ export class CollectionsGrpcController {
 
   @GrpcMethod('Collections', 'ListShardKeys')
   listShardKeys(request: ListShardKeysRequest__Output): ListShardKeysResponse {
-    return { shardKeys: this.cluster.listShardKeys(request.collectionName ?? '').map((key) => ({ key: shardKeyToProto(key) })) };
+    return {
+      shardKeys: this.cluster.listShardKeys(request.collectionName ?? '').map((key) => ({ key: shardKeyToProto(key) })),
+    };
   }
 }

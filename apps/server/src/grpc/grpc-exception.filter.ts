@@ -14,7 +14,8 @@ export interface GrpcErrorPayload {
 export function toGrpcErrorPayload(exception: unknown, onUnexpected: () => string): GrpcErrorPayload {
   if (isDomainError(exception)) return domainErrorPayload(exception);
   // The engine validates its inputs (dimensions, ef, oversampling…) with messages naming the rule.
-  if (exception instanceof EngineInputError) return { code: status.INVALID_ARGUMENT, message: `Validation error in body: [${exception.message}]` };
+  if (exception instanceof EngineInputError)
+    return { code: status.INVALID_ARGUMENT, message: `Validation error in body: [${exception.message}]` };
   if (exception instanceof RangeError && /call stack/i.test(exception.message)) {
     return { code: status.INVALID_ARGUMENT, message: 'Validation error in body: [request: nested too deeply]' };
   }

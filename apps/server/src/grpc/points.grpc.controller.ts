@@ -1,6 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
-import { DistanceMatrixService, PointsReader, PointsWriter, QueryEngine, VectorNameOperations } from '@vectorstore/points';
+import {
+  DistanceMatrixService,
+  PointsReader,
+  PointsWriter,
+  QueryEngine,
+  VectorNameOperations,
+} from '@vectorstore/points';
 import type { ClearPayloadPoints__Output } from './generated/vectorstore/ClearPayloadPoints';
 import type { CountPoints__Output } from './generated/vectorstore/CountPoints';
 import type { CreateFieldIndexCollection__Output } from './generated/vectorstore/CreateFieldIndexCollection';

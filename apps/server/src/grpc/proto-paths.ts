@@ -36,7 +36,10 @@ export const SERVED_PACKAGES = ['vectorstore', 'qdrant', 'grpc.health.v1'];
  * (`proto/loader-options.json` is the single source).
  */
 export function protoLoaderOptions(): Options {
-  const raw = JSON.parse(readFileSync(path.join(root, 'proto', 'loader-options.json'), 'utf8')) as Record<string, unknown>;
+  const raw = JSON.parse(readFileSync(path.join(root, 'proto', 'loader-options.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   return {
     ...raw,
     longs: raw.longs === 'String' ? String : Number,

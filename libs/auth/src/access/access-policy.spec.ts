@@ -22,7 +22,15 @@ describe('requiredAccess', () => {
   });
 
   it('should cover every Collections write of Qdrant', () => {
-    for (const method of ['Create', 'Update', 'Delete', 'UpdateAliases', 'UpdateCollectionClusterSetup', 'CreateShardKey', 'DeleteShardKey']) {
+    for (const method of [
+      'Create',
+      'Update',
+      'Delete',
+      'UpdateAliases',
+      'UpdateCollectionClusterSetup',
+      'CreateShardKey',
+      'DeleteShardKey',
+    ]) {
       expect(MANAGE_OPERATIONS.has(`Collections/${method}`)).toBe(true);
     }
   });

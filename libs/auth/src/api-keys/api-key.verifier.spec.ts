@@ -10,7 +10,13 @@ describe(ApiKeyVerifier.name, () => {
     });
 
     it('should refuse anything else, prefixes and extensions included', () => {
-      for (const candidate of ['', 'manage-key', 'manage-key-01234567890', 'MANAGE-KEY-0123456789', 'x'.repeat(10_000)]) {
+      for (const candidate of [
+        '',
+        'manage-key',
+        'manage-key-01234567890',
+        'MANAGE-KEY-0123456789',
+        'x'.repeat(10_000),
+      ]) {
         expect(verifier.match(candidate)).toBeUndefined();
       }
     });

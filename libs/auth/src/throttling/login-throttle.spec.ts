@@ -29,7 +29,8 @@ describe(SlidingWindowLimiter.name, () => {
 
 describe(LoginThrottle.name, () => {
   let now = 0;
-  const throttle = (): LoginThrottle => new LoginThrottle({ perAccount: 3, perAddress: 5, windowMs: 60_000 }, () => now);
+  const throttle = (): LoginThrottle =>
+    new LoginThrottle({ perAccount: 3, perAddress: 5, windowMs: 60_000 }, () => now);
 
   beforeEach(() => {
     now = 1_000_000;
@@ -49,7 +50,9 @@ describe(LoginThrottle.name, () => {
     it('should refuse an address after its limit, whatever the account', () => {
       const subject = throttle();
       for (let i = 0; i < 5; i++) subject.recordFailure(`u${i}@x.io`, '10.0.0.1');
-      expect(() => subject.assertAllowed('new@x.io', '10.0.0.1')).toThrow(expect.objectContaining({ kind: ErrorKind.ResourceExhausted }));
+      expect(() => subject.assertAllowed('new@x.io', '10.0.0.1')).toThrow(
+        expect.objectContaining({ kind: ErrorKind.ResourceExhausted }),
+      );
       expect(() => subject.assertAllowed('new@x.io', '10.0.0.2')).not.toThrow();
     });
 

@@ -33,7 +33,10 @@ export class LoginThrottle {
   /** Throws ResourceExhausted (with seconds to wait) when either limit is reached. */
   assertAllowed(account: string, address: string): void {
     const now = this.now();
-    const waitMs = Math.max(this.accounts.retryAfterMs(account, now), this.addresses.retryAfterMs(clientAddressKey(address), now));
+    const waitMs = Math.max(
+      this.accounts.retryAfterMs(account, now),
+      this.addresses.retryAfterMs(clientAddressKey(address), now),
+    );
     if (waitMs > 0) throw AuthErrors.tooManyAttempts(Math.max(1, Math.ceil(waitMs / 1000)));
   }
 

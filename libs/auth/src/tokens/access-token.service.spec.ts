@@ -25,7 +25,14 @@ describe(AccessTokenService.name, () => {
   describe('sign', () => {
     it('should carry sub, jti, iat, exp = iat + ttl, the access type and the role access', () => {
       const claims = decode(service.sign(user));
-      expect(claims).toMatchObject({ sub: user.id, token_use: 'access', access: 'm', ver: 3, iss: 'vectorstore', aud: 'vectorstore' });
+      expect(claims).toMatchObject({
+        sub: user.id,
+        token_use: 'access',
+        access: 'm',
+        ver: 3,
+        iss: 'vectorstore',
+        aud: 'vectorstore',
+      });
       expect(typeof claims.jti).toBe('string');
       expect(Number(claims.exp) - Number(claims.iat)).toBe(900);
     });
@@ -50,10 +57,13 @@ describe(AccessTokenService.name, () => {
       ['alg none', () => jwt({ alg: 'none', typ: 'JWT' }, valid())],
       ['HS512', () => jwt({ alg: 'HS512', typ: 'JWT' }, valid(), SECRET)],
       ['another secret', () => jwt({ alg: 'HS256', typ: 'JWT' }, valid(), `${SECRET}x`)],
-      ['no exp', () => {
-        const { exp: _exp, ...claims } = valid();
-        return jwt({ alg: 'HS256', typ: 'JWT' }, claims, SECRET);
-      }],
+      [
+        'no exp',
+        () => {
+          const { exp: _exp, ...claims } = valid();
+          return jwt({ alg: 'HS256', typ: 'JWT' }, claims, SECRET);
+        },
+      ],
       ['another token type', () => jwt({ alg: 'HS256', typ: 'JWT' }, { ...valid(), token_use: 'refresh' }, SECRET)],
       ['another audience', () => jwt({ alg: 'HS256', typ: 'JWT' }, { ...valid(), aud: 'qdrant' }, SECRET)],
       ['an unknown access level', () => jwt({ alg: 'HS256', typ: 'JWT' }, { ...valid(), access: 'rw' }, SECRET)],

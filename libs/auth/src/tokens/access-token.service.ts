@@ -71,7 +71,9 @@ export class AccessTokenService {
     try {
       payload = this.jwt.verify<object>(token, { ...ACCESS_TOKEN_VERIFY_OPTIONS, secret: this.secret });
     } catch (error) {
-      throw (error as Error).name === 'TokenExpiredError' ? AuthErrors.invalidCredential('token expired') : AuthErrors.invalidCredential();
+      throw (error as Error).name === 'TokenExpiredError'
+        ? AuthErrors.invalidCredential('token expired')
+        : AuthErrors.invalidCredential();
     }
     return checkAccessClaims(payload);
   }

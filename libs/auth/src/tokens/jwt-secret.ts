@@ -25,7 +25,8 @@ export async function loadOrCreateJwtSecret(dataDir: string, configured?: string
   await ensureAuthDir(dir);
   const existing = (await readFileIfExists(filePath))?.trim();
   if (existing !== undefined && existing !== '') {
-    if (existing.length < MIN_JWT_SECRET_LENGTH) throw new Error(`${filePath} holds a secret shorter than ${MIN_JWT_SECRET_LENGTH} characters`);
+    if (existing.length < MIN_JWT_SECRET_LENGTH)
+      throw new Error(`${filePath} holds a secret shorter than ${MIN_JWT_SECRET_LENGTH} characters`);
     await fs.chmod(filePath, 0o600);
     return existing;
   }

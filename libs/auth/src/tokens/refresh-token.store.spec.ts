@@ -104,7 +104,12 @@ describe(RefreshTokenStore.name, () => {
     it('should start empty, with a warning, from an unreadable file', async () => {
       await fs.writeFile(path.join(dataDir, 'auth', 'refresh-tokens.json'), '{broken');
       const warnings: string[] = [];
-      const reopened = new RefreshTokenStore(dataDir, 60, () => now, (message) => warnings.push(message));
+      const reopened = new RefreshTokenStore(
+        dataDir,
+        60,
+        () => now,
+        (message) => warnings.push(message),
+      );
       await reopened.load();
       expect(warnings).toHaveLength(1);
     });

@@ -73,7 +73,9 @@ export class RefreshTokenStore {
       this.families = new Map(Object.entries(data.families));
       this.tokens = new Map(Object.entries(data.tokens));
     } catch (error) {
-      this.onWarning(`discarding unreadable ${this.filePath}: ${error instanceof Error ? error.message : String(error)}`);
+      this.onWarning(
+        `discarding unreadable ${this.filePath}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -91,7 +93,10 @@ export class RefreshTokenStore {
    * deactivated or had a password reset) and throws to refuse; a refusal revokes the family.
    * Reuse of a rotated token revokes the family too.
    */
-  async rotate(token: string, check: (session: RefreshSession) => Promise<RefreshSession>): Promise<{ token: string; session: RefreshSession }> {
+  async rotate(
+    token: string,
+    check: (session: RefreshSession) => Promise<RefreshSession>,
+  ): Promise<{ token: string; session: RefreshSession }> {
     const hash = digest(token);
     const familyId = this.tokens.get(hash)?.familyId;
     if (familyId === undefined) throw AuthErrors.invalidRefreshToken();

@@ -25,7 +25,12 @@ describe(UserAdminService.name, () => {
 
   describe('add', () => {
     it('should store a normalised email, the role, the name and only a hash', async () => {
-      const user = await admin.add({ email: ' Ann@Example.COM ', password: 'long-enough-pw', role: 'reader', fullName: 'Ann' });
+      const user = await admin.add({
+        email: ' Ann@Example.COM ',
+        password: 'long-enough-pw',
+        role: 'reader',
+        fullName: 'Ann',
+      });
       expect(user).toMatchObject({ email: 'ann@example.com', role: 'reader', full_name: 'Ann', is_active: true });
       expect(user).not.toHaveProperty('passwordHash');
       const stored = await store.findByEmail('ann@example.com');
@@ -35,15 +40,24 @@ describe(UserAdminService.name, () => {
 
     it('should refuse duplicates, bad emails and short passwords', async () => {
       await admin.add({ email: 'ann@example.com', password: 'long-enough-pw', role: 'reader' });
-      await expect(admin.add({ email: 'ANN@example.com', password: 'long-enough-pw', role: 'admin' })).rejects.toMatchObject({ kind: ErrorKind.AlreadyExists });
-      await expect(admin.add({ email: 'not-an-email', password: 'long-enough-pw', role: 'admin' })).rejects.toMatchObject({ kind: ErrorKind.InvalidArgument });
-      await expect(admin.add({ email: 'bob@example.com', password: 'short', role: 'admin' })).rejects.toMatchObject({ kind: ErrorKind.InvalidArgument });
+      await expect(
+        admin.add({ email: 'ANN@example.com', password: 'long-enough-pw', role: 'admin' }),
+      ).rejects.toMatchObject({ kind: ErrorKind.AlreadyExists });
+      await expect(
+        admin.add({ email: 'not-an-email', password: 'long-enough-pw', role: 'admin' }),
+      ).rejects.toMatchObject({ kind: ErrorKind.InvalidArgument });
+      await expect(admin.add({ email: 'bob@example.com', password: 'short', role: 'admin' })).rejects.toMatchObject({
+        kind: ErrorKind.InvalidArgument,
+      });
     });
   });
 
   describe('addFirstAdmin', () => {
     it('should create an admin only on an empty store', async () => {
-      expect(await admin.addFirstAdmin('root@localhost', 'long-enough-pw')).toMatchObject({ role: 'admin', email: 'root@localhost' });
+      expect(await admin.addFirstAdmin('root@localhost', 'long-enough-pw')).toMatchObject({
+        role: 'admin',
+        email: 'root@localhost',
+      });
       expect(await admin.addFirstAdmin('other@localhost', 'long-enough-pw')).toBeUndefined();
       expect(await store.list()).toHaveLength(1);
     });

@@ -89,7 +89,17 @@ export class UserAdminService {
 
   private newRecord(email: string, passwordHash: string, role: Role, fullName: string | null): UserRecord {
     const now = this.now().toISOString();
-    return { id: randomUUID(), email, fullName, role, isActive: true, passwordHash, tokenVersion: 0, createdAt: now, updatedAt: now };
+    return {
+      id: randomUUID(),
+      email,
+      fullName,
+      role,
+      isActive: true,
+      passwordHash,
+      tokenVersion: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
   }
 }
 

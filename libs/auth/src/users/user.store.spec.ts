@@ -72,7 +72,9 @@ describe(FileUserStore.name, () => {
       const cli = new FileUserStore(dataDir);
       await server.load();
       await Promise.all(
-        Array.from({ length: 10 }, (_, i) => (i % 2 ? server : cli).update((users) => users.push(record(`u${i}@x.io`)))),
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? server : cli).update((users) => users.push(record(`u${i}@x.io`))),
+        ),
       );
       expect((await server.list()).map((user) => user.email).sort()).toHaveLength(10);
     });

@@ -38,7 +38,9 @@ export class FileUserStore {
   /** Creates the folder if needed and loads the file; an unreadable file is an error here. */
   async load(): Promise<void> {
     await ensureAuthDir(this.dir);
-    await FileLock.with(this.lockPath, () => removeStaleTemporaryFiles(path.dirname(this.filePath), path.basename(this.filePath)));
+    await FileLock.with(this.lockPath, () =>
+      removeStaleTemporaryFiles(path.dirname(this.filePath), path.basename(this.filePath)),
+    );
     await this.reload(true);
   }
 

@@ -34,7 +34,13 @@ function record(name: string): CollectionRecord {
     name,
     createdAt: '2024-01-01T00:00:00.000Z',
     config: {
-      params: { shardNumber: 1, onDiskPayload: true, vectors: { paramsMap: {} }, replicationFactor: 1, writeConsistencyFactor: 1 },
+      params: {
+        shardNumber: 1,
+        onDiskPayload: true,
+        vectors: { paramsMap: {} },
+        replicationFactor: 1,
+        writeConsistencyFactor: 1,
+      },
       hnswConfig: {},
       optimizerConfig: {},
       walConfig: {},
@@ -195,7 +201,7 @@ describe(CollectionCatalog.name, () => {
     });
 
     it('should run concurrent read-modify-write changes one at a time', async () => {
-      await catalog.mutate((draft) => void (draft.aliases.set('counter', '0')));
+      await catalog.mutate((draft) => void draft.aliases.set('counter', '0'));
 
       await Promise.all(
         Array.from({ length: 20 }, () =>
@@ -246,10 +252,11 @@ describe(FileCatalogStore.name, () => {
     it('should read configuration numbers as numbers and metadata integers as bigint', async () => {
       fs.writeFileSync(
         path.join(dir, 'catalog.json'),
-        JSON.stringify({ version: 1, collections: [{ ...record('a'), config: { ...record('a').config, metadata: { n: 0 } } }], aliases: [] }).replace(
-          '"metadata":{"n":0}',
-          '"metadata":{"n":9007199254740993,"d":2.0}',
-        ),
+        JSON.stringify({
+          version: 1,
+          collections: [{ ...record('a'), config: { ...record('a').config, metadata: { n: 0 } } }],
+          aliases: [],
+        }).replace('"metadata":{"n":0}', '"metadata":{"n":9007199254740993,"d":2.0}'),
       );
 
       const state = await new FileCatalogStore(dir).load();

@@ -54,7 +54,10 @@ export class CollectionCatalog {
    * before the vector name). No other change can come in between. Whatever `prepare` resolves to is
    * handed to `change`; if it throws, nothing is changed.
    */
-  mutateAfter<P, T>(prepare: (state: Readonly<CatalogState>) => Promise<P>, change: (draft: CatalogState, prepared: P) => T): Promise<T> {
+  mutateAfter<P, T>(
+    prepare: (state: Readonly<CatalogState>) => Promise<P>,
+    change: (draft: CatalogState, prepared: P) => T,
+  ): Promise<T> {
     return this.mutex.run(CATALOG_LOCK, async () => {
       const prepared = await prepare(this.state);
       return this.commit((draft) => change(draft, prepared));

@@ -50,7 +50,13 @@ describe('buildCollectionConfig', () => {
   });
 
   it('should not store undefined keys in params', () => {
-    expect(Object.keys(build().params).sort()).toEqual(['onDiskPayload', 'replicationFactor', 'shardNumber', 'vectors', 'writeConsistencyFactor']);
+    expect(Object.keys(build().params).sort()).toEqual([
+      'onDiskPayload',
+      'replicationFactor',
+      'shardNumber',
+      'vectors',
+      'writeConsistencyFactor',
+    ]);
   });
 
   it('should use an empty named map when vectors_config is absent', () => {
@@ -80,7 +86,14 @@ describe('buildCollectionConfig', () => {
       metadata: { owner: 'me', n: 5n },
     });
 
-    expect(config.hnswConfig).toEqual({ m: 32, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 0, onDisk: false, payloadM: 8 });
+    expect(config.hnswConfig).toEqual({
+      m: 32,
+      efConstruct: 100,
+      fullScanThreshold: 10000,
+      maxIndexingThreads: 0,
+      onDisk: false,
+      payloadM: 8,
+    });
     expect(config.optimizerConfig.indexingThreshold).toBe(0);
     expect(config.optimizerConfig.maxOptimizationThreads).toEqual({ value: 2 });
     expect(config.optimizerConfig.deletedThreshold).toBe(0.2);
@@ -182,7 +195,9 @@ describe('applyCollectionUpdate', () => {
 
     const next = update(config, { vectors: { params: { hnswConfig: { efConstruct: 64 }, onDisk: true } } });
 
-    expect(next.params.vectors).toEqual({ params: { size: 4, distance: 'Cosine', onDisk: true, hnswConfig: { m: 8, efConstruct: 64 } } });
+    expect(next.params.vectors).toEqual({
+      params: { size: 4, distance: 'Cosine', onDisk: true, hnswConfig: { m: 8, efConstruct: 64 } },
+    });
   });
 
   it('should treat a params_map entry named "" as the unnamed vector', () => {
@@ -212,13 +227,22 @@ describe('applyCollectionUpdate', () => {
   });
 
   it('should remove per-vector quantization on disabled and replace it otherwise', () => {
-    const config = build({ vectors: { paramsMap: { a: dense({ quantizationConfig: { scalar: { type: 'Int8' } } }), b: dense() } } });
-
-    const next = update(config, {
-      vectors: { paramsMap: { a: { quantizationConfig: { disabled: true } }, b: { quantizationConfig: { product: { compression: 'x16' } } } } },
+    const config = build({
+      vectors: { paramsMap: { a: dense({ quantizationConfig: { scalar: { type: 'Int8' } } }), b: dense() } },
     });
 
-    expect(next.params.vectors).toEqual({ paramsMap: { a: dense(), b: dense({ quantizationConfig: { product: { compression: 'x16' } } }) } });
+    const next = update(config, {
+      vectors: {
+        paramsMap: {
+          a: { quantizationConfig: { disabled: true } },
+          b: { quantizationConfig: { product: { compression: 'x16' } } },
+        },
+      },
+    });
+
+    expect(next.params.vectors).toEqual({
+      paramsMap: { a: dense(), b: dense({ quantizationConfig: { product: { compression: 'x16' } } }) },
+    });
   });
 
   it('should remove collection-level quantization on disabled', () => {
@@ -250,21 +274,30 @@ describe('applyCollectionUpdate', () => {
   it('should reject a named diff on a collection with one unnamed vector', () => {
     const config = build({ vectors: { params: dense() } });
 
-    expect(domainErrorOf(() => update(config, { vectors: { paramsMap: { a: {} } } })).kind).toBe(ErrorKind.InvalidArgument);
+    expect(domainErrorOf(() => update(config, { vectors: { paramsMap: { a: {} } } })).kind).toBe(
+      ErrorKind.InvalidArgument,
+    );
   });
 
   it('should reject an unnamed diff on a collection with named vectors', () => {
     const config = build({ vectors: { paramsMap: { a: dense() } } });
 
-    expect(domainErrorOf(() => update(config, { vectors: { params: { onDisk: true } } })).kind).toBe(ErrorKind.InvalidArgument);
+    expect(domainErrorOf(() => update(config, { vectors: { params: { onDisk: true } } })).kind).toBe(
+      ErrorKind.InvalidArgument,
+    );
   });
 
   it('should merge a sparse diff into the stored index config and keep the modifier', () => {
-    const config = build({ sparseVectors: { s: { index: { fullScanThreshold: 100, onDisk: false }, modifier: 'Idf' }, t: {} } });
+    const config = build({
+      sparseVectors: { s: { index: { fullScanThreshold: 100, onDisk: false }, modifier: 'Idf' }, t: {} },
+    });
 
     const next = update(config, { sparseVectors: { s: { index: { onDisk: true } } } });
 
-    expect(next.params.sparseVectors).toEqual({ s: { index: { fullScanThreshold: 100, onDisk: true }, modifier: 'Idf' }, t: {} });
+    expect(next.params.sparseVectors).toEqual({
+      s: { index: { fullScanThreshold: 100, onDisk: true }, modifier: 'Idf' },
+      t: {},
+    });
   });
 
   it('should reject a diff for an unknown sparse vector', () => {
@@ -275,7 +308,12 @@ describe('applyCollectionUpdate', () => {
 
   it('should merge strict mode field by field, and per-vector limit maps by vector name', () => {
     const config = build({
-      strictModeConfig: { enabled: true, maxQueryLimit: 10, multivectorConfig: { a: { maxVectors: 2 } }, sparseConfig: { s: { maxLength: 5 } } },
+      strictModeConfig: {
+        enabled: true,
+        maxQueryLimit: 10,
+        multivectorConfig: { a: { maxVectors: 2 } },
+        sparseConfig: { s: { maxLength: 5 } },
+      },
     });
 
     const next = update(config, { strictModeConfig: { maxTimeout: 30, multivectorConfig: { b: { maxVectors: 3 } } } });

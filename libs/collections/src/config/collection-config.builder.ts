@@ -2,7 +2,14 @@ import { DomainError, setOwn } from '@vectorstore/common';
 import { CollectionConfig } from '../model/collection.model';
 import { HnswConfig, QuantizationConfig, QuantizationConfigDiff } from '../model/index-config.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from '../model/requests.model';
-import { SparseVectorParams, SparseVectorsConfig, VectorParams, VectorParamsDiff, VectorsConfig, VectorsConfigDiff } from '../model/vectors.model';
+import {
+  SparseVectorParams,
+  SparseVectorsConfig,
+  VectorParams,
+  VectorParamsDiff,
+  VectorsConfig,
+  VectorsConfigDiff,
+} from '../model/vectors.model';
 import {
   DEFAULT_HNSW_CONFIG,
   DEFAULT_ON_DISK_PAYLOAD,
@@ -45,7 +52,8 @@ export function applyCollectionUpdate(config: CollectionConfig, update: UpdateCo
   if (update.hnswConfig) next.hnswConfig = mergeDefined(next.hnswConfig, update.hnswConfig);
   if (update.optimizersConfig) next.optimizerConfig = mergeDefined(next.optimizerConfig, update.optimizersConfig);
   if (update.vectors) next.params.vectors = applyVectorsDiff(next.params.vectors, update.vectors);
-  if (update.sparseVectors) next.params.sparseVectors = applySparseDiff(next.params.sparseVectors, update.sparseVectors);
+  if (update.sparseVectors)
+    next.params.sparseVectors = applySparseDiff(next.params.sparseVectors, update.sparseVectors);
   if (update.quantizationConfig) {
     const quantization = applyQuantizationDiff(update.quantizationConfig);
     if (quantization) next.quantizationConfig = quantization;
@@ -67,13 +75,15 @@ function applyVectorsDiff(vectors: VectorsConfig, diff: VectorsConfigDiff): Vect
   }
   if ('params' in vectors) {
     const names = Object.keys(diff.paramsMap).filter((name) => name !== '');
-    if (names.length > 0) throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${names.join(', ')}`);
+    if (names.length > 0)
+      throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${names.join(', ')}`);
     // The unnamed vector is the one named "" (Qdrant's convention).
     const unnamed = diff.paramsMap[''];
     return unnamed ? { params: applyVectorParamsDiff(vectors.params, unnamed) } : vectors;
   }
   const missing = Object.keys(diff.paramsMap).filter((name) => !Object.hasOwn(vectors.paramsMap, name));
-  if (missing.length > 0) throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${missing.join(', ')}`);
   const paramsMap = { ...vectors.paramsMap };
   for (const [name, entry] of Object.entries(diff.paramsMap)) {
     setOwn(paramsMap, name, applyVectorParamsDiff(paramsMap[name], entry));
@@ -105,17 +115,21 @@ function applyQuantizationDiff(diff: QuantizationConfigDiff): QuantizationConfig
 function applySparseDiff(stored: SparseVectorsConfig | undefined, diff: SparseVectorsConfig): SparseVectorsConfig {
   const current = stored ?? {};
   const missing = Object.keys(diff).filter((name) => !Object.hasOwn(current, name));
-  if (missing.length > 0) throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${missing.join(', ')}`);
   const next: SparseVectorsConfig = { ...current };
   for (const [name, entry] of Object.entries(diff)) {
-    setOwn<SparseVectorParams>(next, name, compact({
-      index: entry.index ? mergeDefined(current[name].index ?? {}, entry.index) : current[name].index,
-      modifier: entry.modifier ?? current[name].modifier,
-    }));
+    setOwn<SparseVectorParams>(
+      next,
+      name,
+      compact({
+        index: entry.index ? mergeDefined(current[name].index ?? {}, entry.index) : current[name].index,
+        modifier: entry.modifier ?? current[name].modifier,
+      }),
+    );
   }
   return next;
 }
-
 
 function mergeStrictMode<T extends object>(stored: T | undefined, diff: T): T {
   const merged = mergeDefined<T>((stored ?? {}) as T, diff) as Record<string, unknown>;

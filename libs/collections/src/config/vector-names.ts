@@ -32,7 +32,9 @@ export function addVectorName(params: CollectionParams, name: string, config: Ne
   if ('dense' in config) {
     if (dense) {
       if (sameDense(dense, config.dense)) return false;
-      throw DomainError.invalidArgument(`Wrong input: Vector \`${name}\` already exists with a different configuration`);
+      throw DomainError.invalidArgument(
+        `Wrong input: Vector \`${name}\` already exists with a different configuration`,
+      );
     }
     if (sparse) throw DomainError.invalidArgument(`Wrong input: Vector \`${name}\` already exists as a sparse vector`);
     const added: VectorParams = { size: config.dense.size, distance: config.dense.distance };
@@ -50,7 +52,9 @@ export function addVectorName(params: CollectionParams, name: string, config: Ne
   }
   if (sparse) {
     if (sameSparse(sparse, config.sparse)) return false;
-    throw DomainError.invalidArgument(`Wrong input: Sparse vector \`${name}\` already exists with a different configuration`);
+    throw DomainError.invalidArgument(
+      `Wrong input: Sparse vector \`${name}\` already exists with a different configuration`,
+    );
   }
   if (dense) throw DomainError.invalidArgument(`Wrong input: Vector \`${name}\` already exists as a dense vector`);
   const added: SparseVectorParams = {};
@@ -85,6 +89,12 @@ function sameDense(existing: VectorParams, wanted: Extract<NewVectorConfig, { de
   );
 }
 
-function sameSparse(existing: SparseVectorParams, wanted: Extract<NewVectorConfig, { sparse: unknown }>['sparse']): boolean {
-  return (existing.modifier ?? 'None') === (wanted.modifier ?? 'None') && (existing.index?.datatype ?? 'Float32') === (wanted.datatype ?? 'Float32');
+function sameSparse(
+  existing: SparseVectorParams,
+  wanted: Extract<NewVectorConfig, { sparse: unknown }>['sparse'],
+): boolean {
+  return (
+    (existing.modifier ?? 'None') === (wanted.modifier ?? 'None') &&
+    (existing.index?.datatype ?? 'Float32') === (wanted.datatype ?? 'Float32')
+  );
 }

@@ -70,9 +70,7 @@ export interface BinaryQuantization {
 }
 
 export type QuantizationConfig =
-  | { scalar: ScalarQuantization }
-  | { product: ProductQuantization }
-  | { binary: BinaryQuantization };
+  { scalar: ScalarQuantization } | { product: ProductQuantization } | { binary: BinaryQuantization };
 
 /** `disabled` removes quantization; any other case replaces it. */
 export type QuantizationConfigDiff = QuantizationConfig | { disabled: true };

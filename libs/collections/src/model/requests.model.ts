@@ -8,7 +8,15 @@ import {
   StrictModeConfig,
   WalConfig,
 } from './index-config.model';
-import { Datatype, Distance, Modifier, MultiVectorConfig, SparseVectorsConfig, VectorsConfig, VectorsConfigDiff } from './vectors.model';
+import {
+  Datatype,
+  Distance,
+  Modifier,
+  MultiVectorConfig,
+  SparseVectorsConfig,
+  VectorsConfig,
+  VectorsConfigDiff,
+} from './vectors.model';
 
 export interface CreateCollectionRequest {
   name: string;
@@ -70,7 +78,8 @@ export interface CreateShardKeyRequest {
 }
 
 /** Cluster operations that move data between peers; a single node answers them as unimplemented. */
-export type PeerTransferOperation = 'moveShard' | 'replicateShard' | 'abortTransfer' | 'dropReplica' | 'restartTransfer' | 'replicatePoints';
+export type PeerTransferOperation =
+  'moveShard' | 'replicateShard' | 'abortTransfer' | 'dropReplica' | 'restartTransfer' | 'replicatePoints';
 
 /** What CreateVectorName adds: a dense (or multi-) vector with its size and distance, or a sparse one. */
 export type NewVectorConfig =

@@ -3,7 +3,11 @@ import { buildCollectionConfig } from '../config/collection-config.builder';
 import { CollectionConfig } from '../model/collection.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from '../model/requests.model';
 import { Distance, VectorParams } from '../model/vectors.model';
-import { validateCreateCollection, validateMergedConfig, validateUpdateCollection } from './collection-config.validator';
+import {
+  validateCreateCollection,
+  validateMergedConfig,
+  validateUpdateCollection,
+} from './collection-config.validator';
 
 function errorOf(run: () => void): DomainError | undefined {
   try {
@@ -74,7 +78,9 @@ describe('validateCreateCollection', () => {
   });
 
   it('should reject ef_construct 3 and accept 4', () => {
-    expect(createError({ hnswConfig: { efConstruct: 3 } })).toContain('hnsw_config.ef_construct: value 3 invalid, must be 4 or larger');
+    expect(createError({ hnswConfig: { efConstruct: 3 } })).toContain(
+      'hnsw_config.ef_construct: value 3 invalid, must be 4 or larger',
+    );
     expect(createError({ hnswConfig: { efConstruct: 4 } })).toBeUndefined();
   });
 
@@ -85,7 +91,9 @@ describe('validateCreateCollection', () => {
   });
 
   it('should reject wal_capacity_mb 0', () => {
-    expect(createError({ walConfig: { walCapacityMb: 0 } })).toContain('wal_config.wal_capacity_mb: value 0 invalid, must be from 1 to 1048576');
+    expect(createError({ walConfig: { walCapacityMb: 0 } })).toContain(
+      'wal_config.wal_capacity_mb: value 0 invalid, must be from 1 to 1048576',
+    );
   });
 
   it('should reject wal_retain_closed 0', () => {
@@ -99,7 +107,9 @@ describe('validateCreateCollection', () => {
   });
 
   it('should reject vacuum_min_vector_number 99 and accept 100', () => {
-    expect(createError({ optimizersConfig: { vacuumMinVectorNumber: 99 } })).toContain('optimizers_config.vacuum_min_vector_number');
+    expect(createError({ optimizersConfig: { vacuumMinVectorNumber: 99 } })).toContain(
+      'optimizers_config.vacuum_min_vector_number',
+    );
     expect(createError({ optimizersConfig: { vacuumMinVectorNumber: 100 } })).toBeUndefined();
   });
 
@@ -121,7 +131,9 @@ describe('validateCreateCollection', () => {
     const bad = { scalar: { type: 'Int4' } } as unknown as CreateCollectionRequest['quantizationConfig'];
     const missing = { scalar: {} } as unknown as CreateCollectionRequest['quantizationConfig'];
 
-    expect(createError({ quantizationConfig: bad })).toContain('quantization_config.scalar.type: value Int4 invalid, must be Int8');
+    expect(createError({ quantizationConfig: bad })).toContain(
+      'quantization_config.scalar.type: value Int4 invalid, must be Int8',
+    );
     expect(createError({ quantizationConfig: missing })).toContain(
       'quantization_config.scalar.type: value UnknownQuantization invalid, must be Int8',
     );
@@ -134,9 +146,9 @@ describe('validateCreateCollection', () => {
   });
 
   it('should check per-vector quantization', () => {
-    expect(createError({ vectors: { params: dense({ quantizationConfig: { scalar: { type: 'Int8', quantile: 2 } } }) } })).toContain(
-      'vectors_config.params.quantization_config.scalar.quantile',
-    );
+    expect(
+      createError({ vectors: { params: dense({ quantizationConfig: { scalar: { type: 'Int8', quantile: 2 } } }) } }),
+    ).toContain('vectors_config.params.quantization_config.scalar.quantile');
   });
 
   it('should reject shard_number 0', () => {
@@ -161,7 +173,9 @@ describe('validateCreateCollection', () => {
   });
 
   it('should reject strict mode search_max_oversampling below 1', () => {
-    expect(createError({ strictModeConfig: { searchMaxOversampling: 0.5 } })).toContain('strict_mode_config.search_max_oversampling');
+    expect(createError({ strictModeConfig: { searchMaxOversampling: 0.5 } })).toContain(
+      'strict_mode_config.search_max_oversampling',
+    );
   });
 
   it('should reject a strict-rule collection name and accept 255 characters', () => {
@@ -175,7 +189,9 @@ describe('validateCreateCollection', () => {
   it('should reject a dense vector name over 200 bytes', () => {
     const name = 'v'.repeat(201);
 
-    expect(createError({ vectors: { paramsMap: { [name]: dense() } } })).toContain(`Invalid dense vector name \`${name}\``);
+    expect(createError({ vectors: { paramsMap: { [name]: dense() } } })).toContain(
+      `Invalid dense vector name \`${name}\``,
+    );
   });
 
   it('should reject an empty sparse vector name', () => {
@@ -189,7 +205,9 @@ describe('validateCreateCollection', () => {
   });
 
   it('should accept distinct dense and sparse names', () => {
-    expect(createError({ vectors: { paramsMap: { image: dense() } }, sparseVectors: { text: { modifier: 'Idf' } } })).toBeUndefined();
+    expect(
+      createError({ vectors: { paramsMap: { image: dense() } }, sparseVectors: { text: { modifier: 'Idf' } } }),
+    ).toBeUndefined();
   });
 
   it('should reject an unknown sparse modifier', () => {
@@ -208,7 +226,13 @@ describe('validateCreateCollection', () => {
     });
 
     expect(message).toMatch(/^Validation error in body: \[.*\]$/);
-    for (const path of ['collection_name', 'vectors_config.params.size', 'hnsw_config.ef_construct', 'wal_config.wal_capacity_mb', 'shard_number']) {
+    for (const path of [
+      'collection_name',
+      'vectors_config.params.size',
+      'hnsw_config.ef_construct',
+      'wal_config.wal_capacity_mb',
+      'shard_number',
+    ]) {
       expect(message).toContain(`${path}: `);
     }
     expect(message?.split('; ')).toHaveLength(5);
@@ -266,7 +290,8 @@ describe('validateUpdateCollection', () => {
 });
 
 describe('validateMergedConfig', () => {
-  const config = (request: Partial<CreateCollectionRequest>): CollectionConfig => buildCollectionConfig({ name: 'c', ...request });
+  const config = (request: Partial<CreateCollectionRequest>): CollectionConfig =>
+    buildCollectionConfig({ name: 'c', ...request });
 
   it('should accept the defaults', () => {
     expect(errorOf(() => validateMergedConfig(config({ vectors: { params: dense() } })))).toBeUndefined();
@@ -301,7 +326,9 @@ describe('validateMergedConfig', () => {
   });
 
   it('should reject a per-vector m 0 on the unnamed vector with its path', () => {
-    const message = errorOf(() => validateMergedConfig(config({ vectors: { params: dense({ hnswConfig: { m: 0 } }) } })))?.message;
+    const message = errorOf(() =>
+      validateMergedConfig(config({ vectors: { params: dense({ hnswConfig: { m: 0 } }) } })),
+    )?.message;
 
     expect(message).toContain('vectors_config.params.hnsw_config.m');
   });

@@ -27,7 +27,12 @@ import {
   VectorsConfig,
   VectorsConfigDiff,
 } from '../model/vectors.model';
-import { checkCollectionNameReference, checkNewCollectionName, checkVectorName, checkVectorNameReference } from './name.rules';
+import {
+  checkCollectionNameReference,
+  checkNewCollectionName,
+  checkVectorName,
+  checkVectorNameReference,
+} from './name.rules';
 import { ValidationIssues } from '@vectorstore/common';
 
 export const MAX_VECTOR_SIZE = 65536;
@@ -76,7 +81,8 @@ export function validateCreateVectorName(request: CreateVectorNameRequest): void
   const issues = new ValidationIssues();
   checkCollectionNameReference(issues, 'collection_name', request.collectionName);
   const config = request.config;
-  if (request.vectorName.length === 0) issues.add('vector_name', 'must not be empty (the unnamed vector is defined when the collection is created)');
+  if (request.vectorName.length === 0)
+    issues.add('vector_name', 'must not be empty (the unnamed vector is defined when the collection is created)');
   else checkVectorName(issues, 'vector_name', request.vectorName, 'dense' in config ? 'dense' : 'sparse');
   if ('dense' in config) {
     checkVectorParams(issues, 'dense_config', config.dense);
@@ -106,7 +112,8 @@ export function validateMergedConfig(config: CollectionConfig): void {
   const entries = 'params' in vectors ? [['', vectors.params] as const] : Object.entries(vectors.paramsMap);
   for (const [name, params] of entries) {
     if (params.hnswConfig) {
-      const path = 'params' in vectors ? 'vectors_config.params.hnsw_config' : `vectors_config.params_map.map.${name}.hnsw_config`;
+      const path =
+        'params' in vectors ? 'vectors_config.params.hnsw_config' : `vectors_config.params_map.map.${name}.hnsw_config`;
       checkGraphDegree(issues, path, { ...config.hnswConfig, ...params.hnswConfig });
     }
   }
@@ -143,15 +150,19 @@ function checkVectorParams(issues: ValidationIssues, path: string, params: Vecto
   issues.oneOf(`${path}.datatype`, params.datatype, DATATYPES);
   if (params.hnswConfig) checkHnsw(issues, `${path}.hnsw_config`, params.hnswConfig);
   if (params.quantizationConfig) checkQuantization(issues, `${path}.quantization_config`, params.quantizationConfig);
-  if (params.multivectorConfig) issues.oneOf(`${path}.multivector_config.comparator`, params.multivectorConfig.comparator, ['MaxSim']);
+  if (params.multivectorConfig)
+    issues.oneOf(`${path}.multivector_config.comparator`, params.multivectorConfig.comparator, ['MaxSim']);
 }
 
 function checkVectorsDiff(issues: ValidationIssues, path: string, diff: VectorsConfigDiff): void {
   const entries: Array<[string, VectorParamsDiff]> =
-    'params' in diff ? [[`${path}.params`, diff.params]] : Object.entries(diff.paramsMap).map(([n, d]) => [`${path}.params_map.map.${n}`, d]);
+    'params' in diff
+      ? [[`${path}.params`, diff.params]]
+      : Object.entries(diff.paramsMap).map(([n, d]) => [`${path}.params_map.map.${n}`, d]);
   for (const [entryPath, entry] of entries) {
     if (entry.hnswConfig) checkHnsw(issues, `${entryPath}.hnsw_config`, entry.hnswConfig);
-    if (entry.quantizationConfig) checkQuantization(issues, `${entryPath}.quantization_config`, entry.quantizationConfig);
+    if (entry.quantizationConfig)
+      checkQuantization(issues, `${entryPath}.quantization_config`, entry.quantizationConfig);
   }
 }
 
@@ -164,11 +175,18 @@ function checkSparseVectors(issues: ValidationIssues, path: string, sparse: Spar
   }
 }
 
-function checkNameCollisions(issues: ValidationIssues, dense: VectorsConfig | undefined, sparse: SparseVectorsConfig | undefined): void {
+function checkNameCollisions(
+  issues: ValidationIssues,
+  dense: VectorsConfig | undefined,
+  sparse: SparseVectorsConfig | undefined,
+): void {
   if (!dense || !sparse || 'params' in dense) return;
   for (const name of Object.keys(sparse)) {
     if (name in dense.paramsMap) {
-      issues.add('sparse_vectors_config', `Dense and sparse vector names must be unique - duplicate found with '${name}'`);
+      issues.add(
+        'sparse_vectors_config',
+        `Dense and sparse vector names must be unique - duplicate found with '${name}'`,
+      );
     }
   }
 }
@@ -193,7 +211,8 @@ function checkOptimizers(issues: ValidationIssues, path: string, optimizers: Opt
   issues.range(`${path}.vacuum_min_vector_number`, optimizers.vacuumMinVectorNumber, 100);
   issues.range(`${path}.max_segment_size`, optimizers.maxSegmentSize, 1);
   const threads = optimizers.maxOptimizationThreads;
-  if (threads && 'setting' in threads) issues.oneOf(`${path}.max_optimization_threads.setting`, threads.setting, ['Auto']);
+  if (threads && 'setting' in threads)
+    issues.oneOf(`${path}.max_optimization_threads.setting`, threads.setting, ['Auto']);
 }
 
 function checkParamsDiff(issues: ValidationIssues, path: string, params: CollectionParamsDiff): void {
@@ -201,10 +220,17 @@ function checkParamsDiff(issues: ValidationIssues, path: string, params: Collect
   issues.range(`${path}.write_consistency_factor`, params.writeConsistencyFactor, 1);
 }
 
-function checkQuantization(issues: ValidationIssues, path: string, quantization: QuantizationConfig | QuantizationConfigDiff): void {
+function checkQuantization(
+  issues: ValidationIssues,
+  path: string,
+  quantization: QuantizationConfig | QuantizationConfigDiff,
+): void {
   if ('scalar' in quantization) {
     if ((quantization.scalar.type as string | undefined) !== 'Int8') {
-      issues.add(`${path}.scalar.type`, `value ${quantization.scalar.type ?? 'UnknownQuantization'} invalid, must be Int8`);
+      issues.add(
+        `${path}.scalar.type`,
+        `value ${quantization.scalar.type ?? 'UnknownQuantization'} invalid, must be Int8`,
+      );
     }
     issues.between(`${path}.scalar.quantile`, quantization.scalar.quantile, 0.5, 1);
   } else if ('product' in quantization) {

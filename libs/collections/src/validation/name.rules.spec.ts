@@ -1,5 +1,11 @@
 import { ValidationIssues } from '@vectorstore/common';
-import { checkAliasName, checkCollectionNameReference, checkNewCollectionName, checkVectorName, MAX_NAME_CHARS } from './name.rules';
+import {
+  checkAliasName,
+  checkCollectionNameReference,
+  checkNewCollectionName,
+  checkVectorName,
+  MAX_NAME_CHARS,
+} from './name.rules';
 
 function issuesOf(check: (issues: ValidationIssues) => void): string | undefined {
   const issues = new ValidationIssues();
@@ -38,7 +44,9 @@ describe('checkNewCollectionName', () => {
     expect(emoji255.length).toBe(510);
 
     expect(issuesOf((i) => checkNewCollectionName(i, 'collection_name', emoji255))).toBeUndefined();
-    expect(issuesOf((i) => checkNewCollectionName(i, 'collection_name', '😀'.repeat(256)))).toContain('length 256 invalid');
+    expect(issuesOf((i) => checkNewCollectionName(i, 'collection_name', '😀'.repeat(256)))).toContain(
+      'length 256 invalid',
+    );
   });
 
   it.each([...STRICT_ONLY, '/', '\0'])('should reject a name containing %p', (c) => {
@@ -77,12 +85,16 @@ describe('checkCollectionNameReference', () => {
   });
 
   it.each(['/', '\0'])('should still reject %p', (c) => {
-    expect(issuesOf((i) => checkCollectionNameReference(i, 'collection_name', `a${c}b`))).toContain('collection name cannot contain');
+    expect(issuesOf((i) => checkCollectionNameReference(i, 'collection_name', `a${c}b`))).toContain(
+      'collection name cannot contain',
+    );
   });
 
   it('should apply the length rule', () => {
     expect(issuesOf((i) => checkCollectionNameReference(i, 'collection_name', ''))).toContain('length 0 invalid');
-    expect(issuesOf((i) => checkCollectionNameReference(i, 'collection_name', 'x'.repeat(256)))).toContain('length 256 invalid');
+    expect(issuesOf((i) => checkCollectionNameReference(i, 'collection_name', 'x'.repeat(256)))).toContain(
+      'length 256 invalid',
+    );
   });
 });
 

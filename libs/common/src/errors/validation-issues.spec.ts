@@ -131,7 +131,9 @@ describe(ValidationIssues.name, () => {
       const issues = new ValidationIssues();
       issues.oneOf('distance', 'Hamming', ['Cosine', 'Dot']);
 
-      expect(messageOf(issues)).toBe('Validation error in body: [distance: value Hamming invalid, must be one of Cosine, Dot]');
+      expect(messageOf(issues)).toBe(
+        'Validation error in body: [distance: value Hamming invalid, must be one of Cosine, Dot]',
+      );
     });
 
     it('should be case-sensitive', () => {

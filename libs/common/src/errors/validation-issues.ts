@@ -27,7 +27,12 @@ export class ValidationIssues {
       return;
     }
     if (value < min || (max !== undefined && value > max)) {
-      this.add(path, max === undefined ? `value ${value} invalid, must be ${min} or larger` : `value ${value} invalid, must be from ${min} to ${max}`);
+      this.add(
+        path,
+        max === undefined
+          ? `value ${value} invalid, must be ${min} or larger`
+          : `value ${value} invalid, must be from ${min} to ${max}`,
+      );
     }
   }
 

@@ -42,11 +42,17 @@ function formatDouble(value: number): string {
  * Turns the bigints {@link parseJson} produced back into numbers (for configuration-like data),
  * except inside keys for which `keepExact` is true (user data such as metadata keeps them exact).
  */
-export function integersToNumbers(value: unknown, keepExact: (key: string) => boolean = () => false, exact = false): unknown {
+export function integersToNumbers(
+  value: unknown,
+  keepExact: (key: string) => boolean = () => false,
+  exact = false,
+): unknown {
   if (typeof value === 'bigint') return exact ? value : Number(value);
   if (Array.isArray(value)) return value.map((item) => integersToNumbers(item, keepExact, exact));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, integersToNumbers(item, keepExact, exact || keepExact(key))]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, integersToNumbers(item, keepExact, exact || keepExact(key))]),
+    );
   }
   return value;
 }

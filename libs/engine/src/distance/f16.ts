@@ -25,12 +25,12 @@ export function f32ToF16(value: number): number {
     let h = mant >>> shift;
     const rem = mant & ((1 << shift) - 1);
     const half = 1 << (shift - 1);
-    if (rem > half || (rem === half && (h & 1))) h++;
+    if (rem > half || (rem === half && h & 1)) h++;
     return sign | h;
   }
   let h = (e << 10) | (mant >>> 13);
   const rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && (h & 1))) h++;
+  if (rem > 0x1000 || (rem === 0x1000 && h & 1)) h++;
   if ((h & 0x7fff) >= 0x7c00) return sign | 0x7bff;
   return sign | h;
 }

@@ -45,7 +45,7 @@ export const Kernels = {
     u8.set(a, base);
     u8.set(b, base + padded);
     const fn = wasm[`${name}Codes${scalar ? 'Scalar' : ''}` as keyof typeof wasm] as KernelFn;
-    return (fn(base, base + padded, scalar ? n : padded) >>> 0);
+    return fn(base, base + padded, scalar ? n : padded) >>> 0;
   },
 
   /** Bit-plane score: lo * popcount(code) + scale * sum_p 2^p popcount(plane_p & code); planes are nPlanes x words u64. */

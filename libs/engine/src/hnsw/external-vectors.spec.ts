@@ -1,6 +1,14 @@
 // External vectors: an index saved with { vectors: false } keeps graph, bookkeeping and quantized codes in
 // memory; the caller keeps the rows (exportRows) and rescores searchCandidates with scoreRows.
-import { Datatype, Distance, EngineInputError, QuantizationConfig, SearchParams, SearchResult, VectorIndex } from '../index';
+import {
+  Datatype,
+  Distance,
+  EngineInputError,
+  QuantizationConfig,
+  SearchParams,
+  SearchResult,
+  VectorIndex,
+} from '../index';
 
 function seeded(seed: number): () => number {
   let s = seed >>> 0;
@@ -16,20 +24,31 @@ function seeded(seed: number): () => number {
 function randomVectors(n: number, dim: number, datatype: Datatype, seed: number): Float32Array[] {
   const rnd = seeded(seed);
   const u8 = datatype === 'uint8';
-  return Array.from({ length: n }, () => Float32Array.from({ length: dim }, () => (u8 ? Math.floor(rnd() * 256) : 2 * rnd() - 1)));
+  return Array.from({ length: n }, () =>
+    Float32Array.from({ length: dim }, () => (u8 ? Math.floor(rnd() * 256) : 2 * rnd() - 1)),
+  );
 }
 
 /** Queries: fractional values in the data's range, so scores do not tie. */
 function randomQueries(n: number, dim: number, datatype: Datatype, seed: number): Float32Array[] {
   const rnd = seeded(seed);
-  return Array.from({ length: n }, () => Float32Array.from({ length: dim }, () => (datatype === 'uint8' ? rnd() * 255 : 2 * rnd() - 1)));
+  return Array.from({ length: n }, () =>
+    Float32Array.from({ length: dim }, () => (datatype === 'uint8' ? rnd() * 255 : 2 * rnd() - 1)),
+  );
 }
 
 const higher = (d: Distance): boolean => d === 'Cosine' || d === 'Dot';
 
 /** The k best of (slots, scores) in the index's score convention. */
-function topK(distance: Distance, slots: ArrayLike<number>, scores: ArrayLike<number>, k: number): { slots: number[]; scores: number[] } {
-  const order = Array.from({ length: slots.length }, (_, i) => i).sort((a, b) => (higher(distance) ? scores[b] - scores[a] : scores[a] - scores[b]));
+function topK(
+  distance: Distance,
+  slots: ArrayLike<number>,
+  scores: ArrayLike<number>,
+  k: number,
+): { slots: number[]; scores: number[] } {
+  const order = Array.from({ length: slots.length }, (_, i) => i).sort((a, b) =>
+    higher(distance) ? scores[b] - scores[a] : scores[a] - scores[b],
+  );
   const best = order.slice(0, k);
   return { slots: best.map((i) => slots[i]), scores: best.map((i) => scores[i]) };
 }
@@ -37,7 +56,8 @@ function topK(distance: Distance, slots: ArrayLike<number>, scores: ArrayLike<nu
 /** Rows of the given slots out of a full exportRows() copy. */
 function gather(all: Uint8Array, slots: ArrayLike<number>, rowBytes: number): Uint8Array {
   const out = new Uint8Array(slots.length * rowBytes);
-  for (let i = 0; i < slots.length; i++) out.set(all.subarray(slots[i] * rowBytes, (slots[i] + 1) * rowBytes), i * rowBytes);
+  for (let i = 0; i < slots.length; i++)
+    out.set(all.subarray(slots[i] * rowBytes, (slots[i] + 1) * rowBytes), i * rowBytes);
   return out;
 }
 
@@ -48,8 +68,26 @@ interface Setup {
   readonly queries: Float32Array[];
 }
 
-function setup(n: number, dim: number, distance: Distance, datatype: Datatype, quantization: QuantizationConfig | undefined, seed: number, fullScanThreshold = 10000): Setup {
-  const full = new VectorIndex({ dim, distance, datatype, quantization, m: 16, efConstruct: 64, ef: 64, seed, fullScanThreshold });
+function setup(
+  n: number,
+  dim: number,
+  distance: Distance,
+  datatype: Datatype,
+  quantization: QuantizationConfig | undefined,
+  seed: number,
+  fullScanThreshold = 10000,
+): Setup {
+  const full = new VectorIndex({
+    dim,
+    distance,
+    datatype,
+    quantization,
+    m: 16,
+    efConstruct: 64,
+    ef: 64,
+    seed,
+    fullScanThreshold,
+  });
   full.add(randomVectors(n, dim, datatype, seed));
   if (quantization) full.quantize();
   const ext = quantization ? VectorIndex.load(full.save({ vectors: false })) : full;
@@ -57,7 +95,12 @@ function setup(n: number, dim: number, distance: Distance, datatype: Datatype, q
 }
 
 /** Storage's side of a search: candidates from the index, rows from "disk", rescored, k best kept. */
-function rescoredSearch(s: Setup, q: Float32Array, k: number, params: Omit<SearchParams, 'k'> = {}): { slots: number[]; scores: number[] } {
+function rescoredSearch(
+  s: Setup,
+  q: Float32Array,
+  k: number,
+  params: Omit<SearchParams, 'k'> = {},
+): { slots: number[]; scores: number[] } {
   const c = s.ext.searchCandidates(q, { ...params, k: k * 4 });
   const scores = s.ext.scoreRows(q, c.slots, gather(s.rows, c.slots, s.ext.rowBytes));
   return topK(s.ext.config.distance, c.slots, scores, k);
@@ -91,8 +134,14 @@ describe('VectorIndex with external vectors', () => {
 
     it('should give the same top k as the full index search with oversampling 4', () => {
       for (const q of s.queries) {
-        expectSameResult(rescoredSearch(s, q, K, { ef: 64 }), s.full.search(q, { k: K, ef: 64, quantization: { oversampling: 4 } }));
-        expectSameResult(rescoredSearch(s, q, K, { exact: true }), s.full.search(q, { k: K, exact: true, quantization: { oversampling: 4 } }));
+        expectSameResult(
+          rescoredSearch(s, q, K, { ef: 64 }),
+          s.full.search(q, { k: K, ef: 64, quantization: { oversampling: 4 } }),
+        );
+        expectSameResult(
+          rescoredSearch(s, q, K, { exact: true }),
+          s.full.search(q, { k: K, exact: true, quantization: { oversampling: 4 } }),
+        );
       }
     });
 
@@ -132,7 +181,10 @@ describe('VectorIndex with external vectors', () => {
         expect(c.slots.length).toBe(40);
         for (const slot of c.slots) expect(slot % every).toBe(0);
         expect(Array.from(s.ext.searchCandidates(q, { k: 40, allowed }).slots)).toEqual(Array.from(c.slots));
-        expectSameResult(rescoredSearch(s, q, K, { allowed }), s.full.search(q, { k: K, allowed, quantization: { oversampling: 4 } }));
+        expectSameResult(
+          rescoredSearch(s, q, K, { allowed }),
+          s.full.search(q, { k: K, allowed, quantization: { oversampling: 4 } }),
+        );
       }
     });
 
@@ -156,7 +208,9 @@ describe('VectorIndex with external vectors', () => {
         }
       }
       const q = s.queries[0];
-      expect(Array.from(again.searchCandidates(q, { k: 20 }).slots)).toEqual(Array.from(ext.searchCandidates(q, { k: 20 }).slots));
+      expect(Array.from(again.searchCandidates(q, { k: 20 }).slots)).toEqual(
+        Array.from(ext.searchCandidates(q, { k: 20 }).slots),
+      );
       expect(again.memoryBytes).toBe(ext.memoryBytes);
     });
   });
@@ -177,14 +231,18 @@ describe('VectorIndex with external vectors', () => {
       expect(s.ext.rowBytes).toBe(Math.ceil(dim / 16) * 16 * { float32: 4, float16: 2, uint8: 1 }[datatype]);
       const slots = [0, 7, 1499, 42, 7, 800];
       for (const q of s.queries.slice(0, 3)) {
-        expect(Array.from(s.ext.scoreRows(q, slots, gather(s.rows, slots, s.ext.rowBytes)))).toEqual(Array.from(s.full.scoreSlots(q, slots)));
+        expect(Array.from(s.ext.scoreRows(q, slots, gather(s.rows, slots, s.ext.rowBytes)))).toEqual(
+          Array.from(s.full.scoreSlots(q, slots)),
+        );
       }
       for (const slot of slots) {
         const row = s.rows.subarray(slot * s.ext.rowBytes, (slot + 1) * s.ext.rowBytes);
         expect(Array.from(s.ext.decodeRow(slot, row))).toEqual(Array.from(s.full.getVector(slot)));
         expect(Array.from(s.full.decodeRow(slot, row))).toEqual(Array.from(s.full.getVector(slot)));
       }
-      expect(Array.from(s.full.exportRows(7, 2))).toEqual(Array.from(s.rows.subarray(7 * s.ext.rowBytes, 9 * s.ext.rowBytes)));
+      expect(Array.from(s.full.exportRows(7, 2))).toEqual(
+        Array.from(s.rows.subarray(7 * s.ext.rowBytes, 9 * s.ext.rowBytes)),
+      );
     });
 
     it('should equal exactSearch when scoring every row', () => {
@@ -196,7 +254,10 @@ describe('VectorIndex with external vectors', () => {
     it('should give the same top k as the full index search with oversampling 4', () => {
       for (const q of s.queries) {
         expectSameResult(rescoredSearch(s, q, 10), s.full.search(q, { k: 10, quantization: { oversampling: 4 } }));
-        expectSameResult(rescoredSearch(s, q, 10, { exact: true }), s.full.search(q, { k: 10, exact: true, quantization: { oversampling: 4 } }));
+        expectSameResult(
+          rescoredSearch(s, q, 10, { exact: true }),
+          s.full.search(q, { k: 10, exact: true, quantization: { oversampling: 4 } }),
+        );
       }
     });
 
@@ -218,7 +279,9 @@ describe('VectorIndex with external vectors', () => {
     const rows = gather(s.rows, slots, s.ext.rowBytes);
     const f32 = new Float32Array(rows.buffer);
     for (let i = 0; i < 3; i++) f32.fill(1e6, i * 32 + 20, (i + 1) * 32);
-    expect(Array.from(s.ext.scoreRows(s.queries[0], slots, rows))).toEqual(Array.from(s.full.scoreSlots(s.queries[0], slots)));
+    expect(Array.from(s.ext.scoreRows(s.queries[0], slots, rows))).toEqual(
+      Array.from(s.full.scoreSlots(s.queries[0], slots)),
+    );
   });
 
   describe('errors', () => {

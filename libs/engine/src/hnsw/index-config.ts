@@ -36,14 +36,18 @@ export interface IndexConfig {
   readonly maxIndexingThreads?: number;
 }
 
-export type ResolvedConfig = Required<Omit<IndexConfig, 'quantization'>> & { readonly quantization?: QuantizationConfig };
+export type ResolvedConfig = Required<Omit<IndexConfig, 'quantization'>> & {
+  readonly quantization?: QuantizationConfig;
+};
 
 export function resolveConfig(c: IndexConfig): ResolvedConfig {
   if (c == null || typeof c !== 'object') throw new EngineInputError('index config: expected an object');
   checkInt('dim', c.dim, 1, 65536);
-  if (!DISTANCES.includes(c.distance)) throw new EngineInputError(`distance: expected one of ${DISTANCES.join(', ')}, got ${String(c.distance)}`);
+  if (!DISTANCES.includes(c.distance))
+    throw new EngineInputError(`distance: expected one of ${DISTANCES.join(', ')}, got ${String(c.distance)}`);
   const datatype = c.datatype ?? 'float32';
-  if (!DATATYPES.includes(datatype)) throw new EngineInputError(`datatype: expected one of ${DATATYPES.join(', ')}, got ${String(datatype)}`);
+  if (!DATATYPES.includes(datatype))
+    throw new EngineInputError(`datatype: expected one of ${DATATYPES.join(', ')}, got ${String(datatype)}`);
   const m = checkInt('m', c.m ?? 16, 2, 512);
   const efConstruct = checkInt('efConstruct', c.efConstruct ?? 100, 4, 100000);
   const ef = checkInt('ef', c.ef ?? efConstruct, 1, 100000);
@@ -53,5 +57,17 @@ export function resolveConfig(c: IndexConfig): ResolvedConfig {
   const threads = checkInt('maxIndexingThreads', c.maxIndexingThreads ?? 1, 0, 256);
   const maxIndexingThreads = threads === 0 ? availableParallelism() : threads;
   if (c.quantization) checkQuantizationConfig(c.quantization);
-  return { dim: c.dim, distance: c.distance, datatype, m, efConstruct, ef, fullScanThreshold, seed, initialCapacity, maxIndexingThreads, quantization: c.quantization };
+  return {
+    dim: c.dim,
+    distance: c.distance,
+    datatype,
+    m,
+    efConstruct,
+    ef,
+    fullScanThreshold,
+    seed,
+    initialCapacity,
+    maxIndexingThreads,
+    quantization: c.quantization,
+  };
 }

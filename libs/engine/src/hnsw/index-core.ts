@@ -138,7 +138,15 @@ export class IndexCore {
     const n = Math.max(1, this.size);
     // (vector + lock) + links + norm + level + upper offset + visited + deleted and allowed bits
     const vectorBytes = this.vectorsInMemory ? this.vecStride + 4 : 0;
-    const perSlot = vectorBytes + this.recordBytes + (this.normed ? 4 : 0) + 1 + 4 + 2 + 0.25 + (this.quantizer ? this.quantizer.stride + (this.quantizer.aux ? 4 : 0) : 0);
+    const perSlot =
+      vectorBytes +
+      this.recordBytes +
+      (this.normed ? 4 : 0) +
+      1 +
+      4 +
+      2 +
+      0.25 +
+      (this.quantizer ? this.quantizer.stride + (this.quantizer.aux ? 4 : 0) : 0);
     return perSlot + (this.arena.get(H.UPPER_USED) * (1 + this.config.m) * 4) / n;
   }
   /** False for an index loaded from save({ vectors: false }): it holds no original vectors in memory. */
@@ -167,7 +175,9 @@ export class IndexCore {
     const { dim } = this.config;
     const start = this.size;
     if (firstSlot !== undefined && firstSlot !== start) {
-      throw new EngineInputError(`add: expected first slot ${start}, got ${firstSlot} (slots are dense and assigned in order)`);
+      throw new EngineInputError(
+        `add: expected first slot ${start}, got ${firstSlot} (slots are dense and assigned in order)`,
+      );
     }
     const { data, count } = flattenBatch(batch, dim);
     if (count === 0) return start;
@@ -224,7 +234,8 @@ export class IndexCore {
     const base = a.offset('DELETED');
     for (let i = 0; i < list.length; i++) {
       const s = list[i];
-      if (!Number.isInteger(s) || s < 0 || s >= n) throw new EngineInputError(`delete: slot ${s} is out of range 0..${n - 1}`);
+      if (!Number.isInteger(s) || s < 0 || s >= n)
+        throw new EngineInputError(`delete: slot ${s} is out of range 0..${n - 1}`);
     }
     let deleted = a.get(H.DELETED_COUNT);
     const u8 = a.views.u8;
@@ -263,7 +274,11 @@ export class IndexCore {
     if (!config) throw new EngineInputError('quantize: no quantization config given');
     checkQuantizationConfig(config);
     const q = trainQuantizer(config, {
-      dim: this.config.dim, dimPad: this.dimPad, metric: this.metric, count: this.size, seed: this.config.seed,
+      dim: this.config.dim,
+      dimPad: this.dimPad,
+      metric: this.metric,
+      count: this.size,
+      seed: this.config.seed,
       vector: (s) => this.decodedForKernels(s),
     });
     this.installQuantizer(q);
@@ -273,7 +288,12 @@ export class IndexCore {
   protected installQuantizer(q: QuantizerState): void {
     this.quantizer = q;
     const a = this.arena;
-    a.resize({ Q_PARAM: q.params.length, Q_QUERY: q.queryBytes, Q_CODE: this.capacity * q.stride, Q_AUX: q.aux ? this.capacity * 4 : 0 });
+    a.resize({
+      Q_PARAM: q.params.length,
+      Q_QUERY: q.queryBytes,
+      Q_CODE: this.capacity * q.stride,
+      Q_AUX: q.aux ? this.capacity * 4 : 0,
+    });
     a.writeRegion('Q_PARAM', q.params);
     a.set(H.Q_KIND, q.kind);
     a.set(H.Q_STRIDE, q.stride);
@@ -292,7 +312,9 @@ export class IndexCore {
     if (!plan) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
     const useAllowed = params.allowed ? 1 : 0;
     this.writeQuery(plan.query, a.offset('QUERY'));
-    let n = plan.exact ? this.wasm.searchExact(plan.kq, plan.traversal, useAllowed) : this.wasm.searchKnn(plan.kq, plan.ef, plan.traversal, useAllowed);
+    let n = plan.exact
+      ? this.wasm.searchExact(plan.kq, plan.traversal, useAllowed)
+      : this.wasm.searchKnn(plan.kq, plan.ef, plan.traversal, useAllowed);
     if (plan.traversal !== TR.ORIGINAL) n = this.wasm.rescore(n, plan.k);
     return this.readOut(n, a.offset('OUT'));
   }
@@ -312,7 +334,9 @@ export class IndexCore {
     if (!plan) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
     const useAllowed = params.allowed ? 1 : 0;
     this.writeQuery(plan.query, a.offset('QUERY'));
-    const n = plan.exact ? this.wasm.searchExact(plan.kq, plan.traversal, useAllowed) : this.wasm.searchKnn(plan.kq, plan.ef, plan.traversal, useAllowed);
+    const n = plan.exact
+      ? this.wasm.searchExact(plan.kq, plan.traversal, useAllowed)
+      : this.wasm.searchKnn(plan.kq, plan.ef, plan.traversal, useAllowed);
     const out = this.readOut(n, a.offset('OUT'));
     if (plan.traversal === TR.INT8) this.int8ScoresToReal(out.scores);
     return out;
@@ -323,14 +347,20 @@ export class IndexCore {
    * the allowed bitmap, if any, at allowedAt. `candidates`: plan for searchCandidates (k candidates, no
    * oversampling; an index without vectors traverses its codes whatever params say).
    */
-  protected plan(query: ArrayLike<number>, params: SearchParams, allowedAt: number, candidates = false): SearchPlan | undefined {
+  protected plan(
+    query: ArrayLike<number>,
+    params: SearchParams,
+    allowedAt: number,
+    candidates = false,
+  ): SearchPlan | undefined {
     const { dim } = this.config;
     const k = checkInt('k', params.k, 1, 1 << 24);
     const ef = checkInt('ef', params.ef ?? this.config.ef, 1, 1 << 24);
     const q = checkQuery(query, dim);
     const qp = params.quantization ?? {};
     const oversampling = qp.oversampling ?? 1;
-    if (!(oversampling >= 1) || !Number.isFinite(oversampling)) throw new EngineInputError(`oversampling: expected a number >= 1, got ${oversampling}`);
+    if (!(oversampling >= 1) || !Number.isFinite(oversampling))
+      throw new EngineInputError(`oversampling: expected a number >= 1, got ${oversampling}`);
     if (this.size === 0) return undefined;
     const ignore = (qp.ignore ?? false) && this.vectorsInMemory;
     if (!this.quantizer && this.config.quantization && !ignore) this.quantize();
@@ -339,7 +369,10 @@ export class IndexCore {
     // without rescoring the k candidates are still re-ranked on originals, so scores are always exact
     // Neither the candidate count nor the beam can usefully exceed the slots there are; bounding them
     // keeps a huge ef or oversampling from allocating gigabytes of heap.
-    const kq = Math.min(this.size, candidates || traversal === TR.ORIGINAL ? k : rescore ? Math.ceil(k * oversampling) : k);
+    const kq = Math.min(
+      this.size,
+      candidates || traversal === TR.ORIGINAL ? k : rescore ? Math.ceil(k * oversampling) : k,
+    );
     const beam = Math.min(ef, Math.max(kq, this.size));
     this.ensureHeap(Math.max(beam, kq));
     let exact = params.exact ?? false;
@@ -399,7 +432,9 @@ export class IndexCore {
     for (let i = 0; i < n; i++) checkInt('slot', slots[i], 0, this.size - 1);
     const rb = this.vecStride;
     if (!(rows instanceof Uint8Array) || rows.length !== n * rb) {
-      throw new EngineInputError(`rows: expected ${n} rows of ${rb} bytes (${n * rb} bytes), got ${rows instanceof Uint8Array ? rows.length + ' bytes' : 'no Uint8Array'}`);
+      throw new EngineInputError(
+        `rows: expected ${n} rows of ${rb} bytes (${n * rb} bytes), got ${rows instanceof Uint8Array ? rows.length + ' bytes' : 'no Uint8Array'}`,
+      );
     }
     const scores = new Float32Array(n);
     if (n === 0) return scores;
@@ -418,7 +453,7 @@ export class IndexCore {
       const c = Math.min(chunk, n - s);
       u8.set(rows.subarray(s * rb, (s + c) * rb), data);
       for (let i = 0; i < c; i++) u32[(ids >>> 2) + i] = slots[s + i];
-      if (clearPad) for (let i = 0; i < c; i++) f32.fill(0, ((data + i * rb) >>> 2) + dim, ((data + (i + 1) * rb) >>> 2));
+      if (clearPad) for (let i = 0; i < c; i++) f32.fill(0, ((data + i * rb) >>> 2) + dim, (data + (i + 1) * rb) >>> 2);
       this.wasm.rowDistances(data, ids, c, out);
       for (let i = 0; i < c; i++) scores[s + i] = toScore(distance, f32[(out >>> 2) + i]);
     }
@@ -430,7 +465,9 @@ export class IndexCore {
     checkInt('slot', slot, 0, this.size - 1);
     const rb = this.vecStride;
     if (!(row instanceof Uint8Array) || row.length !== rb) {
-      throw new EngineInputError(`row: expected ${rb} bytes, got ${row instanceof Uint8Array ? row.length + ' bytes' : 'no Uint8Array'}`);
+      throw new EngineInputError(
+        `row: expected ${rb} bytes, got ${row instanceof Uint8Array ? row.length + ' bytes' : 'no Uint8Array'}`,
+      );
     }
     const copy = row.slice(); // own, aligned buffer
     const a = this.arena;
@@ -443,7 +480,9 @@ export class IndexCore {
   /** Throws for operations that need the original vectors in memory on an index that keeps them outside. */
   protected requireVectors(what: string, hint = ''): void {
     if (!this.vectorsInMemory) {
-      throw new EngineInputError(`${what}: this index keeps its vectors outside memory (loaded from save({ vectors: false }))${hint}`);
+      throw new EngineInputError(
+        `${what}: this index keeps its vectors outside memory (loaded from save({ vectors: false }))${hint}`,
+      );
     }
   }
 
@@ -557,9 +596,15 @@ export class IndexCore {
     if (need <= this.heapCap) return;
     const dimBytes = this.dimPad * 4;
     this.arena.resize({
-      QUERY: dimBytes, TMP_A: 2 * dimBytes, TMP_B: dimBytes,
-      HEAP_C: need * 8, HEAP_R: need * 8, OUT: need * 8, BUF: need * 8,
-      SEL: (this.m0 + 2) * 4, REP: (this.m0 + 2) * 8,
+      QUERY: dimBytes,
+      TMP_A: 2 * dimBytes,
+      TMP_B: dimBytes,
+      HEAP_C: need * 8,
+      HEAP_R: need * 8,
+      OUT: need * 8,
+      BUF: need * 8,
+      SEL: (this.m0 + 2) * 4,
+      REP: (this.m0 + 2) * 8,
     });
     this.heapCap = need;
     this.arena.set(H.HEAP_CAP, need);

@@ -83,9 +83,17 @@ export class ThreadedIndex extends IndexCore {
     if (w) await w.terminate();
   }
 
-  private async runAsync(pool: IndexWorkers, i: number, query: ArrayLike<number>, params: SearchParams): Promise<SearchResult> {
+  private async runAsync(
+    pool: IndexWorkers,
+    i: number,
+    query: ArrayLike<number>,
+    params: SearchParams,
+  ): Promise<SearchResult> {
     // layout changes (heap or scratch growth) move memory, so they wait until no worker is searching
-    const need = Math.min(this.size, Math.max(params.ef ?? this.config.ef, Math.ceil(params.k * (params.quantization?.oversampling ?? 1))));
+    const need = Math.min(
+      this.size,
+      Math.max(params.ef ?? this.config.ef, Math.ceil(params.k * (params.quantization?.oversampling ?? 1))),
+    );
     const lazyTraining = !this.quantization && this.config.quantization !== undefined && !params.quantization?.ignore;
     if (lazyTraining || this.layoutWouldChange(need, pool.size + 1)) {
       await this.quiet();
@@ -99,8 +107,13 @@ export class ThreadedIndex extends IndexCore {
       if (!plan) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
       this.writeQuery(plan.query, base);
       const n = await pool.search(i, {
-        scratch: base, k: plan.kq, ef: plan.ef, traversal: plan.traversal, useAllowed: params.allowed ? 1 : 0,
-        exact: plan.exact ? 1 : 0, rescoreK: plan.traversal !== TR.ORIGINAL ? plan.k : 0,
+        scratch: base,
+        k: plan.kq,
+        ef: plan.ef,
+        traversal: plan.traversal,
+        useAllowed: params.allowed ? 1 : 0,
+        exact: plan.exact ? 1 : 0,
+        rescoreK: plan.traversal !== TR.ORIGINAL ? plan.k : 0,
       });
       return this.readOut(n, base + this.wasm.threadOutOffset());
     } finally {
@@ -119,7 +132,8 @@ export class ThreadedIndex extends IndexCore {
   }
 
   private assertQuiet(what: string): void {
-    if (this.asyncQueued > 0) throw new Error(`engine: ${what} while ${this.asyncQueued} async searches are pending; await them first`);
+    if (this.asyncQueued > 0)
+      throw new Error(`engine: ${what} while ${this.asyncQueued} async searches are pending; await them first`);
   }
 
   private pool(size: number): IndexWorkers {

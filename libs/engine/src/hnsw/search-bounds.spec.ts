@@ -1,7 +1,13 @@
 import { VectorIndex } from './vector-index';
 
 describe('search bounds', () => {
-  const index = new VectorIndex({ dim: 8, distance: 'Euclid', m: 8, efConstruct: 32, quantization: { scalar: { type: 'int8' } } });
+  const index = new VectorIndex({
+    dim: 8,
+    distance: 'Euclid',
+    m: 8,
+    efConstruct: 32,
+    quantization: { scalar: { type: 'int8' } },
+  });
   index.add(Float32Array.from({ length: 200 * 8 }, (_, i) => Math.sin(i)));
   const query = Array.from({ length: 8 }, (_, i) => Math.cos(i));
 

@@ -51,7 +51,9 @@ export class VectorIndex extends ThreadedIndex {
     if (vectors) this.requireVectors('save', '; save it with { vectors: false }');
     if (!vectors && !this.quantizer) {
       if (!this.config.quantization || this.size === 0) {
-        throw new EngineInputError('save({ vectors: false }): the index has no trained quantizer to search without its vectors (configure quantization and add vectors first)');
+        throw new EngineInputError(
+          'save({ vectors: false }): the index has no trained quantizer to search without its vectors (configure quantization and add vectors first)',
+        );
       }
       this.quantize();
     }
@@ -72,7 +74,8 @@ export class VectorIndex extends ThreadedIndex {
       meta.quantizer = rest;
     }
     const used: Record<RegionName, number> = {} as Record<RegionName, number>;
-    for (const r of PERSISTENT_REGIONS) used[r] = r === 'VEC' && !vectors ? 0 : this.usedBytes(r, count, meta.upperUsed);
+    for (const r of PERSISTENT_REGIONS)
+      used[r] = r === 'VEC' && !vectors ? 0 : this.usedBytes(r, count, meta.upperUsed);
     const json = new TextEncoder().encode(JSON.stringify(meta));
     let total = 12 + json.length;
     for (const r of PERSISTENT_REGIONS) total += 4 + used[r];
@@ -115,14 +118,18 @@ export class VectorIndex extends ThreadedIndex {
   static load(bytes: Uint8Array): VectorIndex {
     if (bytes.length < 12) throw new EngineInputError('index bytes: too short');
     const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (dv.getUint32(0, true) !== MAGIC) throw new EngineInputError('index bytes: bad magic (not a saved vectorstore index)');
+    if (dv.getUint32(0, true) !== MAGIC)
+      throw new EngineInputError('index bytes: bad magic (not a saved vectorstore index)');
     const format = dv.getUint32(4, true);
-    if (format !== FORMAT && format !== FORMAT_NO_VECTORS) throw new EngineInputError(`index bytes: unsupported format ${format}`);
+    if (format !== FORMAT && format !== FORMAT_NO_VECTORS)
+      throw new EngineInputError(`index bytes: unsupported format ${format}`);
     const jsonLen = dv.getUint32(8, true);
     const meta = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + jsonLen))) as SavedMeta;
     const vectors = meta.vectors !== false;
-    if (vectors !== (format === FORMAT)) throw new EngineInputError(`index bytes: format ${format} does not match the metadata`);
-    if (!vectors && !meta.quantizer) throw new EngineInputError('index bytes: saved without vectors and without a quantizer');
+    if (vectors !== (format === FORMAT))
+      throw new EngineInputError(`index bytes: format ${format} does not match the metadata`);
+    if (!vectors && !meta.quantizer)
+      throw new EngineInputError('index bytes: saved without vectors and without a quantizer');
     const index = new VectorIndex({ ...meta.config, initialCapacity: Math.max(16, meta.count) }, { vectors });
     index.restore(meta, bytes, 12 + jsonLen);
     return index;

@@ -29,7 +29,8 @@ export class MultiVectorIndex {
 
   constructor(readonly config: MultiVectorConfig) {
     checkInt('dim', config.dim, 1, 65536);
-    if (!DISTANCES.includes(config.distance)) throw new EngineInputError(`distance: unknown ${String(config.distance)}`);
+    if (!DISTANCES.includes(config.distance))
+      throw new EngineInputError(`distance: unknown ${String(config.distance)}`);
     this.wasm = instantiateEngine();
     this.views = new MemoryViews(this.wasm.memory);
     this.base = Math.ceil(this.wasm.heapBase() / 64) * 64;
@@ -43,12 +44,14 @@ export class MultiVectorIndex {
   add(documents: readonly (readonly ArrayLike<number>[])[]): number {
     const { dim } = this.config;
     const flat = documents.map((doc, i) => {
-      if (!Array.isArray(doc) || doc.length === 0) throw new EngineInputError(`multivector ${i}: expected a non-empty list of vectors`);
+      if (!Array.isArray(doc) || doc.length === 0)
+        throw new EngineInputError(`multivector ${i}: expected a non-empty list of vectors`);
       return flattenBatch(doc, dim, `multivector ${i}: vector`);
     });
     const first = this.docs;
     for (const { data, count } of flat) {
-      if (this.config.distance === 'Cosine') for (let j = 0; j < count; j++) normalizeInPlace(data.subarray(j * dim, (j + 1) * dim));
+      if (this.config.distance === 'Cosine')
+        for (let j = 0; j < count; j++) normalizeInPlace(data.subarray(j * dim, (j + 1) * dim));
       this.views.ensure(this.base + (this.vectors + count) * dim * 4);
       this.views.f32.set(data, (this.base >>> 2) + this.vectors * dim);
       this.grow(this.docs + 1);
@@ -72,9 +75,11 @@ export class MultiVectorIndex {
   search(query: readonly ArrayLike<number>[], k: number, allowed?: AllowedSlots): SearchResult {
     checkInt('k', k, 1);
     const { dim } = this.config;
-    if (!Array.isArray(query) || query.length === 0) throw new EngineInputError('multivector query: expected a non-empty list of vectors');
+    if (!Array.isArray(query) || query.length === 0)
+      throw new EngineInputError('multivector query: expected a non-empty list of vectors');
     const { data, count } = flattenBatch(query, dim, 'multivector query: vector');
-    if (this.config.distance === 'Cosine') for (let j = 0; j < count; j++) normalizeInPlace(data.subarray(j * dim, (j + 1) * dim));
+    if (this.config.distance === 'Cosine')
+      for (let j = 0; j < count; j++) normalizeInPlace(data.subarray(j * dim, (j + 1) * dim));
     const n = this.docs;
     const qPtr = this.base + this.vectors * dim * 4;
     const oPtr = qPtr + count * dim * 4;

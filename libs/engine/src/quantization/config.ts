@@ -40,15 +40,22 @@ export const PQ_SUB_DIM: Record<ProductQuantization['compression'], number> = { 
 export function checkQuantizationConfig(q: QuantizationConfig): void {
   if ('scalar' in q) {
     const quantile = q.scalar.quantile ?? 0.99;
-    if (!(quantile >= 0.5 && quantile <= 1)) throw new EngineInputError(`quantization.scalar.quantile: expected 0.5..1, got ${quantile}`);
-    if (q.scalar.type !== undefined && q.scalar.type !== 'int8') throw new EngineInputError(`quantization.scalar.type: only int8 is supported`);
+    if (!(quantile >= 0.5 && quantile <= 1))
+      throw new EngineInputError(`quantization.scalar.quantile: expected 0.5..1, got ${quantile}`);
+    if (q.scalar.type !== undefined && q.scalar.type !== 'int8')
+      throw new EngineInputError(`quantization.scalar.type: only int8 is supported`);
   } else if ('product' in q) {
-    if (!(q.product.compression in PQ_SUB_DIM)) throw new EngineInputError(`quantization.product.compression: expected x4|x8|x16|x32|x64, got ${q.product.compression}`);
+    if (!(q.product.compression in PQ_SUB_DIM))
+      throw new EngineInputError(
+        `quantization.product.compression: expected x4|x8|x16|x32|x64, got ${q.product.compression}`,
+      );
   } else if ('binary' in q) {
     const e = q.binary.encoding ?? 'one_bit';
-    if (!['one_bit', 'two_bits', 'one_and_half_bits'].includes(e)) throw new EngineInputError(`quantization.binary.encoding: unknown ${e}`);
+    if (!['one_bit', 'two_bits', 'one_and_half_bits'].includes(e))
+      throw new EngineInputError(`quantization.binary.encoding: unknown ${e}`);
     const qe = q.binary.queryEncoding ?? 'default';
-    if (!['default', 'binary', 'scalar4bits', 'scalar8bits'].includes(qe)) throw new EngineInputError(`quantization.binary.queryEncoding: unknown ${qe}`);
+    if (!['default', 'binary', 'scalar4bits', 'scalar8bits'].includes(qe))
+      throw new EngineInputError(`quantization.binary.queryEncoding: unknown ${qe}`);
   } else {
     throw new EngineInputError('quantization: expected one of scalar, product, binary');
   }

@@ -38,10 +38,21 @@ export function trainQuantizer(config: QuantizationConfig, input: TrainingInput)
   if ('scalar' in config) return trainInt8(config, input, slots, config.scalar.quantile ?? 0.99);
   if ('binary' in config) return trainBinary(config, input, slots, config.binary.encoding ?? 'one_bit');
   // k-means on at most PQ_SAMPLE points (16 per centroid) keeps training to seconds even at 784-d
-  return trainPq(config, input, slots.length > PQ_SAMPLE ? sampleIndexes(rng, input.count, PQ_SAMPLE) : slots, PQ_SUB_DIM[config.product.compression], rng);
+  return trainPq(
+    config,
+    input,
+    slots.length > PQ_SAMPLE ? sampleIndexes(rng, input.count, PQ_SAMPLE) : slots,
+    PQ_SUB_DIM[config.product.compression],
+    rng,
+  );
 }
 
-function trainInt8(config: QuantizationConfig, input: TrainingInput, slots: Uint32Array, quantile: number): QuantizerState {
+function trainInt8(
+  config: QuantizationConfig,
+  input: TrainingInput,
+  slots: Uint32Array,
+  quantile: number,
+): QuantizerState {
   const { dim } = input;
   const perVector = Math.max(1, Math.min(dim, Math.floor(2_000_000 / Math.max(1, slots.length))));
   const values = new Float32Array(slots.length * perVector);
@@ -60,7 +71,19 @@ function trainInt8(config: QuantizationConfig, input: TrainingInput, slots: Uint
     hi = values[Math.min(values.length - 1, Math.ceil((1 - tail) * (values.length - 1)))];
   }
   const scale = hi > lo ? (hi - lo) / 255 : 1;
-  return { config, kind: QK.INT8, stride: input.dimPad, bits: 0, subDim: 0, lo, scale, queryMode: 0, params: new Uint8Array(0), queryBytes: input.dimPad, aux: true };
+  return {
+    config,
+    kind: QK.INT8,
+    stride: input.dimPad,
+    bits: 0,
+    subDim: 0,
+    lo,
+    scale,
+    queryMode: 0,
+    params: new Uint8Array(0),
+    queryBytes: input.dimPad,
+    aux: true,
+  };
 }
 
 function meanStd(input: TrainingInput, slots: Uint32Array): { mean: Float64Array; std: Float64Array } {
@@ -88,7 +111,12 @@ function meanStd(input: TrainingInput, slots: Uint32Array): { mean: Float64Array
  * one_bit: x > m; two_bits: x > m - s/2 and x > m + s/2 (a thermometer code of 3 levels);
  * one_and_half_bits: two bits on even dimensions, one bit on odd ones (3 bits per pair).
  */
-function trainBinary(config: QuantizationConfig & { binary: object }, input: TrainingInput, slots: Uint32Array, encoding: BinaryEncoding): QuantizerState {
+function trainBinary(
+  config: QuantizationConfig & { binary: object },
+  input: TrainingInput,
+  slots: Uint32Array,
+  encoding: BinaryEncoding,
+): QuantizerState {
   const { dim } = input;
   const { mean, std } = meanStd(input, slots);
   const bitDim: number[] = [];
@@ -116,11 +144,29 @@ function trainBinary(config: QuantizationConfig & { binary: object }, input: Tra
   }
   const qe = (config as { binary: { queryEncoding?: string } }).binary.queryEncoding ?? 'default';
   const queryMode = qe === 'scalar8bits' ? 8 : qe === 'scalar4bits' ? 4 : 0;
-  return { config, kind: QK.BINARY, stride: words * 8, bits, subDim: 0, lo: 0, scale: 0, queryMode, params: new Uint8Array(params), queryBytes: 8 * words * 8, aux: false };
+  return {
+    config,
+    kind: QK.BINARY,
+    stride: words * 8,
+    bits,
+    subDim: 0,
+    lo: 0,
+    scale: 0,
+    queryMode,
+    params: new Uint8Array(params),
+    queryBytes: 8 * words * 8,
+    aux: false,
+  };
 }
 
 /** k-means (Lloyd, seeded init from the sample) per sub-space, 256 centroids, assignment in WASM. */
-function trainPq(config: QuantizationConfig, input: TrainingInput, slots: Uint32Array, subDim: number, rng: SeededRandom): QuantizerState {
+function trainPq(
+  config: QuantizationConfig,
+  input: TrainingInput,
+  slots: Uint32Array,
+  subDim: number,
+  rng: SeededRandom,
+): QuantizerState {
   const { dim } = input;
   const nSub = Math.ceil(dim / subDim);
   const n = slots.length;
@@ -176,8 +222,17 @@ function trainPq(config: QuantizationConfig, input: TrainingInput, slots: Uint32
     codebooks.set(cents, s * k * subDim);
   }
   return {
-    config, kind: QK.PQ, stride: Math.ceil(nSub / 16) * 16, bits: nSub, subDim, lo: 0, scale: 0, queryMode: 0,
-    params: new Uint8Array(codebooks.buffer), queryBytes: nSub * k * 4, aux: false,
+    config,
+    kind: QK.PQ,
+    stride: Math.ceil(nSub / 16) * 16,
+    bits: nSub,
+    subDim,
+    lo: 0,
+    scale: 0,
+    queryMode: 0,
+    params: new Uint8Array(codebooks.buffer),
+    queryBytes: nSub * k * 4,
+    aux: false,
   };
 }
 

@@ -33,11 +33,15 @@ interface Posting {
 /** Validates a sparse vector: equal lengths, unique u32 indices, finite values. */
 export function checkSparse(v: SparseVector, what: string): void {
   if (!v || v.indices == null || v.values == null) throw new EngineInputError(`${what}: expected {indices, values}`);
-  if (v.indices.length !== v.values.length) throw new EngineInputError(`${what}: indices and values must have the same length (${v.indices.length} vs ${v.values.length})`);
+  if (v.indices.length !== v.values.length)
+    throw new EngineInputError(
+      `${what}: indices and values must have the same length (${v.indices.length} vs ${v.values.length})`,
+    );
   const seen = new Set<number>();
   for (let i = 0; i < v.indices.length; i++) {
     const ix = v.indices[i];
-    if (!Number.isInteger(ix) || ix < 0 || ix > 0xffffffff) throw new EngineInputError(`${what}: index ${ix} at position ${i} is not a u32`);
+    if (!Number.isInteger(ix) || ix < 0 || ix > 0xffffffff)
+      throw new EngineInputError(`${what}: index ${ix} at position ${i} is not a u32`);
     if (seen.has(ix)) throw new EngineInputError(`${what}: index ${ix} is duplicated`);
     seen.add(ix);
     if (!Number.isFinite(v.values[i])) throw new EngineInputError(`${what}: value at position ${i} is not finite`);
@@ -108,7 +112,8 @@ export class SparseIndex {
   delete(slots: ArrayLike<number>): void {
     for (let i = 0; i < slots.length; i++) {
       const s = slots[i];
-      if (!Number.isInteger(s) || s < 0 || s >= this.count) throw new EngineInputError(`delete: slot ${s} is out of range`);
+      if (!Number.isInteger(s) || s < 0 || s >= this.count)
+        throw new EngineInputError(`delete: slot ${s} is out of range`);
       if ((this.deleted[s >> 3] & (1 << (s & 7))) === 0) {
         this.deleted[s >> 3] |= 1 << (s & 7);
         this.live--;
@@ -131,7 +136,9 @@ export class SparseIndex {
       if (!p) continue;
       let w = query.values[i];
       if (this.config.modifier === 'idf') {
-        w *= corpus ? idf(corpus.documents, corpus.frequency(query.indices[i])) : idf(this.live, this.documentFrequency(query.indices[i]));
+        w *= corpus
+          ? idf(corpus.documents, corpus.frequency(query.indices[i]))
+          : idf(this.live, this.documentFrequency(query.indices[i]));
       }
       for (let j = 0; j < p.length; j++) {
         const s = p.slots[j];
@@ -145,10 +152,12 @@ export class SparseIndex {
     const ok = (s: number) =>
       (this.deleted[s >> 3] & (1 << (s & 7))) === 0 &&
       (!allowed || (allowed instanceof Uint8Array ? (allowed[s >> 3] & (1 << (s & 7))) !== 0 : allowed(s)));
-    const list = hits.filter(ok).sort((a, b) => scores[b] - scores[a] || a - b).slice(0, k);
+    const list = hits
+      .filter(ok)
+      .sort((a, b) => scores[b] - scores[a] || a - b)
+      .slice(0, k);
     return { slots: Uint32Array.from(list), scores: Float32Array.from(list, (s) => scores[s]) };
   }
-
 }
 
 /** BM25-style IDF: ln(1 + (N - df + 0.5) / (df + 0.5)), N and df counting live documents. */

@@ -83,7 +83,8 @@ export class Arena {
     for (let i = REGIONS.length - 1; i >= 0; i--) {
       const r = REGIONS[i];
       const oldSize = this.sizes[r];
-      if (oldSize > 0 && offs[r] !== this.offsets[r]) u8.copyWithin(offs[r], this.offsets[r], this.offsets[r] + oldSize);
+      if (oldSize > 0 && offs[r] !== this.offsets[r])
+        u8.copyWithin(offs[r], this.offsets[r], this.offsets[r] + oldSize);
       u8.fill(0, offs[r] + oldSize, offs[r] + next[r]);
     }
     this.offsets = offs;

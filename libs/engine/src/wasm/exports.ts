@@ -52,12 +52,40 @@ export interface EngineExports {
   pqDistance(table: number, code: number, nSub: number): number;
   assignCentroids(points: number, n: number, centroids: number, k: number, sub: number, labels: number): void;
   maxSim(q: number, nq: number, doc: number, nd: number, dim: number, metric: number): number;
-  maxSimScan(q: number, nq: number, vectors: number, offsets: number, counts: number, nDocs: number, dim: number, metric: number, out: number): void;
+  maxSimScan(
+    q: number,
+    nq: number,
+    vectors: number,
+    offsets: number,
+    counts: number,
+    nDocs: number,
+    dim: number,
+    metric: number,
+    out: number,
+  ): void;
 }
 
 const REQUIRED: readonly (keyof EngineExports)[] = [
-  'memory', 'abiVersion', 'setHeader', 'heapBase', 'threadScratchBytes', 'insertParallel', 'searchIn', 'insertBatch', 'searchKnn', 'searchExact', 'rescore',
-  'encodeRange', 'distances', 'rowDistances', 'dotF32', 'l2sqF32', 'l1F32', 'assignCentroids', 'maxSim', 'maxSimScan',
+  'memory',
+  'abiVersion',
+  'setHeader',
+  'heapBase',
+  'threadScratchBytes',
+  'insertParallel',
+  'searchIn',
+  'insertBatch',
+  'searchKnn',
+  'searchExact',
+  'rescore',
+  'encodeRange',
+  'distances',
+  'rowDistances',
+  'dotF32',
+  'l2sqF32',
+  'l1F32',
+  'assignCentroids',
+  'maxSim',
+  'maxSimScan',
 ];
 
 /** Narrows an instance's exports, failing loudly when the artifact is not the one this library expects. */

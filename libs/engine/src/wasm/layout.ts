@@ -106,6 +106,17 @@ export const HEADER_ADDRESSED: readonly Exclude<RegionName, Unaddressed>[] = REG
 );
 
 /** Regions whose bytes are index state (saved and restored); the rest are per-call scratch. */
-export const PERSISTENT_REGIONS: readonly RegionName[] = ['Q_PARAM', 'VEC', 'NORM', 'L0', 'LEVEL', 'UP_OFF', 'DELETED', 'Q_CODE', 'Q_AUX', 'UPPER'];
+export const PERSISTENT_REGIONS: readonly RegionName[] = [
+  'Q_PARAM',
+  'VEC',
+  'NORM',
+  'L0',
+  'LEVEL',
+  'UP_OFF',
+  'DELETED',
+  'Q_CODE',
+  'Q_AUX',
+  'UPPER',
+];
 
 export const REGION_ALIGN = 64;

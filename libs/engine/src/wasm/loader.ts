@@ -15,7 +15,8 @@ export function locateEngineWasm(from: string = __dirname): string {
   for (;;) {
     if (existsSync(join(dir, 'asconfig.json'))) return join(dir, 'build', 'wasm', 'engine.wasm');
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`engine.wasm: no asconfig.json above ${from}; run npm run build:wasm in the repository`);
+    if (parent === dir)
+      throw new Error(`engine.wasm: no asconfig.json above ${from}; run npm run build:wasm in the repository`);
     dir = parent;
   }
 }
@@ -53,7 +54,9 @@ export function attachEngine(memory: WebAssembly.Memory, module: WebAssembly.Mod
   const exports = asEngineExports(instance.exports);
   const abi = exports.abiVersion();
   if (abi !== ABI_VERSION) {
-    throw new Error(`engine.wasm ABI ${abi} does not match the engine library's ${ABI_VERSION}; rebuild with npm run build:wasm`);
+    throw new Error(
+      `engine.wasm ABI ${abi} does not match the engine library's ${ABI_VERSION}; rebuild with npm run build:wasm`,
+    );
   }
   return exports;
 }

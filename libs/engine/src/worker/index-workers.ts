@@ -51,7 +51,12 @@ export class IndexWorkers {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
-  constructor(module: WebAssembly.Module, private readonly memory: WebAssembly.Memory, private readonly header: number, readonly size: number) {
+  constructor(
+    module: WebAssembly.Module,
+    private readonly memory: WebAssembly.Memory,
+    private readonly header: number,
+    readonly size: number,
+  ) {
     this.workers = Array.from({ length: size }, () => {
       const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, memory, header, doneIndex: H.DONE } });
       w.unref();

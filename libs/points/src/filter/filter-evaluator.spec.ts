@@ -3,9 +3,14 @@ import { Condition, FieldCondition, Filter } from '../model/filter.model';
 import { FieldSchemas, matchesFilter } from './filter-evaluator';
 import { parseDatetimeMicros } from './datetime';
 
-const point = (payload: JsonObject, id: bigint | string = 1n) => ({ id, payload, hasVector: (name: string) => name === 'image' });
+const point = (payload: JsonObject, id: bigint | string = 1n) => ({
+  id,
+  payload,
+  hasVector: (name: string) => name === 'image',
+});
 const field = (condition: FieldCondition): Filter => ({ must: [{ field: condition }] });
-const holds = (filter: Filter, payload: JsonObject, schemas?: FieldSchemas) => matchesFilter(filter, point(payload), schemas);
+const holds = (filter: Filter, payload: JsonObject, schemas?: FieldSchemas) =>
+  matchesFilter(filter, point(payload), schemas);
 
 describe(matchesFilter.name, () => {
   describe('clauses', () => {
@@ -87,7 +92,19 @@ describe(matchesFilter.name, () => {
 
     it('should use the text index analysis when the field has one', () => {
       const schemas: FieldSchemas = new Map([
-        ['t', { type: 'Text', params: { text: { tokenizer: 'Word', stemmer: { snowball: { language: 'english' } }, stopwords: { languages: ['english'], custom: [] } } } }],
+        [
+          't',
+          {
+            type: 'Text',
+            params: {
+              text: {
+                tokenizer: 'Word',
+                stemmer: { snowball: { language: 'english' } },
+                stopwords: { languages: ['english'], custom: [] },
+              },
+            },
+          },
+        ],
       ]);
       const p = { t: 'The Dogs were Running fast' };
       expect(holds(field({ key: 't', match: { text: 'run dog' } }), p, schemas)).toBe(true);
@@ -124,7 +141,9 @@ describe(matchesFilter.name, () => {
       expect(parseDatetimeMicros('2023-02-08')).toBe(Date.UTC(2023, 1, 8) * 1000);
       expect(parseDatetimeMicros('2023-02-30')).toBeUndefined();
       expect(parseDatetimeMicros('yesterday')).toBeUndefined();
-      expect(holds(field({ key: 'd', datetimeRange: { gte: at, lt: at + 1 } }), { d: '2023-02-08T05:49:00-05:00' })).toBe(true);
+      expect(
+        holds(field({ key: 'd', datetimeRange: { gte: at, lt: at + 1 } }), { d: '2023-02-08T05:49:00-05:00' }),
+      ).toBe(true);
     });
   });
 
@@ -139,14 +158,25 @@ describe(matchesFilter.name, () => {
     });
 
     it('should handle boxes crossing the antimeridian', () => {
-      const box = field({ key: 'loc', geoBoundingBox: { topLeft: { lon: 170, lat: 10 }, bottomRight: { lon: -170, lat: -10 } } });
+      const box = field({
+        key: 'loc',
+        geoBoundingBox: { topLeft: { lon: 170, lat: 10 }, bottomRight: { lon: -170, lat: -10 } },
+      });
       expect(holds(box, { loc: { lon: 175, lat: 0 } })).toBe(true);
       expect(holds(box, { loc: { lon: -175, lat: 0 } })).toBe(true);
       expect(holds(box, { loc: { lon: 0, lat: 0 } })).toBe(false);
     });
 
     it('should exclude polygon holes', () => {
-      const square = (s: number) => ({ points: [{ lon: -s, lat: -s }, { lon: s, lat: -s }, { lon: s, lat: s }, { lon: -s, lat: s }, { lon: -s, lat: -s }] });
+      const square = (s: number) => ({
+        points: [
+          { lon: -s, lat: -s },
+          { lon: s, lat: -s },
+          { lon: s, lat: s },
+          { lon: -s, lat: s },
+          { lon: -s, lat: -s },
+        ],
+      });
       const poly = field({ key: 'loc', geoPolygon: { exterior: square(10), interiors: [square(2)] } });
       expect(holds(poly, { loc: { lon: 5, lat: 5 } })).toBe(true);
       expect(holds(poly, { loc: { lon: 1, lat: 1 } })).toBe(false);
@@ -156,16 +186,43 @@ describe(matchesFilter.name, () => {
   });
 
   describe('nested / has_id / has_vector', () => {
-    const payload = { items: [{ color: 'red', size: 1n }, { color: 'blue', size: 9n }] };
+    const payload = {
+      items: [
+        { color: 'red', size: 1n },
+        { color: 'blue', size: 9n },
+      ],
+    };
 
     it('should require one element to satisfy the whole inner filter', () => {
       const both = (color: string, size: number): Filter => ({
-        must: [{ nested: { key: 'items', filter: { must: [{ field: { key: 'color', match: { keyword: color } } }, { field: { key: 'size', range: { gte: size } } }] } } }],
+        must: [
+          {
+            nested: {
+              key: 'items',
+              filter: {
+                must: [
+                  { field: { key: 'color', match: { keyword: color } } },
+                  { field: { key: 'size', range: { gte: size } } },
+                ],
+              },
+            },
+          },
+        ],
       });
       expect(holds(both('blue', 5), payload)).toBe(true);
       expect(holds(both('red', 5), payload)).toBe(false);
       // The flat equivalent matches across elements.
-      expect(holds({ must: [{ field: { key: 'items[].color', match: { keyword: 'red' } } }, { field: { key: 'items[].size', range: { gte: 5 } } }] }, payload)).toBe(true);
+      expect(
+        holds(
+          {
+            must: [
+              { field: { key: 'items[].color', match: { keyword: 'red' } } },
+              { field: { key: 'items[].size', range: { gte: 5 } } },
+            ],
+          },
+          payload,
+        ),
+      ).toBe(true);
     });
 
     it('should never hold has_id inside nested and check ids and vectors outside', () => {

@@ -30,7 +30,11 @@ interface Context {
  * The plain, slow filter evaluator: the reference the payload indexes are tested against, and the
  * path for unindexed filtering. An absent or empty filter matches every point.
  */
-export function matchesFilter(filter: Filter | undefined, point: PointView, schemas: FieldSchemas = NO_SCHEMAS): boolean {
+export function matchesFilter(
+  filter: Filter | undefined,
+  point: PointView,
+  schemas: FieldSchemas = NO_SCHEMAS,
+): boolean {
   if (filter === undefined) return true;
   return checkFilter(filter, { payload: point.payload, point, schemas });
 }
@@ -93,7 +97,11 @@ function isEmptyValues(values: readonly JsonValue[]): boolean {
 }
 
 /** Evaluates a field condition against one payload, as Qdrant's `check_field_condition`. */
-export function checkFieldCondition(condition: FieldCondition, payload: JsonObject, schemas: FieldSchemas = NO_SCHEMAS): boolean {
+export function checkFieldCondition(
+  condition: FieldCondition,
+  payload: JsonObject,
+  schemas: FieldSchemas = NO_SCHEMAS,
+): boolean {
   const values = rawValuesAt(payload, condition.key);
   if (values.length === 0) {
     // Only is_empty / is_null can hold on a missing key (values_count too is false, as Qdrant).
@@ -167,7 +175,11 @@ function checkValue(condition: FieldCondition, value: JsonValue): boolean {
     const micros = parseDatetimeMicros(value);
     if (micros !== undefined && inBounds(condition.datetimeRange, micros)) return true;
   }
-  if (condition.geoRadius !== undefined || condition.geoBoundingBox !== undefined || condition.geoPolygon !== undefined) {
+  if (
+    condition.geoRadius !== undefined ||
+    condition.geoBoundingBox !== undefined ||
+    condition.geoPolygon !== undefined
+  ) {
     const point = geoPointOf(value);
     if (point !== undefined) {
       if (condition.geoRadius !== undefined && inGeoRadius(condition.geoRadius, point)) return true;

@@ -2,7 +2,14 @@ import { DomainError } from '@vectorstore/common';
 import { Filter } from '../model/filter.model';
 import { countConditions, maxConditionSize, validateFilter } from './filter-validation';
 
-const square = { points: [{ lon: 0, lat: 0 }, { lon: 1, lat: 0 }, { lon: 1, lat: 1 }, { lon: 0, lat: 0 }] };
+const square = {
+  points: [
+    { lon: 0, lat: 0 },
+    { lon: 1, lat: 0 },
+    { lon: 1, lat: 1 },
+    { lon: 0, lat: 0 },
+  ],
+};
 
 describe(validateFilter.name, () => {
   it('should accept a well-formed filter', () => {
@@ -19,8 +26,23 @@ describe(validateFilter.name, () => {
     ['no test', { must: [{ field: { key: 'a' } }] }],
     ['negative radius', { must: [{ field: { key: 'a', geoRadius: { center: { lon: 0, lat: 0 }, radius: -1 } } }] }],
     ['lat out of range', { must: [{ field: { key: 'a', geoRadius: { center: { lon: 0, lat: 91 }, radius: 1 } } }] }],
-    ['short polygon', { must: [{ field: { key: 'a', geoPolygon: { exterior: { points: square.points.slice(1) }, interiors: [] } } }] }],
-    ['open polygon', { must: [{ field: { key: 'a', geoPolygon: { exterior: { points: [...square.points.slice(0, 3), { lon: 2, lat: 2 }] }, interiors: [] } } }] }],
+    [
+      'short polygon',
+      { must: [{ field: { key: 'a', geoPolygon: { exterior: { points: square.points.slice(1) }, interiors: [] } } }] },
+    ],
+    [
+      'open polygon',
+      {
+        must: [
+          {
+            field: {
+              key: 'a',
+              geoPolygon: { exterior: { points: [...square.points.slice(0, 3), { lon: 2, lat: 2 }] }, interiors: [] },
+            },
+          },
+        ],
+      },
+    ],
     ['min_should without conditions', { minShould: { conditions: [], minCount: 1 } }],
     ['has_id inside nested', { must: [{ nested: { key: 'arr', filter: { must: [{ hasId: [1n] }] } } }] }],
     ['negative values_count', { mustNot: [{ field: { key: 'a', valuesCount: { gt: -1 } } }] }],

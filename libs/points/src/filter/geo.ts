@@ -10,8 +10,7 @@ const toRadians = (degrees: number): number => (degrees * Math.PI) / 180;
 export function haversineMetres(a: GeoPoint, b: GeoPoint): number {
   const dLat = toRadians(b.lat - a.lat);
   const dLon = toRadians(b.lon - a.lon);
-  const h =
-    Math.sin(dLat / 2) ** 2 + Math.cos(toRadians(a.lat)) * Math.cos(toRadians(b.lat)) * Math.sin(dLon / 2) ** 2;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(toRadians(a.lat)) * Math.cos(toRadians(b.lat)) * Math.sin(dLon / 2) ** 2;
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
@@ -60,9 +59,11 @@ function inRing(ring: GeoLineString, point: GeoPoint): boolean {
 }
 
 /** Latitude band [min, max] that contains every point the query can match (for index pruning). */
-export function latitudeBand(query: { geoRadius?: GeoRadius; geoBoundingBox?: GeoBoundingBox; geoPolygon?: GeoPolygon }):
-  | [number, number]
-  | undefined {
+export function latitudeBand(query: {
+  geoRadius?: GeoRadius;
+  geoBoundingBox?: GeoBoundingBox;
+  geoPolygon?: GeoPolygon;
+}): [number, number] | undefined {
   if (query.geoRadius !== undefined) {
     // Any great-circle path is at least as long as its meridional component.
     const delta = (query.geoRadius.radius / EARTH_RADIUS_M) * (180 / Math.PI);

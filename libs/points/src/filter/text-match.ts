@@ -3,7 +3,10 @@ import { Match } from '../model/filter.model';
 import { createTextAnalyzer, TextAnalyzer } from '../payload-index/tokenizer';
 
 /** The full-text kinds of `Match`. */
-export type TextMatch = Extract<Match, { text: string } | { textAny: string } | { phrase: string } | { prefix: string }>;
+export type TextMatch = Extract<
+  Match,
+  { text: string } | { textAny: string } | { phrase: string } | { prefix: string }
+>;
 
 export function isTextMatch(match: Match): match is TextMatch {
   return 'text' in match || 'textAny' in match || 'phrase' in match || 'prefix' in match;

@@ -20,7 +20,10 @@ const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a
 
 /** Parses a UUID in any accepted spelling into the canonical hyphenated lowercase form, or undefined. */
 export function canonicalUuid(text: string): string | undefined {
-  const trimmed = text.trim().replace(/^urn:uuid:/i, '').replace(/^\{(.*)\}$/, '$1');
+  const trimmed = text
+    .trim()
+    .replace(/^urn:uuid:/i, '')
+    .replace(/^\{(.*)\}$/, '$1');
   if (!UUID_PATTERN.test(trimmed)) return undefined;
   const hex = trimmed.replace(/-/g, '').toLowerCase();
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

@@ -32,7 +32,11 @@ export function maxConcurrentJobs(config: OptimizersConfig): number {
  * segments while there are more than `default_segment_number`, never past `max_segment_size` KB of
  * vectors in one segment. `busy` segments are skipped.
  */
-export function planOptimizations(shard: LocalShard, collection: CollectionConfig, busy: ReadonlySet<Segment>): OptimizationPlan[] {
+export function planOptimizations(
+  shard: LocalShard,
+  collection: CollectionConfig,
+  busy: ReadonlySet<Segment>,
+): OptimizationPlan[] {
   const config = collection.optimizerConfig;
   const plans: OptimizationPlan[] = [];
   const threshold = config.indexingThreshold ?? 20000;
@@ -51,10 +55,17 @@ export function planOptimizations(shard: LocalShard, collection: CollectionConfi
   }
   // One at a time, so a config change does not rebuild the whole shard at once.
   const storage = storageOptionsOf(collection);
-  const stale = shard.segments.find((s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)) && isStale(s, shard, storage));
+  const stale = shard.segments.find(
+    (s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)) && isStale(s, shard, storage),
+  );
   if (stale) plans.push({ kind: 'config', sources: [stale] });
-  const target = config.defaultSegmentNumber && config.defaultSegmentNumber > 0 ? config.defaultSegmentNumber : defaultSegmentTarget();
-  const indexed = shard.segments.filter((s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)));
+  const target =
+    config.defaultSegmentNumber && config.defaultSegmentNumber > 0
+      ? config.defaultSegmentNumber
+      : defaultSegmentTarget();
+  const indexed = shard.segments.filter(
+    (s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)),
+  );
   if (indexed.length > target) {
     const smallest = withinSize(
       [...indexed].sort((a, b) => a.pointCount - b.pointCount).slice(0, indexed.length - target + 1),
@@ -67,12 +78,17 @@ export function planOptimizations(shard: LocalShard, collection: CollectionConfi
 
 /** How the collection wants optimized segments stored. */
 export function storageOptionsOf(collection: CollectionConfig): SegmentStorageOptions {
-  return { payloadsOnDisk: collection.params.onDiskPayload, memmapThresholdKb: collection.optimizerConfig.memmapThreshold };
+  return {
+    payloadsOnDisk: collection.params.onDiskPayload,
+    memmapThresholdKb: collection.optimizerConfig.memmapThreshold,
+  };
 }
 
 /** Whether a segment was built with another config than a rebuild would use now (unknown: not stale). */
 function isStale(segment: Segment, shard: LocalShard, storage: SegmentStorageOptions): boolean {
-  return segment.profile !== undefined && isStaleProfile(segment.profile, shard.spaces, segment.vectorDataKb(), storage);
+  return (
+    segment.profile !== undefined && isStaleProfile(segment.profile, shard.spaces, segment.vectorDataKb(), storage)
+  );
 }
 
 /** The leading segments whose vectors together stay within `max_segment_size` KB (all when unset). */

@@ -102,13 +102,25 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Builds the replacement segment and swaps it in; false when nothing was swapped in. */
-  private async build(shard: LocalShard, plan: OptimizationPlan, collection: CollectionConfig, id: string): Promise<boolean> {
+  private async build(
+    shard: LocalShard,
+    plan: OptimizationPlan,
+    collection: CollectionConfig,
+    id: string,
+  ): Promise<boolean> {
     // Writes must not land in a segment being rebuilt: give them a fresh one.
     if (plan.sources.includes(shard.active)) shard.rollActiveSegment();
     const columns = collectColumns(plan.sources, denseDimsOf(shard.spaces));
     const fieldIndexes = [...shard.fieldIndexes].map(([field, schema]) => ({ field, ...schema }));
     const storage = storageOptionsOf(collection);
-    const bytes = await runSegmentBuild({ id, spaces: [...shard.spaces], columns, fieldIndexes, dir: shard.segmentsDir, storage });
+    const bytes = await runSegmentBuild({
+      id,
+      spaces: [...shard.spaces],
+      columns,
+      fieldIndexes,
+      dir: shard.segmentsDir,
+      storage,
+    });
     if (this.stopped || shard.isClosed) return false;
     const built = Segment.load(bytes, shard.spaces, shard.segmentsDir);
     // Points deleted or moved (changed) while building are gone from their sources: drop them here too.
@@ -131,7 +143,10 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
       // not swapped in (empty, or the shard closed meanwhile): nothing else will release its files
       if (!shard.segments.includes(built)) built.dispose();
     }
-    this.logger.log({ kind: plan.kind, points: built.pointCount, sources: plan.sources.length }, 'optimization finished');
+    this.logger.log(
+      { kind: plan.kind, points: built.pointCount, sources: plan.sources.length },
+      'optimization finished',
+    );
     return built.pointCount > 0;
   }
 }

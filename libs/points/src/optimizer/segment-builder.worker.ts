@@ -5,6 +5,7 @@ import { buildSegmentBytes, SegmentBuildJob } from './segment-builder';
 parentPort?.on('message', (job: SegmentBuildJob) => {
   buildSegmentBytes(job).then(
     (bytes) => parentPort?.postMessage({ ok: true, bytes }, [bytes.buffer as ArrayBuffer]),
-    (error: unknown) => parentPort?.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) }),
+    (error: unknown) =>
+      parentPort?.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) }),
   );
 });

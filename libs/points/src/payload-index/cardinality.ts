@@ -8,7 +8,11 @@ export interface CardinalityEstimate {
 export const exactEstimate = (n: number): CardinalityEstimate => ({ min: n, exp: n, max: n });
 
 /** Nothing known: anywhere in [0, total], guessed at half (Qdrant's unknown estimate). */
-export const unknownEstimate = (total: number): CardinalityEstimate => ({ min: 0, exp: Math.floor(total / 2), max: total });
+export const unknownEstimate = (total: number): CardinalityEstimate => ({
+  min: 0,
+  exp: Math.floor(total / 2),
+  max: total,
+});
 
 const clampExp = (e: CardinalityEstimate): CardinalityEstimate => ({
   min: e.min,
@@ -47,7 +51,11 @@ export function combineShould(estimates: readonly CardinalityEstimate[], total: 
 }
 
 /** At least `count` of the conditions hold. */
-export function combineMinShould(estimates: readonly CardinalityEstimate[], count: number, total: number): CardinalityEstimate {
+export function combineMinShould(
+  estimates: readonly CardinalityEstimate[],
+  count: number,
+  total: number,
+): CardinalityEstimate {
   if (count <= 0) return exactEstimate(total);
   if (count > estimates.length) return exactEstimate(0);
   if (count === 1) return combineShould(estimates, total);

@@ -30,7 +30,11 @@ export function validateIndexParams(type: PayloadSchemaType, params: PayloadInde
   if ('text' in params) validateTextIndexParams(params.text);
 }
 
-function build(field: string, type: PayloadSchemaType, params: PayloadIndexParams | undefined): FieldIndexBase<unknown> {
+function build(
+  field: string,
+  type: PayloadSchemaType,
+  params: PayloadIndexParams | undefined,
+): FieldIndexBase<unknown> {
   validateIndexParams(type, params);
   switch (type) {
     case 'Keyword':
@@ -47,7 +51,8 @@ function build(field: string, type: PayloadSchemaType, params: PayloadIndexParam
     case 'Geo':
       return new GeoIndex(field, params) as FieldIndexBase<unknown>;
     case 'Text': {
-      const textParams: TextIndexParams = params !== undefined && 'text' in params ? params.text : { tokenizer: 'Word' };
+      const textParams: TextIndexParams =
+        params !== undefined && 'text' in params ? params.text : { tokenizer: 'Word' };
       return new TextIndex(field, textParams) as FieldIndexBase<unknown>;
     }
   }
@@ -57,7 +62,11 @@ function build(field: string, type: PayloadSchemaType, params: PayloadIndexParam
  * An empty index of `type` over `field`. A Text index without params uses Qdrant's defaults
  * (Word tokenizer, lowercase) and reports them in `params`.
  */
-export function createFieldIndex(field: string, type: PayloadSchemaType, params?: PayloadIndexParams): PayloadFieldIndex {
+export function createFieldIndex(
+  field: string,
+  type: PayloadSchemaType,
+  params?: PayloadIndexParams,
+): PayloadFieldIndex {
   return build(field, type, params);
 }
 

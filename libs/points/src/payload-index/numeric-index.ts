@@ -101,13 +101,15 @@ export class IntegerIndex extends SortedNumericIndex<number | bigint> {
 
   override load(bytes: Uint8Array): this {
     super.load(bytes);
-    for (const [slot, values] of this.perSlot) for (const v of values) if (typeof v === 'bigint') this.postings.insert(v, slot);
+    for (const [slot, values] of this.perSlot)
+      for (const v of values) if (typeof v === 'bigint') this.postings.insert(v, slot);
     return this;
   }
 
   filter(condition: FieldCondition): Uint32Array | undefined {
     const test = singleTest(condition);
-    if (test === 'range' && condition.range !== undefined) return this.range ? this.rangeSlots(condition.range) : undefined;
+    if (test === 'range' && condition.range !== undefined)
+      return this.range ? this.rangeSlots(condition.range) : undefined;
     const match = condition.match;
     if (test !== 'match' || match === undefined || !this.lookup) return undefined;
     const map = this.postings.map;
@@ -129,7 +131,11 @@ export class IntegerIndex extends SortedNumericIndex<number | bigint> {
 
   facet(slots?: Iterable<number>): Map<bigint, number> {
     const ints = new Map<number, bigint[]>();
-    for (const [slot, values] of this.perSlot) ints.set(slot, values.filter((v): v is bigint => typeof v === 'bigint'));
+    for (const [slot, values] of this.perSlot)
+      ints.set(
+        slot,
+        values.filter((v): v is bigint => typeof v === 'bigint'),
+      );
     return this.postings.facet(ints, slots);
   }
 }
@@ -149,7 +155,9 @@ export class FloatIndex extends SortedNumericIndex<number | bigint> {
   }
 
   filter(condition: FieldCondition): Uint32Array | undefined {
-    return singleTest(condition) === 'range' && condition.range !== undefined ? this.rangeSlots(condition.range) : undefined;
+    return singleTest(condition) === 'range' && condition.range !== undefined
+      ? this.rangeSlots(condition.range)
+      : undefined;
   }
 }
 

@@ -91,7 +91,14 @@ describe(PayloadIndexSet.name, () => {
           expect([...candidates]).toEqual([...candidates].sort((a, b) => a - b));
         }
         const estimate = set.estimate(filter, total);
-        expect({ filter, ok: estimate.min <= expected.length && expected.length <= estimate.max && estimate.min <= estimate.exp && estimate.exp <= estimate.max }).toEqual({
+        expect({
+          filter,
+          ok:
+            estimate.min <= expected.length &&
+            expected.length <= estimate.max &&
+            estimate.min <= estimate.exp &&
+            estimate.exp <= estimate.max,
+        }).toEqual({
           filter,
           ok: true,
         });
@@ -105,7 +112,8 @@ describe(PayloadIndexSet.name, () => {
       let answered = 0;
       const rnd = new PayloadGenerator(seededRandom(5150));
       const simple = (): Filter => {
-        const conditions = (n: number): Condition[] => Array.from({ length: n }, () => ({ field: rnd.fieldCondition() }));
+        const conditions = (n: number): Condition[] =>
+          Array.from({ length: n }, () => ({ field: rnd.fieldCondition() }));
         const shape = Math.floor(rnd.random() * 4);
         if (shape === 0) return { must: conditions(1 + Math.floor(rnd.random() * 3)) };
         if (shape === 1) return { should: conditions(1 + Math.floor(rnd.random() * 3)) };
@@ -127,7 +135,9 @@ describe(PayloadIndexSet.name, () => {
       expect(set.exactMatches({ must: [kw] })).toBeDefined();
       expect(set.exactMatches({ must: [kw], mustNot: [kw] })).toBeUndefined();
       expect(set.exactMatches({ must: [kw], minShould: { conditions: [kw], minCount: 1 } })).toBeUndefined();
-      expect(set.exactMatches({ must: [kw, { field: { key: 'not_indexed', match: { keyword: 'a' } } }] })).toBeUndefined();
+      expect(
+        set.exactMatches({ must: [kw, { field: { key: 'not_indexed', match: { keyword: 'a' } } }] }),
+      ).toBeUndefined();
       expect(set.exactMatches({ must: [kw, { hasId: [1n] }] })).toBeUndefined();
     });
   });
@@ -185,23 +195,45 @@ describe(PayloadIndexSet.name, () => {
   describe('facet', () => {
     it('should count points per distinct value', () => {
       const small = build([{ kw: 'a' }, { kw: ['a', 'a', 'b'] }, { kw: 'b' }, { flag: [true, false] }]);
-      expect(small.get('kw')!.facet!()).toEqual(new Map([['a', 2], ['b', 2]]));
-      expect(small.get('kw')!.facet!([1])).toEqual(new Map([['a', 1], ['b', 1]]));
-      expect(small.get('flag')!.facet!()).toEqual(new Map([[true, 1], [false, 1]]));
+      expect(small.get('kw')!.facet!()).toEqual(
+        new Map([
+          ['a', 2],
+          ['b', 2],
+        ]),
+      );
+      expect(small.get('kw')!.facet!([1])).toEqual(
+        new Map([
+          ['a', 1],
+          ['b', 1],
+        ]),
+      );
+      expect(small.get('flag')!.facet!()).toEqual(
+        new Map([
+          [true, 1],
+          [false, 1],
+        ]),
+      );
     });
   });
 
   describe('candidates', () => {
     it('should be undefined when no indexed condition narrows the filter', () => {
-      const filter: Filter = { must: [{ isEmpty: { key: 'kw' } }], should: [{ field: { key: 'kw', match: { keyword: 'red' } } }, { hasId: [1n] }] };
+      const filter: Filter = {
+        must: [{ isEmpty: { key: 'kw' } }],
+        should: [{ field: { key: 'kw', match: { keyword: 'red' } } }, { hasId: [1n] }],
+      };
       expect(set.candidates(filter, total)).toBeUndefined();
     });
 
     it('should narrow nested conditions through the flattened array key', () => {
-      const nested: Condition = { nested: { key: 'arr', filter: { must: [{ field: { key: 'y', match: { keyword: 'teal' } } }] } } };
+      const nested: Condition = {
+        nested: { key: 'arr', filter: { must: [{ field: { key: 'y', match: { keyword: 'teal' } } }] } },
+      };
       const candidates = set.candidates({ must: [nested] }, total)!;
       expect(candidates).toBeDefined();
-      expect([...candidates]).toEqual(trueSlots({ must: [{ field: { key: 'arr[].y', match: { keyword: 'teal' } } }] }, points, set));
+      expect([...candidates]).toEqual(
+        trueSlots({ must: [{ field: { key: 'arr[].y', match: { keyword: 'teal' } } }] }, points, set),
+      );
     });
   });
 });

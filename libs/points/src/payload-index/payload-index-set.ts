@@ -86,7 +86,11 @@ export class PayloadIndexSet {
   info(): Record<string, PayloadIndexInfo> {
     const out: Record<string, PayloadIndexInfo> = {};
     for (const [field, index] of this.indexes) {
-      out[field] = { type: index.type, ...(index.params === undefined ? {} : { params: index.params }), points: index.pointsCount() };
+      out[field] = {
+        type: index.type,
+        ...(index.params === undefined ? {} : { params: index.params }),
+        points: index.pointsCount(),
+      };
     }
     return out;
   }
@@ -143,7 +147,12 @@ export class PayloadIndexSet {
 
   toBytes(): Uint8Array {
     const snapshot: Snapshot = {
-      indexes: [...this.indexes].map(([field, index]) => ({ field, type: index.type, params: index.params, bytes: index.toBytes() })),
+      indexes: [...this.indexes].map(([field, index]) => ({
+        field,
+        type: index.type,
+        params: index.params,
+        bytes: index.toBytes(),
+      })),
     };
     return v8.serialize(snapshot);
   }
@@ -162,7 +171,12 @@ export class PayloadIndexSet {
   private estimateFilter(filter: Filter, total: number): CardinalityEstimate {
     const parts: CardinalityEstimate[] = [];
     if (filter.should !== undefined && filter.should.length > 0) {
-      parts.push(combineShould(filter.should.map((c) => this.estimateCondition(c, total)), total));
+      parts.push(
+        combineShould(
+          filter.should.map((c) => this.estimateCondition(c, total)),
+          total,
+        ),
+      );
     }
     if (filter.minShould !== undefined) {
       const estimates = filter.minShould.conditions.map((c) => this.estimateCondition(c, total));
@@ -191,7 +205,9 @@ export class PayloadIndexSet {
     }
     if ('nested' in condition) {
       const upper = this.nestedCandidates(condition.nested.key, condition.nested.filter, '');
-      return upper === undefined ? unknownEstimate(total) : { min: 0, exp: Math.ceil(upper.length / 2), max: upper.length };
+      return upper === undefined
+        ? unknownEstimate(total)
+        : { min: 0, exp: Math.ceil(upper.length / 2), max: upper.length };
     }
     return unknownEstimate(total);
   }
@@ -214,7 +230,11 @@ export class PayloadIndexSet {
     }
     const minShould = filter.minShould;
     if (minShould !== undefined && minShould.minCount >= 1) {
-      narrow(minShould.minCount > minShould.conditions.length ? EMPTY_SLOTS : this.unionCandidates(minShould.conditions, prefix, nested));
+      narrow(
+        minShould.minCount > minShould.conditions.length
+          ? EMPTY_SLOTS
+          : this.unionCandidates(minShould.conditions, prefix, nested),
+      );
     }
     return acc;
   }

@@ -15,7 +15,10 @@ export class TextIndex extends FieldIndexBase<string> {
   private readonly postings = new Postings<string>();
   private readonly analyzer: TextAnalyzer;
 
-  constructor(field: string, readonly textParams: TextIndexParams) {
+  constructor(
+    field: string,
+    readonly textParams: TextIndexParams,
+  ) {
     super(field, 'Text', { text: textParams });
     this.analyzer = analyzerFor(textParams);
   }

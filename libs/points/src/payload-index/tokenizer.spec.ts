@@ -9,7 +9,11 @@ describe(createTextAnalyzer.name, () => {
   });
 
   it('should split on whitespace only with the Whitespace tokenizer', () => {
-    expect(createTextAnalyzer({ tokenizer: 'Whitespace' }).tokens('state-of-the-art  AI\tmodel')).toEqual(['state-of-the-art', 'ai', 'model']);
+    expect(createTextAnalyzer({ tokenizer: 'Whitespace' }).tokens('state-of-the-art  AI\tmodel')).toEqual([
+      'state-of-the-art',
+      'ai',
+      'model',
+    ]);
   });
 
   it('should index prefixes with the Prefix tokenizer and query whole words', () => {
@@ -24,7 +28,9 @@ describe(createTextAnalyzer.name, () => {
   });
 
   it('should drop tokens outside min/max length', () => {
-    expect(createTextAnalyzer({ tokenizer: 'Word', minTokenLen: 3, maxTokenLen: 5 }).tokens('a bb ccc dddddd')).toEqual(['ccc']);
+    expect(createTextAnalyzer({ tokenizer: 'Word', minTokenLen: 3, maxTokenLen: 5 }).tokens('a bb ccc dddddd')).toEqual(
+      ['ccc'],
+    );
   });
 
   it('should remove stopwords (languages and custom) and stem', () => {
@@ -44,7 +50,11 @@ describe(createTextAnalyzer.name, () => {
   });
 
   it('should reject unknown languages', () => {
-    expect(() => createTextAnalyzer({ tokenizer: 'Word', stemmer: { snowball: { language: 'klingon' } } })).toThrow(DomainError);
-    expect(() => createTextAnalyzer({ tokenizer: 'Word', stopwords: { languages: ['klingon'], custom: [] } })).toThrow(DomainError);
+    expect(() => createTextAnalyzer({ tokenizer: 'Word', stemmer: { snowball: { language: 'klingon' } } })).toThrow(
+      DomainError,
+    );
+    expect(() => createTextAnalyzer({ tokenizer: 'Word', stopwords: { languages: ['klingon'], custom: [] } })).toThrow(
+      DomainError,
+    );
   });
 });

@@ -154,7 +154,8 @@ export function createTextAnalyzer(params: TextIndexParams): TextAnalyzer {
     }
   }
   for (const word of params.stopwords?.custom ?? []) stopwords.add(word.toLowerCase());
-  const stemmer = params.stemmer === undefined ? undefined : snowball.newStemmer(languageKey(params.stemmer.snowball.language));
+  const stemmer =
+    params.stemmer === undefined ? undefined : snowball.newStemmer(languageKey(params.stemmer.snowball.language));
   const isPrefix = params.tokenizer === 'Prefix';
 
   const normalizePrefix = (token: string): string => {

@@ -26,12 +26,17 @@ export class CollectionContexts {
     const record = this.catalog.require(nameOrAlias);
     const storage = this.storage.storageOf(record);
     if (storage.failure) {
-      throw DomainError.internal(`Service internal error: collection \`${record.name}\` could not be loaded: ${storage.failure.message}`);
+      throw DomainError.internal(
+        `Service internal error: collection \`${record.name}\` could not be loaded: ${storage.failure.message}`,
+      );
     }
     return {
       record,
       storage,
-      isIndexed: (key: string) => [...storage.shards.values()].some((h) => h.shard.fieldIndexes.has(key) || h.shard.fieldIndexes.has(stripArrays(key))),
+      isIndexed: (key: string) =>
+        [...storage.shards.values()].some(
+          (h) => h.shard.fieldIndexes.has(key) || h.shard.fieldIndexes.has(stripArrays(key)),
+        ),
     };
   }
 }

@@ -34,7 +34,11 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
     const storage = this.storage.openStorages().find((s) => s.record.id === record.id);
     if (!storage) return stats;
     if (storage.failure) {
-      return { ...stats, status: 'Red', optimizerStatus: { ok: false, error: `could not be loaded: ${storage.failure.message}` } };
+      return {
+        ...stats,
+        status: 'Red',
+        optimizerStatus: { ok: false, error: `could not be loaded: ${storage.failure.message}` },
+      };
     }
     const schema: Record<string, PayloadSchemaInfo> = {};
     for (const handle of storage.shards.values()) {

@@ -1,6 +1,15 @@
 import { Vector } from '../model/vectors.model';
 import { VectorSpace } from '../storage/vector-space';
-import { contextExamples, contextScore, discoveryScore, exampleIds, fastSigmoid, rawSimilarity, scaledFastSigmoid, scoreContextQuery } from './discovery';
+import {
+  contextExamples,
+  contextScore,
+  discoveryScore,
+  exampleIds,
+  fastSigmoid,
+  rawSimilarity,
+  scaledFastSigmoid,
+  scoreContextQuery,
+} from './discovery';
 
 const dense = (distance: 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan'): VectorSpace => ({
   name: '',
@@ -32,7 +41,9 @@ describe('discovery scores', () => {
       expect(discoveryScore(0, [pair(11, 11)])).toBe(0.5);
       expect(discoveryScore(0, [pair(10, 4), pair(4, 10)])).toBe(0.5);
       // A bad target in a good zone beats a good target in a worse zone.
-      expect(discoveryScore(-1000, [pair(1, 0), pair(1, 0), pair(1, 0)])).toBeGreaterThan(discoveryScore(1000, [pair(1, 0), pair(0, 1)]));
+      expect(discoveryScore(-1000, [pair(1, 0), pair(1, 0), pair(1, 0)])).toBeGreaterThan(
+        discoveryScore(1000, [pair(1, 0), pair(0, 1)]),
+      );
     });
   });
 
@@ -40,7 +51,10 @@ describe('discovery scores', () => {
     it('should be 0 inside every positive zone and in (-1, 0) per missed pair', () => {
       expect(contextScore([{ positive: 2, negative: 1 }])).toBe(0);
       expect(contextScore([{ positive: 1, negative: 2 }])).toBeCloseTo(-0.5, 6);
-      const two = contextScore([{ positive: 1, negative: 4 }, { positive: 0, negative: 1 }]);
+      const two = contextScore([
+        { positive: 1, negative: 4 },
+        { positive: 0, negative: 1 },
+      ]);
       expect(two).toBeCloseTo(-0.75 - 0.5, 6);
       // Equal similarities sit just outside the positive zone (the margin).
       expect(contextScore([{ positive: 1, negative: 1 }])).toBeLessThan(0);
@@ -74,7 +88,11 @@ describe('scoreContextQuery', () => {
 
   it('should order discovery results by zone, then by closeness to the target', () => {
     // Pair: closer to 5 than to 0 means x > 2.5; target 0.
-    const result = scoreContextQuery(candidates, { target: v(0), pairs: [{ positive: v(5), negative: v(0) }] }, similarities);
+    const result = scoreContextQuery(
+      candidates,
+      { target: v(0), pairs: [{ positive: v(5), negative: v(0) }] },
+      similarities,
+    );
     expect(result.map((c) => c.key)).toEqual(['b', 'c', 'a']);
     expect(Math.floor(result[0].score)).toBe(1);
     expect(Math.floor(result[2].score)).toBe(-1);
@@ -89,7 +107,12 @@ describe('scoreContextQuery', () => {
 
 describe('contextExamples', () => {
   it('should list the target and both sides of every pair, and the ids among them', () => {
-    const examples = contextExamples({ discover: { target: { pointId: 1n }, context: [{ positive: { pointId: 'u' }, negative: { vector: { kind: 'dense', values: Float32Array.of(1) } } }] } });
+    const examples = contextExamples({
+      discover: {
+        target: { pointId: 1n },
+        context: [{ positive: { pointId: 'u' }, negative: { vector: { kind: 'dense', values: Float32Array.of(1) } } }],
+      },
+    });
     expect(examples).toHaveLength(3);
     expect(exampleIds(examples)).toEqual([1n, 'u']);
     expect(exampleIds(contextExamples({ context: [] }))).toEqual([]);

@@ -1,5 +1,12 @@
 import { PointId } from '../model/point-id.model';
-import { ContextPair, DiscoverInput, LookupLocation, PrefetchQuery, QueryVariant, VectorInput } from '../model/query.model';
+import {
+  ContextPair,
+  DiscoverInput,
+  LookupLocation,
+  PrefetchQuery,
+  QueryVariant,
+  VectorInput,
+} from '../model/query.model';
 import { Vector } from '../model/vectors.model';
 import { VectorSpace } from '../storage/vector-space';
 
@@ -79,7 +86,10 @@ export function scoreContextQuery<C extends { key: string; score: number }>(
   similarities: (example: Vector) => Map<string, number>,
 ): C[] {
   const target = query.target ? similarities(query.target) : undefined;
-  const pairs = query.pairs.map((pair) => ({ positive: similarities(pair.positive), negative: similarities(pair.negative) }));
+  const pairs = query.pairs.map((pair) => ({
+    positive: similarities(pair.positive),
+    negative: similarities(pair.negative),
+  }));
   const result: C[] = [];
   for (const c of candidates) {
     const sims: PairSimilarity[] = [];
@@ -118,7 +128,10 @@ export function exampleIds(examples: readonly VectorInput[]): PointId[] {
  * context examples) whose lookup (the stage's, else the root's) is `local`: Qdrant leaves those
  * points out of the results.
  */
-export function referencedIdsOf(root: PrefetchQuery, local: (lookup: LookupLocation | undefined) => boolean): PointId[] {
+export function referencedIdsOf(
+  root: PrefetchQuery,
+  local: (lookup: LookupLocation | undefined) => boolean,
+): PointId[] {
   const ids: PointId[] = [];
   const visit = (stage: PrefetchQuery) => {
     const query = stage.query;

@@ -7,7 +7,15 @@ import { DistanceMatrixService, MatrixNeighbour, nearestPerRow, Reservoir } from
 import { StrictModeGuard } from './strict-mode';
 
 const hnsw = { m: 16, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 1 };
-const dense = (name: string, distance: 'Dot' | 'Euclid'): VectorSpace => ({ name, kind: 'dense', dim: 2, distance, datatype: 'float32', hnsw, onDisk: false });
+const dense = (name: string, distance: 'Dot' | 'Euclid'): VectorSpace => ({
+  name,
+  kind: 'dense',
+  dim: 2,
+  distance,
+  datatype: 'float32',
+  hnsw,
+  onDisk: false,
+});
 
 /** A seeded generator, so sampling is reproducible in the test. */
 function seeded(seed: number): () => number {
@@ -62,16 +70,30 @@ describe('distance matrix', () => {
     ];
 
     it('should keep the best `limit`, highest first for similarities, ties by offset', () => {
-      expect(nearestPerRow(rows, 2, true)).toEqual([[{ offset: 2, score: 0.9 }, { offset: 1, score: 0.5 }]]);
+      expect(nearestPerRow(rows, 2, true)).toEqual([
+        [
+          { offset: 2, score: 0.9 },
+          { offset: 1, score: 0.5 },
+        ],
+      ]);
     });
 
     it('should order distances ascending', () => {
-      expect(nearestPerRow(rows, 3, false)).toEqual([[{ offset: 1, score: 0.5 }, { offset: 3, score: 0.5 }, { offset: 2, score: 0.9 }]]);
+      expect(nearestPerRow(rows, 3, false)).toEqual([
+        [
+          { offset: 1, score: 0.5 },
+          { offset: 3, score: 0.5 },
+          { offset: 2, score: 0.9 },
+        ],
+      ]);
     });
   });
 
   describe(DistanceMatrixService.name, () => {
-    const spaces = new Map([['v', dense('v', 'Euclid')], ['w', dense('w', 'Dot')]]);
+    const spaces = new Map([
+      ['v', dense('v', 'Euclid')],
+      ['w', dense('w', 'Dot')],
+    ]);
     const points: Array<[number, number[] | undefined, string]> = [
       [1, [0, 0], 'a'],
       [2, [1, 0], 'a'],
@@ -84,7 +106,9 @@ describe('distance matrix', () => {
       const left = Segment.create(spaces, { appendable: true, indexed: false });
       const right = Segment.create(spaces, { appendable: true, indexed: false });
       points.forEach(([id, v, tag], i) => {
-        const vectors: NamedVectors = v ? { v: { kind: 'dense' as const, values: Float32Array.from(v) } } : { w: { kind: 'dense' as const, values: Float32Array.from([1, 1]) } };
+        const vectors: NamedVectors = v
+          ? { v: { kind: 'dense' as const, values: Float32Array.from(v) } }
+          : { w: { kind: 'dense' as const, values: Float32Array.from([1, 1]) } };
         (i % 2 === 0 ? left : right).upsert(i + 1, BigInt(id), vectors, { tag });
       });
       return new DistanceMatrixService(contextsOver(spaces, [left, right]));
@@ -94,17 +118,37 @@ describe('distance matrix', () => {
       const matrix = service().compute('c', { sample: 10, limit: 2, using: 'v' });
       expect(matrix.ids).toEqual([1n, 2n, 3n, 4n]);
       expect(matrix.neighbours).toEqual([
-        [{ offset: 1, score: 1 }, { offset: 2, score: 3 }],
-        [{ offset: 0, score: 1 }, { offset: 2, score: 2 }],
-        [{ offset: 1, score: 2 }, { offset: 0, score: 3 }],
-        [{ offset: 2, score: 4 }, { offset: 1, score: 6 }],
+        [
+          { offset: 1, score: 1 },
+          { offset: 2, score: 3 },
+        ],
+        [
+          { offset: 0, score: 1 },
+          { offset: 2, score: 2 },
+        ],
+        [
+          { offset: 1, score: 2 },
+          { offset: 0, score: 3 },
+        ],
+        [
+          { offset: 2, score: 4 },
+          { offset: 1, score: 6 },
+        ],
       ]);
     });
 
     it('should sample only points passing the filter', () => {
-      const matrix = service().compute('c', { sample: 10, limit: 5, using: 'v', filter: { must: [{ field: { key: 'tag', match: { keyword: 'a' } } }] } });
+      const matrix = service().compute('c', {
+        sample: 10,
+        limit: 5,
+        using: 'v',
+        filter: { must: [{ field: { key: 'tag', match: { keyword: 'a' } } }] },
+      });
       expect(matrix.ids).toEqual([1n, 2n, 4n]);
-      expect(matrix.neighbours[2]).toEqual([{ offset: 1, score: 6 }, { offset: 0, score: 7 }]);
+      expect(matrix.neighbours[2]).toEqual([
+        { offset: 1, score: 6 },
+        { offset: 0, score: 7 },
+      ]);
     });
 
     it('should answer an empty matrix when fewer than two points can be sampled', () => {

@@ -82,7 +82,10 @@ export class DistanceMatrixService {
     }
     const sampled = reservoir.items.sort((a, b) => comparePointIds(a.id, b.id));
     if (sampled.length < 2) return { ids: [], neighbours: [] };
-    return { ids: sampled.map((p) => p.id), neighbours: nearestRows(sampled, request.using, request.limit, spaceHigherIsBetter(space)) };
+    return {
+      ids: sampled.map((p) => p.id),
+      neighbours: nearestRows(sampled, request.using, request.limit, spaceHigherIsBetter(space)),
+    };
   }
 }
 
@@ -113,7 +116,12 @@ export class Reservoir<T> {
  * scored against every sampled point, then cut to `limit` at once, so only sample × limit
  * neighbours are ever held.
  */
-function nearestRows(sampled: SampledPoint[], using: string, limit: number, higherIsBetter: boolean): MatrixNeighbour[][] {
+function nearestRows(
+  sampled: SampledPoint[],
+  using: string,
+  limit: number,
+  higherIsBetter: boolean,
+): MatrixNeighbour[][] {
   // Score a query against each segment's sampled slots in one engine call.
   const bySegment = new Map<Segment, { slots: number[]; offsets: Map<number, number> }>();
   sampled.forEach((point, offset) => {
@@ -122,7 +130,8 @@ function nearestRows(sampled: SampledPoint[], using: string, limit: number, high
     group.slots.push(point.slot);
     group.offsets.set(point.slot, offset);
   });
-  const better = (a: MatrixNeighbour, b: MatrixNeighbour) => (higherIsBetter ? b.score - a.score : a.score - b.score) || a.offset - b.offset;
+  const better = (a: MatrixNeighbour, b: MatrixNeighbour) =>
+    (higherIsBetter ? b.score - a.score : a.score - b.score) || a.offset - b.offset;
   return sampled.map((point, row) => {
     const query = point.segment.vectorStore(using)!.get(point.slot)!;
     // the best `limit` so far, best first: a bounded insertion, not a sort of the whole row

@@ -1,7 +1,14 @@
 import { JsonObject } from '@vectorstore/common';
 import { Filter } from '../model/filter.model';
 import { matchesFilter } from '../filter/filter-evaluator';
-import { collectGroups, GROUP_FILLING_ROUNDS, GROUP_FINDING_ROUNDS, groupIdsOf, groupPointId, GroupsAggregator } from './grouping';
+import {
+  collectGroups,
+  GROUP_FILLING_ROUNDS,
+  GROUP_FINDING_ROUNDS,
+  groupIdsOf,
+  groupPointId,
+  GroupsAggregator,
+} from './grouping';
 
 interface Hit {
   key: string;
@@ -57,7 +64,9 @@ describe(GroupsAggregator.name, () => {
 
     it('should keep the best `limit` groups and the best `groupSize` hits, lower first for distances', () => {
       const aggregator = new GroupsAggregator<Hit>(2, 2, false);
-      [hit(1, 5), hit(2, 1), hit(3, 3), hit(4, 0.5), hit(5, 2), hit(6, 9)].forEach((h, i) => aggregator.add(h, [['x', 'y', 'x', 'z', 'y', 'x'][i]]));
+      [hit(1, 5), hit(2, 1), hit(3, 3), hit(4, 0.5), hit(5, 2), hit(6, 9)].forEach((h, i) =>
+        aggregator.add(h, [['x', 'y', 'x', 'z', 'y', 'x'][i]]),
+      );
       const groups = aggregator.distill();
       expect(groups.map((g) => [g.id, g.hits.map((h) => h.score)])).toEqual([
         ['z', [0.5]],

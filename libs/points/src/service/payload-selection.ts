@@ -60,5 +60,6 @@ function removePath(target: JsonObject, key: string): void {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
     node = (node as JsonObject)[keys[i]];
   }
-  if (typeof node === 'object' && node !== null && !Array.isArray(node)) delete (node as JsonObject)[keys[keys.length - 1]];
+  if (typeof node === 'object' && node !== null && !Array.isArray(node))
+    delete (node as JsonObject)[keys[keys.length - 1]];
 }

@@ -29,7 +29,13 @@ export function retrievedPoint(
   return point;
 }
 
-export function scoredPoint(location: PointLocation, score: number, withPayload: PayloadSelector, withVectors: VectorSelector, orderValue?: OrderValue): ScoredPoint {
+export function scoredPoint(
+  location: PointLocation,
+  score: number,
+  withPayload: PayloadSelector,
+  withVectors: VectorSelector,
+  orderValue?: OrderValue,
+): ScoredPoint {
   return {
     ...retrievedPoint(location, withPayload, withVectors, orderValue),
     score,

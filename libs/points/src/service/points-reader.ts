@@ -6,7 +6,15 @@ import { valuesAt } from '../filter/payload-path';
 import { Filter } from '../model/filter.model';
 import { comparePointIds, PointId, pointIdKey } from '../model/point-id.model';
 import { OrderValue, RetrievedPoint } from '../model/point.model';
-import { CountRequest, FacetHit, FacetRequest, FacetValue, GetRequest, OrderBy, ScrollRequest } from '../model/query.model';
+import {
+  CountRequest,
+  FacetHit,
+  FacetRequest,
+  FacetValue,
+  GetRequest,
+  OrderBy,
+  ScrollRequest,
+} from '../model/query.model';
 import { CollectionContext, CollectionContexts } from './collection-context';
 import { ReadLimits } from './strict-mode';
 import { PointLocation, retrievedPoint } from './point-materializer';
@@ -34,11 +42,17 @@ export class PointsReader {
   }
 
   scroll(collectionName: string, request: ScrollRequest): { points: RetrievedPoint[]; nextPageOffset?: PointId } {
-    const context = this.checkedContext(collectionName, { limit: request.limit, timeout: request.timeout, filter: request.filter });
+    const context = this.checkedContext(collectionName, {
+      limit: request.limit,
+      timeout: request.timeout,
+      filter: request.filter,
+    });
     const matches = this.matching(context, request.filter, request.shardKeySelector);
     if (request.orderBy) {
       const ordered = orderedPoints(context, matches, request.orderBy).slice(0, request.limit);
-      return { points: ordered.map((o) => retrievedPoint(o.location, request.withPayload, request.withVectors, o.orderValue)) };
+      return {
+        points: ordered.map((o) => retrievedPoint(o.location, request.withPayload, request.withVectors, o.orderValue)),
+      };
     }
     matches.sort((a, b) => comparePointIds(a.segment.pointId(a.slot), b.segment.pointId(b.slot)));
     const offset = request.offset;
@@ -53,7 +67,8 @@ export class PointsReader {
 
   count(collectionName: string, request: CountRequest): number {
     const context = this.checkedContext(collectionName, { timeout: request.timeout, filter: request.filter });
-    if (request.exact || !request.filter) return this.matching(context, request.filter, request.shardKeySelector).length;
+    if (request.exact || !request.filter)
+      return this.matching(context, request.filter, request.shardKeySelector).length;
     let estimate = 0;
     for (const handle of context.storage.readShards(request.shardKeySelector)) {
       for (const segment of handle.shard.segments) estimate += segment.estimate(request.filter).exp;
@@ -62,7 +77,11 @@ export class PointsReader {
   }
 
   facet(collectionName: string, request: FacetRequest): FacetHit[] {
-    const context = this.checkedContext(collectionName, { limit: request.limit, timeout: request.timeout, filter: request.filter });
+    const context = this.checkedContext(collectionName, {
+      limit: request.limit,
+      timeout: request.timeout,
+      filter: request.filter,
+    });
     const schema = [...context.storage.shards.values()][0]?.shard.fieldIndexes.get(request.key);
     if (!schema || !FACET_INDEX_TYPES.has(schema.type)) {
       throw DomainError.invalidArgument(
@@ -91,12 +110,21 @@ export class PointsReader {
   private checkedContext(collectionName: string, limits: ReadLimits): CollectionContext {
     const context = this.contexts.resolve(collectionName);
     if (limits.filter) validateFilter(limits.filter);
-    this.contexts.strict.checkRead(context.record.name, context.record.config.strictModeConfig, limits, context.isIndexed);
+    this.contexts.strict.checkRead(
+      context.record.name,
+      context.record.config.strictModeConfig,
+      limits,
+      context.isIndexed,
+    );
     return context;
   }
 
   /** Live points passing `filter` across the selected shards. */
-  matching(context: CollectionContext, filter: Filter | undefined, selector: ScrollRequest['shardKeySelector']): PointLocation[] {
+  matching(
+    context: CollectionContext,
+    filter: Filter | undefined,
+    selector: ScrollRequest['shardKeySelector'],
+  ): PointLocation[] {
     const result: PointLocation[] = [];
     for (const handle of context.storage.readShards(selector)) {
       for (const segment of handle.shard.segments) {
@@ -106,7 +134,11 @@ export class PointsReader {
     return result;
   }
 
-  locate(context: CollectionContext, id: PointId, selector?: ScrollRequest['shardKeySelector']): PointLocation | undefined {
+  locate(
+    context: CollectionContext,
+    id: PointId,
+    selector?: ScrollRequest['shardKeySelector'],
+  ): PointLocation | undefined {
     for (const handle of context.storage.readShards(selector)) {
       const found = handle.shard.find(id);
       if (found) return { ...found, shardKey: handle.shardKey };
@@ -139,7 +171,14 @@ export function orderedPoints(
     );
   }
   const desc = orderBy.direction === 'Desc';
-  const start = orderBy.startFrom === undefined ? undefined : 'float' in orderBy.startFrom ? orderBy.startFrom.float : 'integer' in orderBy.startFrom ? Number(orderBy.startFrom.integer) : orderBy.startFrom.datetime;
+  const start =
+    orderBy.startFrom === undefined
+      ? undefined
+      : 'float' in orderBy.startFrom
+        ? orderBy.startFrom.float
+        : 'integer' in orderBy.startFrom
+          ? Number(orderBy.startFrom.integer)
+          : orderBy.startFrom.datetime;
   const entries: Array<{ location: PointLocation; orderValue: OrderValue; sortKey: number }> = [];
   for (const location of locations) {
     for (const value of valuesAt(location.segment.payload(location.slot), orderBy.key)) {
@@ -150,8 +189,11 @@ export function orderedPoints(
     }
   }
   entries.sort((a, b) =>
-    desc ? b.sortKey - a.sortKey || -comparePointIds(a.location.segment.pointId(a.location.slot), b.location.segment.pointId(b.location.slot))
-      : a.sortKey - b.sortKey || comparePointIds(a.location.segment.pointId(a.location.slot), b.location.segment.pointId(b.location.slot)),
+    desc
+      ? b.sortKey - a.sortKey ||
+        -comparePointIds(a.location.segment.pointId(a.location.slot), b.location.segment.pointId(b.location.slot))
+      : a.sortKey - b.sortKey ||
+        comparePointIds(a.location.segment.pointId(a.location.slot), b.location.segment.pointId(b.location.slot)),
   );
   return entries;
 }
@@ -162,8 +204,10 @@ function orderValueOf(value: unknown, type: string): { orderValue: OrderValue; s
     const micros = parseDatetimeMicros(value);
     return micros === undefined ? undefined : { orderValue: { int: BigInt(Math.trunc(micros)) }, sortKey: micros };
   }
-  if (typeof value === 'bigint') return { orderValue: type === 'Float' ? { float: Number(value) } : { int: value }, sortKey: Number(value) };
-  if (typeof value === 'number') return { orderValue: type === 'Integer' ? { int: BigInt(Math.trunc(value)) } : { float: value }, sortKey: value };
+  if (typeof value === 'bigint')
+    return { orderValue: type === 'Float' ? { float: Number(value) } : { int: value }, sortKey: Number(value) };
+  if (typeof value === 'number')
+    return { orderValue: type === 'Integer' ? { int: BigInt(Math.trunc(value)) } : { float: value }, sortKey: value };
   return undefined;
 }
 

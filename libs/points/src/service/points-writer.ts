@@ -30,7 +30,12 @@ export class PointsWriter {
   async updateBatch(
     collectionName: string,
     operations: UpdateOperation[],
-    options: { wait: boolean; timeout?: number; shardKeySelector?: ShardKeySelector; shardKeySelectors?: Array<ShardKeySelector | undefined> },
+    options: {
+      wait: boolean;
+      timeout?: number;
+      shardKeySelector?: ShardKeySelector;
+      shardKeySelectors?: Array<ShardKeySelector | undefined>;
+    },
   ): Promise<UpdateResult[]> {
     const context = this.contexts.resolve(collectionName);
     const results: UpdateResult[] = [];
@@ -39,9 +44,15 @@ export class PointsWriter {
     const work = context.storage.schemaLock.shared(async () => {
       // Existence checks see the batch's own earlier upserts and deletes.
       const batch: BatchView = { created: new Set(), deleted: new Set() };
-      operations.forEach((operation, i) => this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : '', batch));
+      operations.forEach((operation, i) =>
+        this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : '', batch),
+      );
       for (const [i, operation] of operations.entries()) {
-        const opNum = await this.apply(context.storage, operation, options.shardKeySelectors?.[i] ?? options.shardKeySelector);
+        const opNum = await this.apply(
+          context.storage,
+          operation,
+          options.shardKeySelectors?.[i] ?? options.shardKeySelector,
+        );
         results.push({ operationId: opNum, status: options.wait ? 'Completed' : 'Acknowledged' });
       }
     });
@@ -71,7 +82,11 @@ export class PointsWriter {
         this.checkVectorLimits(context, point.vectors);
       });
       if (updateFilter) validateFilter(updateFilter);
-      this.checkCapacity(context, points.length, points.reduce((bytes, p) => bytes + Buffer.byteLength(stringifyJson(p.payload)), 0));
+      this.checkCapacity(
+        context,
+        points.length,
+        points.reduce((bytes, p) => bytes + Buffer.byteLength(stringifyJson(p.payload)), 0),
+      );
       for (const point of points) {
         batch.created.add(pointIdKey(point.id));
         batch.deleted.delete(pointIdKey(point.id));
@@ -82,10 +97,15 @@ export class PointsWriter {
         this.checkVectorLimits(context, point.vectors);
       });
       guard.checkWrite(name, strict, { filter: operation.updateVectors.updateFilter }, context.isIndexed);
-      this.requireExisting(context, operation.updateVectors.points.map((p) => p.id), batch);
+      this.requireExisting(
+        context,
+        operation.updateVectors.points.map((p) => p.id),
+        batch,
+      );
     } else if ('deleteVectors' in operation) {
       for (const vectorName of operation.deleteVectors.vectorNames) {
-        if (!spaces.has(vectorName)) issues.add(`${prefix}vectors`, `Wrong input: Not existing vector name error: ${vectorName}`);
+        if (!spaces.has(vectorName))
+          issues.add(`${prefix}vectors`, `Wrong input: Not existing vector name error: ${vectorName}`);
       }
       this.checkSelector(context, operation.deleteVectors.selector, batch);
     } else if ('deletePoints' in operation) {
@@ -100,7 +120,10 @@ export class PointsWriter {
     } else if ('setPayload' in operation || 'overwritePayload' in operation) {
       const body = 'setPayload' in operation ? operation.setPayload : operation.overwritePayload;
       if (body.key !== undefined && parsePath(body.key).some((segment) => segment.kind !== 'key')) {
-        issues.add(`${prefix}key`, `payload key \`${body.key}\` must be a path of object keys (no array indexes or [])`);
+        issues.add(
+          `${prefix}key`,
+          `payload key \`${body.key}\` must be a path of object keys (no array indexes or [])`,
+        );
       }
       this.checkSelector(context, body.selector, batch, true);
     } else if ('deletePayload' in operation) {
@@ -121,10 +144,20 @@ export class PointsWriter {
     issues.throwIfAny();
   }
 
-  private checkSelector(context: CollectionContext, selector: PointsSelector, batch: BatchView, idsMustExist = false): void {
+  private checkSelector(
+    context: CollectionContext,
+    selector: PointsSelector,
+    batch: BatchView,
+    idsMustExist = false,
+  ): void {
     if ('filter' in selector) {
       validateFilter(selector.filter);
-      this.contexts.strict.checkWrite(context.record.name, context.record.config.strictModeConfig, { filter: selector.filter }, context.isIndexed);
+      this.contexts.strict.checkWrite(
+        context.record.name,
+        context.record.config.strictModeConfig,
+        { filter: selector.filter },
+        context.isIndexed,
+      );
     } else if (idsMustExist) {
       this.requireExisting(context, selector.ids, batch);
     }
@@ -134,8 +167,10 @@ export class PointsWriter {
   private requireExisting(context: CollectionContext, ids: readonly PointId[], batch: BatchView): void {
     for (const id of ids) {
       const key = pointIdKey(id);
-      const stored = !batch.deleted.has(key) && [...context.storage.shards.values()].some((h) => h.shard.find(id) !== undefined);
-      if (!stored && !batch.created.has(key)) throw DomainError.notFound(`Not found: No point with id ${String(id)} found`);
+      const stored =
+        !batch.deleted.has(key) && [...context.storage.shards.values()].some((h) => h.shard.find(id) !== undefined);
+      if (!stored && !batch.created.has(key))
+        throw DomainError.notFound(`Not found: No point with id ${String(id)} found`);
     }
   }
 
@@ -143,7 +178,8 @@ export class PointsWriter {
     const strict = context.record.config.strictModeConfig;
     for (const [name, vector] of Object.entries(vectors)) {
       if (vector.kind === 'multi') this.contexts.strict.checkVectorLimits(strict, name, 'multi', vector.vectors.length);
-      if (vector.kind === 'sparse') this.contexts.strict.checkVectorLimits(strict, name, 'sparse', vector.indices.length);
+      if (vector.kind === 'sparse')
+        this.contexts.strict.checkVectorLimits(strict, name, 'sparse', vector.indices.length);
     }
   }
 
@@ -158,12 +194,17 @@ export class PointsWriter {
       points += handle.shard.pointCount;
       for (const segment of handle.shard.segments) payloadBytes += segment.payloadBytes;
     }
-    for (const space of context.storage.spaces.values()) if (space.kind !== 'sparse') vectorBytes += points * space.dim * 4;
+    for (const space of context.storage.spaces.values())
+      if (space.kind !== 'sparse') vectorBytes += points * space.dim * 4;
     this.contexts.strict.checkCapacity(strict, { points, vectorBytes, payloadBytes, payloadIndexes: 0 });
   }
 
   /** Splits an operation per shard and applies it; returns the largest op number used. */
-  private async apply(storage: CollectionStorage, operation: UpdateOperation, selector: ShardKeySelector | undefined): Promise<number> {
+  private async apply(
+    storage: CollectionStorage,
+    operation: UpdateOperation,
+    selector: ShardKeySelector | undefined,
+  ): Promise<number> {
     const parts = this.split(storage, operation, selector);
     const config = storage.record.config.optimizerConfig;
     if (config.preventUnoptimized) {
@@ -173,10 +214,17 @@ export class PointsWriter {
     return opNums.length === 0 ? 0 : Math.max(...opNums);
   }
 
-  private split(storage: CollectionStorage, operation: UpdateOperation, selector: ShardKeySelector | undefined): Map<ShardHandle, UpdateOperation> {
+  private split(
+    storage: CollectionStorage,
+    operation: UpdateOperation,
+    selector: ShardKeySelector | undefined,
+  ): Map<ShardHandle, UpdateOperation> {
     const parts = new Map<ShardHandle, UpdateOperation>();
     const byIds = <T extends { id: PointId }>(items: T[], make: (subset: T[]) => UpdateOperation) => {
-      const routes = storage.routeWrite(items.map((item) => item.id), selector);
+      const routes = storage.routeWrite(
+        items.map((item) => item.id),
+        selector,
+      );
       for (const [handle, ids] of routes) {
         const wanted = new Set(ids);
         parts.set(handle, make(items.filter((item) => wanted.has(item.id))));
@@ -204,7 +252,8 @@ export class PointsWriter {
 async function waitUntilOptimized(handle: ShardHandle, thresholdKb: number, maxWaitMs = 60_000): Promise<void> {
   if (thresholdKb <= 0) return;
   const started = Date.now();
-  const unoptimizedKb = () => handle.shard.segments.filter((s) => s.appendable).reduce((kb, s) => kb + s.vectorDataKb(), 0);
+  const unoptimizedKb = () =>
+    handle.shard.segments.filter((s) => s.appendable).reduce((kb, s) => kb + s.vectorDataKb(), 0);
   while (unoptimizedKb() >= thresholdKb && !handle.shard.isClosed && Date.now() - started < maxWaitMs) {
     handle.shard.optimization.triggered = true;
     await delay(20);

@@ -33,7 +33,15 @@ import { dbsf, rrf } from './fusion';
 import { collectGroups, groupPointId } from './grouping';
 import { retrievedPoint, scoredPoint } from './point-materializer';
 import { orderedPoints, PointsReader } from './points-reader';
-import { boundedProduct, DEFAULT_PREFETCH_LIMIT, discoverQuery, growPrefetchLimits, mergeFilters, recommendQuery, searchQuery } from './query-requests';
+import {
+  boundedProduct,
+  DEFAULT_PREFETCH_LIMIT,
+  discoverQuery,
+  growPrefetchLimits,
+  mergeFilters,
+  recommendQuery,
+  searchQuery,
+} from './query-requests';
 import { checkVector } from './vector-validation';
 
 /** Qdrant's default RRF constant: score = sum of 1 / (k + rank), rank from 0. */
@@ -55,7 +63,11 @@ export class QueryEngine {
    * Several requests of one kind against one collection (SearchBatch, QueryBatch, ...): the
    * collection must exist even when the batch is empty.
    */
-  batch<R>(collectionName: string, requests: readonly R[], run: (collectionName: string, request: R) => ScoredPoint[]): ScoredPoint[][] {
+  batch<R>(
+    collectionName: string,
+    requests: readonly R[],
+    run: (collectionName: string, request: R) => ScoredPoint[],
+  ): ScoredPoint[][] {
     this.contexts.resolve(collectionName);
     return requests.map((request) => run.call(this, collectionName, request));
   }
@@ -118,16 +130,32 @@ export class QueryEngine {
     const context = this.contexts.resolve(collectionName);
     this.checkRequest(context, { ...source, limit: request.limit });
     const lookup = request.withLookup ? this.contexts.resolve(request.withLookup.collectionName) : undefined;
-    const stage = growPrefetchLimits(this.rootStage(context, source, boundedProduct(request.limit, request.groupSize)), request.limit);
+    const stage = growPrefetchLimits(
+      this.rootStage(context, source, boundedProduct(request.limit, request.groupSize)),
+      request.limit,
+    );
     const groups = collectGroups(
-      { groupBy: request.groupBy, groupSize: request.groupSize, limit: request.limit, higherIsBetter: this.higherIsBetter(context, source) },
-      (extra) => this.evaluate(context, { ...stage, filter: mergeFilters(stage.filter, extra) }, source.shardKeySelector, source.lookupFrom),
+      {
+        groupBy: request.groupBy,
+        groupSize: request.groupSize,
+        limit: request.limit,
+        higherIsBetter: this.higherIsBetter(context, source),
+      },
+      (extra) =>
+        this.evaluate(
+          context,
+          { ...stage, filter: mergeFilters(stage.filter, extra) },
+          source.shardKeySelector,
+          source.lookupFrom,
+        ),
       (hit) => hit.location.segment.payload(hit.location.slot),
     );
     return groups.map((group) => {
       const result: PointGroup = {
         id: group.id,
-        hits: group.hits.map((c) => scoredPoint(c.location, c.score, source.withPayload, source.withVectors, c.orderValue)),
+        hits: group.hits.map((c) =>
+          scoredPoint(c.location, c.score, source.withPayload, source.withVectors, c.orderValue),
+        ),
       };
       const found = lookup && request.withLookup && this.lookupPoint(lookup, group.id, request.withLookup);
       if (found) result.lookup = found;
@@ -147,30 +175,48 @@ export class QueryEngine {
     const query = stage.query;
     // Without a query, results keep the order (and scores) of the first prefetch.
     if (!query && stage.prefetch.length > 0) return this.higherIsBetter(context, stage.prefetch[0]);
-    const byDistance = query !== undefined && ('nearest' in query || ('recommend' in query && (query.recommend.strategy ?? 'AverageVector') === 'AverageVector'));
+    const byDistance =
+      query !== undefined &&
+      ('nearest' in query ||
+        ('recommend' in query && (query.recommend.strategy ?? 'AverageVector') === 'AverageVector'));
     const space = byDistance ? context.storage.spaces.get(stage.using ?? DEFAULT_VECTOR_NAME) : undefined;
     return space ? spaceHigherIsBetter(space) : true;
   }
 
   private checkRequest(context: CollectionContext, request: QueryRequest | PrefetchQuery, depth = 0): void {
-    if (depth > 16) throw DomainError.invalidArgument('Validation error in body: [prefetch: nested too deeply (more than 16 levels)]');
+    if (depth > 16)
+      throw DomainError.invalidArgument(
+        'Validation error in body: [prefetch: nested too deeply (more than 16 levels)]',
+      );
     if (request.filter) validateFilter(request.filter);
     this.contexts.strict.checkRead(
       context.record.name,
       context.record.config.strictModeConfig,
-      { limit: request.limit, filter: request.filter, params: request.params, timeout: 'timeout' in request ? request.timeout : undefined },
+      {
+        limit: request.limit,
+        filter: request.filter,
+        params: request.params,
+        timeout: 'timeout' in request ? request.timeout : undefined,
+      },
       context.isIndexed,
     );
     for (const prefetch of request.prefetch) this.checkRequest(context, prefetch, depth + 1);
   }
 
   /** Candidates of one stage, best first, at most `stage.limit`. */
-  private evaluate(context: CollectionContext, stage: PrefetchQuery, selector: ShardKeySelector | undefined, lookupFrom: LookupLocation | undefined): Candidate[] {
+  private evaluate(
+    context: CollectionContext,
+    stage: PrefetchQuery,
+    selector: ShardKeySelector | undefined,
+    lookupFrom: LookupLocation | undefined,
+  ): Candidate[] {
     const limit = stage.limit ?? DEFAULT_PREFETCH_LIMIT;
     const using = stage.using ?? DEFAULT_VECTOR_NAME;
     const lookup = stage.lookupFrom ?? lookupFrom;
     // The stage's filter also holds for its prefetches: it is passed down, so their limits count matching points.
-    const sources = stage.prefetch.map((p) => this.evaluate(context, { ...p, filter: mergeFilters(p.filter, stage.filter) }, selector, lookupFrom));
+    const sources = stage.prefetch.map((p) =>
+      this.evaluate(context, { ...p, filter: mergeFilters(p.filter, stage.filter) }, selector, lookupFrom),
+    );
     const query: QueryVariant | undefined = stage.query;
     let result: Candidate[];
     if (!query) {
@@ -178,10 +224,17 @@ export class QueryEngine {
       if (sources.length === 0) return this.byId(context, stage.filter, selector, limit);
       return applyThreshold(dedupe(sources.flat()), stage.scoreThreshold, true).slice(0, limit);
     } else if ('fusion' in query || 'rrf' in query) {
-      if (sources.length === 0) throw DomainError.invalidArgument('Validation error in body: [query: fusion requires at least one prefetch]');
-      result = 'rrf' in query || query.fusion === 'RRF' ? rrf(sources, 'rrf' in query ? query.rrf.k ?? DEFAULT_RRF_K : DEFAULT_RRF_K) : dbsf(sources);
+      if (sources.length === 0)
+        throw DomainError.invalidArgument('Validation error in body: [query: fusion requires at least one prefetch]');
+      result =
+        'rrf' in query || query.fusion === 'RRF'
+          ? rrf(sources, 'rrf' in query ? (query.rrf.k ?? DEFAULT_RRF_K) : DEFAULT_RRF_K)
+          : dbsf(sources);
     } else if ('orderBy' in query) {
-      const locations = sources.length > 0 ? dedupe(sources.flat()).map((c) => c.location) : this.reader.matching(context, stage.filter, selector);
+      const locations =
+        sources.length > 0
+          ? dedupe(sources.flat()).map((c) => c.location)
+          : this.reader.matching(context, stage.filter, selector);
       result = orderedPoints(context, locations, query.orderBy).map((o) => ({
         key: pointIdKey(o.location.segment.pointId(o.location.slot)),
         location: o.location,
@@ -190,7 +243,10 @@ export class QueryEngine {
       }));
       return result.slice(0, limit);
     } else if ('sample' in query) {
-      const pool = sources.length > 0 ? dedupe(sources.flat()) : this.byId(context, stage.filter, selector, Number.MAX_SAFE_INTEGER);
+      const pool =
+        sources.length > 0
+          ? dedupe(sources.flat())
+          : this.byId(context, stage.filter, selector, Number.MAX_SAFE_INTEGER);
       result = shuffle(pool).map((c) => ({ ...c, score: 0 }));
     } else {
       const space = requireSpace(context.storage.spaces, using);
@@ -198,13 +254,26 @@ export class QueryEngine {
       const pool = sources.length > 0 ? dedupe(sources.flat()) : undefined;
       if ('nearest' in query) {
         const vector = this.resolveVector(context, query.nearest, space, lookup, 'query.nearest');
-        result = pool ? this.rescore(pool, using, vector, higher) : this.nearest(context, using, vector, stage.filter, stage.params, limit, selector, higher);
+        result = pool
+          ? this.rescore(pool, using, vector, higher)
+          : this.nearest(context, using, vector, stage.filter, stage.params, limit, selector, higher);
       } else if ('discover' in query || 'context' in query) {
         // Discovery and context scores are higher-is-better whatever the distance.
         result = this.contextScores(context, query, space, using, stage.filter, selector, lookup, pool);
         return applyThreshold(result, stage.scoreThreshold, true).slice(0, limit);
       } else {
-        result = this.recommendScores(context, query.recommend, space, using, stage.filter, stage.params, limit, selector, lookup, pool);
+        result = this.recommendScores(
+          context,
+          query.recommend,
+          space,
+          using,
+          stage.filter,
+          stage.params,
+          limit,
+          selector,
+          lookup,
+          pool,
+        );
         // Best-score and sum-score results are similarities (higher is better) whatever the distance.
         if ((query.recommend.strategy ?? 'AverageVector') !== 'AverageVector') {
           return applyThreshold(result, stage.scoreThreshold, true).slice(0, limit);
@@ -248,7 +317,10 @@ export class QueryEngine {
     for (const [segment, candidates] of bySegment) {
       const store = segment.vectorStore(using);
       if (!store) continue;
-      const scored = store.score(vector, candidates.map((c) => c.location.slot));
+      const scored = store.score(
+        vector,
+        candidates.map((c) => c.location.slot),
+      );
       const bySlot = new Map(candidates.map((c) => [c.location.slot, c]));
       for (let i = 0; i < scored.slots.length; i++) {
         const c = bySlot.get(scored.slots[i]);
@@ -273,21 +345,27 @@ export class QueryEngine {
     const higher = spaceHigherIsBetter(space);
     const strategy = input.strategy ?? 'AverageVector';
     if (input.positive.length === 0 && (strategy === 'AverageVector' || input.negative.length === 0)) {
-      throw DomainError.invalidArgument('Validation error in body: [query.recommend.positive: At least one positive example is required]');
+      throw DomainError.invalidArgument(
+        'Validation error in body: [query.recommend.positive: At least one positive example is required]',
+      );
     }
     const positives = input.positive.map((v, i) => this.resolveVector(context, v, space, lookup, `positive[${i}]`));
     const negatives = input.negative.map((v, i) => this.resolveVector(context, v, space, lookup, `negative[${i}]`));
     if (strategy === 'AverageVector') {
       const target = averageQuery(positives, negatives);
-      return pool ? this.rescore(pool, using, target, higher) : this.nearest(context, using, target, filter, params, limit, selector, higher);
+      return pool
+        ? this.rescore(pool, using, target, higher)
+        : this.nearest(context, using, target, filter, params, limit, selector, higher);
     }
     // BestScore / SumScores score every candidate against every example, as similarities (higher is better).
     const candidates = pool ?? this.allCandidates(context, filter, selector);
-    const similarity = (examples: Vector[]) => examples.map((example) => {
-      const scored = new Map<string, number>();
-      for (const c of this.rescore(candidates, using, example, higher)) scored.set(c.key, higher ? c.score : -c.score);
-      return scored;
-    });
+    const similarity = (examples: Vector[]) =>
+      examples.map((example) => {
+        const scored = new Map<string, number>();
+        for (const c of this.rescore(candidates, using, example, higher))
+          scored.set(c.key, higher ? c.score : -c.score);
+        return scored;
+      });
     const pos = similarity(positives);
     const neg = similarity(negatives);
     const result: Candidate[] = [];
@@ -333,24 +411,44 @@ export class QueryEngine {
     const higher = spaceHigherIsBetter(space);
     return scoreContextQuery(candidates, { target, pairs }, (example) => {
       const similarities = new Map<string, number>();
-      for (const c of this.rescore(candidates, using, example, higher)) similarities.set(c.key, rawSimilarity(space, c.score));
+      for (const c of this.rescore(candidates, using, example, higher))
+        similarities.set(c.key, rawSimilarity(space, c.score));
       return similarities;
     });
   }
 
   /** Every live point passing `filter`, unscored. */
-  private allCandidates(context: CollectionContext, filter: Filter | undefined, selector: ShardKeySelector | undefined): Candidate[] {
-    return this.reader.matching(context, filter, selector).map((location) => ({ key: pointIdKey(location.segment.pointId(location.slot)), location, score: 0 }));
+  private allCandidates(
+    context: CollectionContext,
+    filter: Filter | undefined,
+    selector: ShardKeySelector | undefined,
+  ): Candidate[] {
+    return this.reader
+      .matching(context, filter, selector)
+      .map((location) => ({ key: pointIdKey(location.segment.pointId(location.slot)), location, score: 0 }));
   }
 
-  private byId(context: CollectionContext, filter: Filter | undefined, selector: ShardKeySelector | undefined, limit: number): Candidate[] {
+  private byId(
+    context: CollectionContext,
+    filter: Filter | undefined,
+    selector: ShardKeySelector | undefined,
+    limit: number,
+  ): Candidate[] {
     return this.allCandidates(context, filter, selector)
-      .sort((a, b) => comparePointIds(a.location.segment.pointId(a.location.slot), b.location.segment.pointId(b.location.slot)))
+      .sort((a, b) =>
+        comparePointIds(a.location.segment.pointId(a.location.slot), b.location.segment.pointId(b.location.slot)),
+      )
       .slice(0, limit);
   }
 
   /** A query vector: given directly, or the stored vector of a point (here or in `lookup`'s collection). */
-  private resolveVector(context: CollectionContext, input: VectorInput, space: VectorSpace, lookup: LookupLocation | undefined, path: string): Vector {
+  private resolveVector(
+    context: CollectionContext,
+    input: VectorInput,
+    space: VectorSpace,
+    lookup: LookupLocation | undefined,
+    path: string,
+  ): Vector {
     if ('vector' in input) {
       const issues = new ValidationIssues();
       checkVector(issues, path, space, input.vector);
@@ -362,7 +460,8 @@ export class QueryEngine {
     const location = this.reader.locate(source, input.pointId);
     if (!location) throw DomainError.notFound(`Not found: No point with id ${formatId(input.pointId)} found`);
     const vector = location.segment.vectorStore(name)?.get(location.slot);
-    if (!vector) throw DomainError.invalidArgument(`Wrong input: point ${formatId(input.pointId)} has no vector \`${name}\``);
+    if (!vector)
+      throw DomainError.invalidArgument(`Wrong input: point ${formatId(input.pointId)} has no vector \`${name}\``);
     // A vector looked up in another collection must still fit this one.
     const issues = new ValidationIssues();
     checkVector(issues, path, space, vector);
@@ -400,10 +499,12 @@ function dedupe(candidates: Candidate[]): Candidate[] {
 
 /** Qdrant's average-vector recommendation: avg(positive) + avg(positive) - avg(negative). */
 function averageQuery(positives: Vector[], negatives: Vector[]): Vector {
-  const dense = (vs: Vector[]) => vs.map((v) => {
-    if (v.kind !== 'dense') throw DomainError.invalidArgument('Bad request: the average_vector strategy needs dense vectors');
-    return v.values;
-  });
+  const dense = (vs: Vector[]) =>
+    vs.map((v) => {
+      if (v.kind !== 'dense')
+        throw DomainError.invalidArgument('Bad request: the average_vector strategy needs dense vectors');
+      return v.values;
+    });
   const pos = dense(positives);
   const neg = dense(negatives);
   const dim = (pos[0] ?? neg[0]).length;

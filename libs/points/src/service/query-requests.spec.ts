@@ -7,7 +7,14 @@ const base = { withPayload: { enable: false }, withVectors: { enable: false }, l
 
 describe('query requests', () => {
   describe('recommendQuery', () => {
-    const request: RecommendRequest = { ...base, positive: [1n], negative: ['u'], positiveVectors: [], negativeVectors: [], strategy: 'AverageVector' };
+    const request: RecommendRequest = {
+      ...base,
+      positive: [1n],
+      negative: ['u'],
+      positiveVectors: [],
+      negativeVectors: [],
+      strategy: 'AverageVector',
+    };
 
     it('should leave out local example points only', () => {
       // the evaluator's root stage excludes the ids referencedIdsOf finds, where they are local
@@ -26,7 +33,9 @@ describe('query requests', () => {
 
     it('should discover with a target and search by context without one', () => {
       const pair = { positive: { pointId: 1n }, negative: { pointId: 2n } };
-      expect(discoverQuery({ ...request, target: { pointId: 3n } }).query).toEqual({ discover: { target: { pointId: 3n }, context: [] } });
+      expect(discoverQuery({ ...request, target: { pointId: 3n } }).query).toEqual({
+        discover: { target: { pointId: 3n }, context: [] },
+      });
       expect(discoverQuery({ ...request, context: [pair] }).query).toEqual({ context: [pair] });
     });
 
@@ -38,7 +47,10 @@ describe('query requests', () => {
   describe('growPrefetchLimits', () => {
     it('should multiply nested prefetch limits, 10 when unset', () => {
       const stage: PrefetchQuery = { prefetch: [{ prefetch: [{ prefetch: [], limit: 2 }] }], limit: 6 };
-      expect(growPrefetchLimits(stage, 3)).toEqual({ prefetch: [{ prefetch: [{ prefetch: [], limit: 6 }], limit: 30 }], limit: 6 });
+      expect(growPrefetchLimits(stage, 3)).toEqual({
+        prefetch: [{ prefetch: [{ prefetch: [], limit: 6 }], limit: 30 }],
+        limit: 6,
+      });
     });
 
     it('should keep limits exact integers however large the factor', () => {

@@ -1,6 +1,14 @@
 import { DomainError } from '@vectorstore/common';
 import { Filter } from '../model/filter.model';
-import { DiscoverRequest, PrefetchQuery, QueryRequest, QueryVariant, RecommendInput, RecommendRequest, SearchRequest } from '../model/query.model';
+import {
+  DiscoverRequest,
+  PrefetchQuery,
+  QueryRequest,
+  QueryVariant,
+  RecommendInput,
+  RecommendRequest,
+  SearchRequest,
+} from '../model/query.model';
 
 /** The limit of a prefetch that sets none (Qdrant's). */
 export const DEFAULT_PREFETCH_LIMIT = 10;
@@ -11,7 +19,20 @@ export const DEFAULT_PREFETCH_LIMIT = 10;
  */
 
 /** The fields every classic request shares, as a universal query asking `query`. */
-type ClassicRequest = Pick<QueryRequest, 'using' | 'filter' | 'params' | 'scoreThreshold' | 'limit' | 'offset' | 'withPayload' | 'withVectors' | 'lookupFrom' | 'shardKeySelector' | 'timeout'>;
+type ClassicRequest = Pick<
+  QueryRequest,
+  | 'using'
+  | 'filter'
+  | 'params'
+  | 'scoreThreshold'
+  | 'limit'
+  | 'offset'
+  | 'withPayload'
+  | 'withVectors'
+  | 'lookupFrom'
+  | 'shardKeySelector'
+  | 'timeout'
+>;
 
 function universalQuery(request: ClassicRequest, query: QueryVariant): QueryRequest {
   return {
@@ -39,12 +60,20 @@ export function searchQuery(request: SearchRequest): QueryRequest {
 /** Recommend: example ids and vectors as one recommend input; at least one positive example. */
 export function recommendQuery(request: RecommendRequest): QueryRequest {
   const input: RecommendInput = {
-    positive: [...request.positive.map((pointId) => ({ pointId })), ...request.positiveVectors.map((vector) => ({ vector }))],
-    negative: [...request.negative.map((pointId) => ({ pointId })), ...request.negativeVectors.map((vector) => ({ vector }))],
+    positive: [
+      ...request.positive.map((pointId) => ({ pointId })),
+      ...request.positiveVectors.map((vector) => ({ vector })),
+    ],
+    negative: [
+      ...request.negative.map((pointId) => ({ pointId })),
+      ...request.negativeVectors.map((vector) => ({ vector })),
+    ],
     strategy: request.strategy,
   };
   if (input.positive.length === 0 && (request.strategy === 'AverageVector' || input.negative.length === 0)) {
-    throw DomainError.invalidArgument('Validation error in body: [positive: At least one positive example is required]');
+    throw DomainError.invalidArgument(
+      'Validation error in body: [positive: At least one positive example is required]',
+    );
   }
   return universalQuery(request, { recommend: input });
 }
@@ -54,12 +83,19 @@ export function discoverQuery(request: DiscoverRequest): QueryRequest {
   if (!request.target && request.context.length === 0) {
     throw DomainError.invalidArgument('Bad request: target and/or context_pairs must be specified');
   }
-  return universalQuery(request, request.target ? { discover: { target: request.target, context: request.context } } : { context: request.context });
+  return universalQuery(
+    request,
+    request.target ? { discover: { target: request.target, context: request.context } } : { context: request.context },
+  );
 }
 
 /** Multiplies every prefetch limit (default 10) by `factor`, as Qdrant does for grouped queries. */
 export function growPrefetchLimits(stage: PrefetchQuery, factor: number): PrefetchQuery {
-  const grow = (p: PrefetchQuery): PrefetchQuery => ({ ...p, limit: boundedProduct(p.limit ?? DEFAULT_PREFETCH_LIMIT, factor), prefetch: p.prefetch.map(grow) });
+  const grow = (p: PrefetchQuery): PrefetchQuery => ({
+    ...p,
+    limit: boundedProduct(p.limit ?? DEFAULT_PREFETCH_LIMIT, factor),
+    prefetch: p.prefetch.map(grow),
+  });
   return { ...stage, prefetch: stage.prefetch.map(grow) };
 }
 

@@ -29,7 +29,12 @@ function violation(limit: string, detail: string): DomainError {
 export class StrictModeGuard {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
-  checkRead(collection: string, strict: StrictModeConfig | undefined, limits: ReadLimits, isIndexed: (key: string) => boolean): void {
+  checkRead(
+    collection: string,
+    strict: StrictModeConfig | undefined,
+    limits: ReadLimits,
+    isIndexed: (key: string) => boolean,
+  ): void {
     if (!strict?.enabled) return;
     this.rateLimit(`r:${collection}`, strict.readRateLimit, 'read_rate_limit');
     if (strict.maxQueryLimit !== undefined && limits.limit !== undefined && limits.limit > strict.maxQueryLimit) {
@@ -37,43 +42,90 @@ export class StrictModeGuard {
     }
     this.checkTimeout(strict, limits.timeout);
     const params = limits.params;
-    if (strict.searchMaxHnswEf !== undefined && params?.hnswEf !== undefined && params.hnswEf > strict.searchMaxHnswEf) {
-      throw violation('search_max_hnsw_ef', `Limit exceeded ${params.hnswEf} > ${strict.searchMaxHnswEf} for "hnsw_ef"`);
+    if (
+      strict.searchMaxHnswEf !== undefined &&
+      params?.hnswEf !== undefined &&
+      params.hnswEf > strict.searchMaxHnswEf
+    ) {
+      throw violation(
+        'search_max_hnsw_ef',
+        `Limit exceeded ${params.hnswEf} > ${strict.searchMaxHnswEf} for "hnsw_ef"`,
+      );
     }
     if (strict.searchAllowExact === false && params?.exact === true) {
       throw violation('search_allow_exact', 'Exact search is not allowed');
     }
     const oversampling = params?.quantization?.oversampling;
-    if (strict.searchMaxOversampling !== undefined && oversampling !== undefined && oversampling > strict.searchMaxOversampling) {
-      throw violation('search_max_oversampling', `Limit exceeded ${oversampling} > ${strict.searchMaxOversampling} for "oversampling"`);
+    if (
+      strict.searchMaxOversampling !== undefined &&
+      oversampling !== undefined &&
+      oversampling > strict.searchMaxOversampling
+    ) {
+      throw violation(
+        'search_max_oversampling',
+        `Limit exceeded ${oversampling} > ${strict.searchMaxOversampling} for "oversampling"`,
+      );
     }
-    this.checkFilter(strict, limits.filter, strict.unindexedFilteringRetrieve, isIndexed, 'unindexed_filtering_retrieve');
+    this.checkFilter(
+      strict,
+      limits.filter,
+      strict.unindexedFilteringRetrieve,
+      isIndexed,
+      'unindexed_filtering_retrieve',
+    );
   }
 
-  checkWrite(collection: string, strict: StrictModeConfig | undefined, limits: WriteLimits, isIndexed: (key: string) => boolean): void {
+  checkWrite(
+    collection: string,
+    strict: StrictModeConfig | undefined,
+    limits: WriteLimits,
+    isIndexed: (key: string) => boolean,
+  ): void {
     if (!strict?.enabled) return;
     this.rateLimit(`w:${collection}`, strict.writeRateLimit, 'write_rate_limit');
     this.checkTimeout(strict, limits.timeout);
-    if (strict.upsertMaxBatchsize !== undefined && limits.batchSize !== undefined && limits.batchSize > strict.upsertMaxBatchsize) {
-      throw violation('upsert_max_batchsize', `Limit exceeded ${limits.batchSize} > ${strict.upsertMaxBatchsize} for "upsert batch size"`);
+    if (
+      strict.upsertMaxBatchsize !== undefined &&
+      limits.batchSize !== undefined &&
+      limits.batchSize > strict.upsertMaxBatchsize
+    ) {
+      throw violation(
+        'upsert_max_batchsize',
+        `Limit exceeded ${limits.batchSize} > ${strict.upsertMaxBatchsize} for "upsert batch size"`,
+      );
     }
     this.checkFilter(strict, limits.filter, strict.unindexedFilteringUpdate, isIndexed, 'unindexed_filtering_update');
   }
 
   /** Storage-size limits, checked before a write that adds data. */
-  checkCapacity(strict: StrictModeConfig | undefined, usage: { points: number; vectorBytes: number; payloadBytes: number; payloadIndexes: number }): void {
+  checkCapacity(
+    strict: StrictModeConfig | undefined,
+    usage: { points: number; vectorBytes: number; payloadBytes: number; payloadIndexes: number },
+  ): void {
     if (!strict?.enabled) return;
     if (strict.maxPointsCount !== undefined && usage.points > strict.maxPointsCount) {
       throw violation('max_points_count', `Max points count limit ${strict.maxPointsCount} reached`);
     }
     if (strict.maxCollectionVectorSizeBytes !== undefined && usage.vectorBytes > strict.maxCollectionVectorSizeBytes) {
-      throw violation('max_collection_vector_size_bytes', `Max vector storage size limit ${strict.maxCollectionVectorSizeBytes} bytes reached`);
+      throw violation(
+        'max_collection_vector_size_bytes',
+        `Max vector storage size limit ${strict.maxCollectionVectorSizeBytes} bytes reached`,
+      );
     }
-    if (strict.maxCollectionPayloadSizeBytes !== undefined && usage.payloadBytes > strict.maxCollectionPayloadSizeBytes) {
-      throw violation('max_collection_payload_size_bytes', `Max payload storage size limit ${strict.maxCollectionPayloadSizeBytes} bytes reached`);
+    if (
+      strict.maxCollectionPayloadSizeBytes !== undefined &&
+      usage.payloadBytes > strict.maxCollectionPayloadSizeBytes
+    ) {
+      throw violation(
+        'max_collection_payload_size_bytes',
+        `Max payload storage size limit ${strict.maxCollectionPayloadSizeBytes} bytes reached`,
+      );
     }
     if (strict.maxPayloadIndexCount !== undefined && usage.payloadIndexes > strict.maxPayloadIndexCount) {
-      throw violation('max_payload_index_count', `Max payload index count limit ${strict.maxPayloadIndexCount} reached`);
+      throw violation(
+        'max_payload_index_count',
+        `Max payload index count limit ${strict.maxPayloadIndexCount} reached`,
+      );
     }
   }
 
@@ -82,10 +134,15 @@ export class StrictModeGuard {
     if (!strict?.enabled) return;
     if (kind === 'multi') {
       const max = strict.multivectorConfig?.[name]?.maxVectors;
-      if (max !== undefined && size > max) throw violation('multivector_config.max_vectors', `Multivector \`${name}\` has ${size} vectors, more than ${max}`);
+      if (max !== undefined && size > max)
+        throw violation(
+          'multivector_config.max_vectors',
+          `Multivector \`${name}\` has ${size} vectors, more than ${max}`,
+        );
     } else {
       const max = strict.sparseConfig?.[name]?.maxLength;
-      if (max !== undefined && size > max) throw violation('sparse_config.max_length', `Sparse vector \`${name}\` has ${size} elements, more than ${max}`);
+      if (max !== undefined && size > max)
+        throw violation('sparse_config.max_length', `Sparse vector \`${name}\` has ${size} elements, more than ${max}`);
     }
   }
 
@@ -106,12 +163,16 @@ export class StrictModeGuard {
     if (strict.filterMaxConditions !== undefined) {
       const count = countConditions(filter);
       if (count > strict.filterMaxConditions) {
-        throw violation('filter_max_conditions', `Filter has ${count} conditions, more than ${strict.filterMaxConditions}`);
+        throw violation(
+          'filter_max_conditions',
+          `Filter has ${count} conditions, more than ${strict.filterMaxConditions}`,
+        );
       }
     }
     if (strict.conditionMaxSize !== undefined) {
       const size = maxConditionSize(filter);
-      if (size > strict.conditionMaxSize) throw violation('condition_max_size', `Condition holds ${size} values, more than ${strict.conditionMaxSize}`);
+      if (size > strict.conditionMaxSize)
+        throw violation('condition_max_size', `Condition holds ${size} values, more than ${strict.conditionMaxSize}`);
     }
     if (allowUnindexed === false) {
       for (const key of filterKeys(filter)) {
@@ -131,7 +192,10 @@ export class StrictModeGuard {
     }
     if (window.count >= perMinute) {
       const retryAfter = Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000));
-      throw DomainError.resourceExhausted(`Rate limiting exceeded: ${perMinute} per minute (strict mode: ${rule}); retry after ${retryAfter} s`, retryAfter);
+      throw DomainError.resourceExhausted(
+        `Rate limiting exceeded: ${perMinute} per minute (strict mode: ${rule}); retry after ${retryAfter} s`,
+        retryAfter,
+      );
     }
     window.count++;
   }
@@ -144,9 +208,16 @@ export function filterKeys(filter: Filter, prefix = ''): string[] {
     if ('field' in condition) keys.push(prefix + condition.field.key);
     else if ('isEmpty' in condition) keys.push(prefix + condition.isEmpty.key);
     else if ('isNull' in condition) keys.push(prefix + condition.isNull.key);
-    else if ('nested' in condition) keys.push(...filterKeys(condition.nested.filter, `${prefix}${condition.nested.key}[].`));
+    else if ('nested' in condition)
+      keys.push(...filterKeys(condition.nested.filter, `${prefix}${condition.nested.key}[].`));
     else if ('filter' in condition) keys.push(...filterKeys(condition.filter, prefix));
   };
-  for (const c of [...(filter.must ?? []), ...(filter.should ?? []), ...(filter.mustNot ?? []), ...(filter.minShould?.conditions ?? [])]) visit(c);
+  for (const c of [
+    ...(filter.must ?? []),
+    ...(filter.should ?? []),
+    ...(filter.mustNot ?? []),
+    ...(filter.minShould?.conditions ?? []),
+  ])
+    visit(c);
   return keys;
 }

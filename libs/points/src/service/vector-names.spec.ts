@@ -1,4 +1,10 @@
-import { CollectionCatalog, CollectionsService, EmptyCollectionStatsProvider, FileCatalogStore, VectorNamesService } from '@vectorstore/collections';
+import {
+  CollectionCatalog,
+  CollectionsService,
+  EmptyCollectionStatsProvider,
+  FileCatalogStore,
+  VectorNamesService,
+} from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -38,11 +44,18 @@ describe(VectorNameOperations.name, () => {
   let db: Opened;
 
   const upsert = (id: number, vectors: NamedVectors) =>
-    db.writer.update('c', { operation: { upsert: { points: [{ id: BigInt(id), vectors, payload: { id } }] } }, wait: true });
+    db.writer.update('c', {
+      operation: { upsert: { points: [{ id: BigInt(id), vectors, payload: { id } }] } },
+      wait: true,
+    });
   const vectorsOf = async (ids: number[]) =>
     db.reader
       .get('c', { ids: ids.map(BigInt), withPayload: { enable: false }, withVectors: { enable: true } })
-      .map((p) => Object.fromEntries(Object.entries(p.vectors ?? {}).map(([name, v]) => [name, v.kind === 'dense' ? [...v.values] : v])));
+      .map((p) =>
+        Object.fromEntries(
+          Object.entries(p.vectors ?? {}).map(([name, v]) => [name, v.kind === 'dense' ? [...v.values] : v]),
+        ),
+      );
   const reopen = async () => {
     await db.close();
     db = await open(dir);
@@ -51,7 +64,11 @@ describe(VectorNameOperations.name, () => {
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-vector-names-'));
     db = await open(dir);
-    await db.collections.create({ name: 'c', vectors: { paramsMap: { a: { size: 2, distance: 'Dot' } } }, shardNumber: 2 });
+    await db.collections.create({
+      name: 'c',
+      vectors: { paramsMap: { a: { size: 2, distance: 'Dot' } } },
+      shardNumber: 2,
+    });
     for (let id = 1; id <= 6; id++) await upsert(id, { a: dense(id, 1) });
   });
 
@@ -62,9 +79,17 @@ describe(VectorNameOperations.name, () => {
 
   describe('create', () => {
     it('should give the segment taking writes a store for the new name, keeping every point', async () => {
-      expect(await db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 3, distance: 'Euclid' } } }, true)).toBe('Completed');
+      expect(
+        await db.names.create(
+          { collectionName: 'c', vectorName: 'b', config: { dense: { size: 3, distance: 'Euclid' } } },
+          true,
+        ),
+      ).toBe('Completed');
       expect(await vectorsOf([1, 6])).toEqual([{ a: [1, 1] }, { a: [6, 1] }]);
-      await db.writer.update('c', { operation: { updateVectors: { points: [{ id: 2n, vectors: { b: dense(1, 2, 3) } }] } }, wait: true });
+      await db.writer.update('c', {
+        operation: { updateVectors: { points: [{ id: 2n, vectors: { b: dense(1, 2, 3) } }] } },
+        wait: true,
+      });
       await upsert(7, { b: dense(0, 0, 1) });
       expect(await vectorsOf([2, 7])).toEqual([{ a: [2, 1], b: [1, 2, 3] }, { b: [0, 0, 1] }]);
       await reopen();
@@ -72,7 +97,9 @@ describe(VectorNameOperations.name, () => {
     });
 
     it('should answer Acknowledged without wait, after the change is made', async () => {
-      expect(await db.names.create({ collectionName: 'c', vectorName: 'b', config: { sparse: {} } }, false)).toBe('Acknowledged');
+      expect(await db.names.create({ collectionName: 'c', vectorName: 'b', config: { sparse: {} } }, false)).toBe(
+        'Acknowledged',
+      );
       expect([...db.contexts.resolve('c').storage.spaces.keys()].sort()).toEqual(['a', 'b']);
     });
   });
@@ -86,7 +113,10 @@ describe(VectorNameOperations.name, () => {
     });
 
     it('should drop the vectors at once, and refuse writes naming it', async () => {
-      await db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 1, distance: 'Dot' } } }, true);
+      await db.names.create(
+        { collectionName: 'c', vectorName: 'b', config: { dense: { size: 1, distance: 'Dot' } } },
+        true,
+      );
       await upsert(1, { a: dense(1, 1), b: dense(5) });
       expect(await db.names.delete({ collectionName: 'c', vectorName: 'a' }, true)).toBe('Completed');
       expect(await vectorsOf([1, 2])).toEqual([{ b: [5] }, {}]);
@@ -98,7 +128,10 @@ describe(VectorNameOperations.name, () => {
       const flushing = db.storage.openStorages()[0].flush();
       await db.names.delete({ collectionName: 'c', vectorName: 'a' }, true);
       await flushing;
-      await db.names.create({ collectionName: 'c', vectorName: 'a', config: { dense: { size: 3, distance: 'Dot' } } }, true);
+      await db.names.create(
+        { collectionName: 'c', vectorName: 'a', config: { dense: { size: 3, distance: 'Dot' } } },
+        true,
+      );
       expect(await vectorsOf([1, 2, 3, 4, 5, 6])).toEqual([{}, {}, {}, {}, {}, {}]);
       await reopen();
       expect(await vectorsOf([1, 2, 3, 4, 5, 6])).toEqual([{}, {}, {}, {}, {}, {}]);
@@ -116,14 +149,23 @@ describe(VectorNameOperations.name, () => {
   });
 
   it('should let writes validated against the old names finish before a delete and re-create, so no shard turns Red', async () => {
-    await db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 2, distance: 'Dot' } } }, true);
+    await db.names.create(
+      { collectionName: 'c', vectorName: 'b', config: { dense: { size: 2, distance: 'Dot' } } },
+      true,
+    );
     const operations = Array.from({ length: 300 }, (_, i) => ({
       upsert: { points: [{ id: BigInt(100 + i), vectors: { a: dense(1, 1), b: dense(i, 1) }, payload: {} }] },
     }));
-    const batch = db.writer.updateBatch('c', operations, { wait: true }).then(() => 'ok', (e: Error) => e.message);
+    const batch = db.writer.updateBatch('c', operations, { wait: true }).then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     await db.names.delete({ collectionName: 'c', vectorName: 'b' }, true);
-    await db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 3, distance: 'Euclid' } } }, true);
+    await db.names.create(
+      { collectionName: 'c', vectorName: 'b', config: { dense: { size: 3, distance: 'Euclid' } } },
+      true,
+    );
     expect(await batch).toBe('ok');
     const shards = () => [...db.contexts.resolve('c').storage.shards.values()].map((handle) => handle.shard);
     expect(shards().map((shard) => shard.failure)).toEqual([undefined, undefined]);
@@ -135,13 +177,18 @@ describe(VectorNameOperations.name, () => {
   });
 
   it('should re-create a deleted name once the builds running at the delete end, not wait for later ones', async () => {
-    await db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 2, distance: 'Dot' } } }, true);
+    await db.names.create(
+      { collectionName: 'c', vectorName: 'b', config: { dense: { size: 2, distance: 'Dot' } } },
+      true,
+    );
     const shard = [...db.contexts.resolve('c').storage.shards.values()][0].shard;
     shard.reserveBuild('before-delete');
     await db.names.delete({ collectionName: 'c', vectorName: 'b' }, true);
     shard.reserveBuild('after-delete');
     let created = false;
-    const create = db.names.create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 3, distance: 'Dot' } } }, true).then(() => (created = true));
+    const create = db.names
+      .create({ collectionName: 'c', vectorName: 'b', config: { dense: { size: 3, distance: 'Dot' } } }, true)
+      .then(() => (created = true));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(created).toBe(false);
     await shard.releaseBuild('before-delete', false);

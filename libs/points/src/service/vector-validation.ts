@@ -13,7 +13,12 @@ function label(name: string): string {
  * Checks vectors against the collection's spaces: names exist, kinds and dimensions match, values
  * are finite. Problems are reported with the path prefix, in Qdrant's wording for dimensions.
  */
-export function checkNamedVectors(issues: ValidationIssues, path: string, spaces: Map<string, VectorSpace>, vectors: NamedVectors): void {
+export function checkNamedVectors(
+  issues: ValidationIssues,
+  path: string,
+  spaces: Map<string, VectorSpace>,
+  vectors: NamedVectors,
+): void {
   for (const [name, vector] of Object.entries(vectors)) {
     const space = spaces.get(name);
     const vectorPath = name === '' ? `${path}.vector` : `${path}.vectors.${name}`;
@@ -42,13 +47,18 @@ export function checkVector(issues: ValidationIssues, path: string, space: Vecto
     let total = 0;
     vector.vectors.forEach((v, i) => {
       total += v.length;
-      if (v.length !== space.dim) issues.add(`${path}[${i}]`, `Wrong input: Vector dimension error: expected dim: ${space.dim}, got ${v.length}`);
+      if (v.length !== space.dim)
+        issues.add(`${path}[${i}]`, `Wrong input: Vector dimension error: expected dim: ${space.dim}, got ${v.length}`);
       checkFinite(issues, `${path}[${i}]`, v);
     });
-    if (total >= MAX_MULTIVECTOR_FLOATS) issues.add(path, `multivector holds ${total} floats, must be fewer than ${MAX_MULTIVECTOR_FLOATS}`);
+    if (total >= MAX_MULTIVECTOR_FLOATS)
+      issues.add(path, `multivector holds ${total} floats, must be fewer than ${MAX_MULTIVECTOR_FLOATS}`);
   } else if (vector.kind === 'sparse') {
     if (vector.indices.length !== vector.values.length) {
-      issues.add(path, `indices and values must have the same length (${vector.indices.length} vs ${vector.values.length})`);
+      issues.add(
+        path,
+        `indices and values must have the same length (${vector.indices.length} vs ${vector.values.length})`,
+      );
     }
     const seen = new Set<number>();
     for (const index of vector.indices) {

@@ -31,7 +31,8 @@ export async function listWalDir(dir: string): Promise<WalDirListing> {
     const segment = SEGMENT_NAME.exec(name);
     if (segment) {
       const firstOpNum = Number(segment[1]);
-      if (Number.isSafeInteger(firstOpNum) && firstOpNum >= 1) segments.push({ firstOpNum, path: path.join(dir, name) });
+      if (Number.isSafeInteger(firstOpNum) && firstOpNum >= 1)
+        segments.push({ firstOpNum, path: path.join(dir, name) });
       continue;
     }
     const spare = AHEAD_NAME.exec(name);

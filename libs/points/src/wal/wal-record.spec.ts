@@ -31,14 +31,21 @@ describe('scanSegment', () => {
   });
 
   it('should reject a valid record carrying the wrong op number', () => {
-    expect(scanSegment(segmentOf(5, ['x']), 6)).toMatchObject({ records: 0, problem: expect.stringMatching(/expected op 6/) });
+    expect(scanSegment(segmentOf(5, ['x']), 6)).toMatchObject({
+      records: 0,
+      problem: expect.stringMatching(/expected op 6/),
+    });
   });
 
   it('should report non-zero bytes behind a zero header as a torn tail', () => {
     const bytes = segmentOf(1, ['ok'], 64);
     bytes[bytes.length - 1] = 9;
 
-    expect(scanSegment(bytes, 1)).toMatchObject({ records: 1, garbageBytes: 64, problem: expect.stringMatching(/non-zero/) });
+    expect(scanSegment(bytes, 1)).toMatchObject({
+      records: 1,
+      garbageBytes: 64,
+      problem: expect.stringMatching(/non-zero/),
+    });
   });
 });
 
@@ -54,7 +61,10 @@ describe('decodeRecords', () => {
 
     const records = [...decodeRecords(bytes, 41)];
 
-    expect(records.map((r) => [r.opNum, Buffer.from(r.data).toString()])).toEqual([[41, 'a'], [42, 'bb']]);
+    expect(records.map((r) => [r.opNum, Buffer.from(r.data).toString()])).toEqual([
+      [41, 'a'],
+      [42, 'bb'],
+    ]);
     expect(records[0].data.buffer).not.toBe(bytes.buffer);
   });
 });

@@ -55,16 +55,21 @@ export function readFrameAt(bytes: Uint8Array, offset: number, expectedOpNum: nu
   const remaining = bytes.length - offset;
   if (remaining <= 0) return { kind: 'end' };
   if (remaining < RECORD_HEADER_BYTES) {
-    return isZero(bytes, offset, bytes.length) ? { kind: 'end' } : { kind: 'bad', reason: `partial header at offset ${offset}` };
+    return isZero(bytes, offset, bytes.length)
+      ? { kind: 'end' }
+      : { kind: 'bad', reason: `partial header at offset ${offset}` };
   }
   if (isZero(bytes, offset, offset + RECORD_HEADER_BYTES)) return { kind: 'end' };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const length = view.getUint32(offset + 4, true);
-  if (length > remaining - RECORD_HEADER_BYTES) return { kind: 'bad', reason: `record at offset ${offset} runs past the end of the segment` };
+  if (length > remaining - RECORD_HEADER_BYTES)
+    return { kind: 'bad', reason: `record at offset ${offset} runs past the end of the segment` };
   const dataEnd = offset + RECORD_HEADER_BYTES + length;
-  if (crc32c(bytes, 0, offset + 4, dataEnd) !== view.getUint32(offset, true)) return { kind: 'bad', reason: `checksum mismatch at offset ${offset}` };
+  if (crc32c(bytes, 0, offset + 4, dataEnd) !== view.getUint32(offset, true))
+    return { kind: 'bad', reason: `checksum mismatch at offset ${offset}` };
   const opNum = view.getUint32(offset + 8, true) + view.getUint32(offset + 12, true) * 0x1_0000_0000;
-  if (opNum !== expectedOpNum) return { kind: 'bad', reason: `expected op ${expectedOpNum} at offset ${offset}, found ${opNum}` };
+  if (opNum !== expectedOpNum)
+    return { kind: 'bad', reason: `expected op ${expectedOpNum} at offset ${offset}, found ${opNum}` };
   return { kind: 'record', opNum, dataStart: offset + RECORD_HEADER_BYTES, dataEnd, next: dataEnd };
 }
 
@@ -93,7 +98,12 @@ export function scanSegment(bytes: Uint8Array, firstOpNum: number): SegmentScan 
     }
     const garbageBytes = lastNonZero(bytes, offset) - offset;
     // A zero header followed by non-zero bytes is a torn write whose header never reached the disk.
-    const problem = read.kind === 'bad' ? read.reason : garbageBytes > 0 ? `non-zero bytes after the end marker at offset ${offset}` : undefined;
+    const problem =
+      read.kind === 'bad'
+        ? read.reason
+        : garbageBytes > 0
+          ? `non-zero bytes after the end marker at offset ${offset}`
+          : undefined;
     return { records, validBytes: offset, problem, garbageBytes };
   }
 }

@@ -87,10 +87,13 @@ describe(WriteAheadLog.name, () => {
         const missing = acknowledged.filter((op) => !present.has(op));
         expect(missing).toEqual([]);
         for (const [opNum, data] of present) {
-          if (!Buffer.from(data).equals(Buffer.from(recordFor(opNum)))) throw new Error(`op ${opNum} has the wrong content`);
+          if (!Buffer.from(data).equals(Buffer.from(recordFor(opNum))))
+            throw new Error(`op ${opNum} has the wrong content`);
         }
         // eslint-disable-next-line no-console
-        console.log(`round ${round}: ${run.acknowledged.length} acknowledged with ${concurrency} appenders, log holds 1..${lastPresent}, recovery ${JSON.stringify(wal.recovery)}`);
+        console.log(
+          `round ${round}: ${run.acknowledged.length} acknowledged with ${concurrency} appenders, log holds 1..${lastPresent}, recovery ${JSON.stringify(wal.recovery)}`,
+        );
       }
     }, 30_000);
   });

@@ -29,13 +29,15 @@ describe(WriteAheadLog.name, () => {
     for await (const record of wal.readFrom(from)) records.push(record);
     return records;
   };
-  const segmentFiles = async (): Promise<string[]> => (await fs.readdir(dir)).filter((name) => /^\d{20}\.wal$/.test(name)).sort();
+  const segmentFiles = async (): Promise<string[]> =>
+    (await fs.readdir(dir)).filter((name) => /^\d{20}\.wal$/.test(name)).sort();
   const appendMany = async (wal: WriteAheadLog, from: number, to: number): Promise<void> => {
     for (let op = from; op <= to; op++) expect(await wal.append(recordFor(op, 300))).toBe(op);
   };
   const expectRecords = (records: Array<{ opNum: number; data: Uint8Array }>, from: number, to: number): void => {
     expect(records.map((r) => r.opNum)).toEqual(Array.from({ length: to - from + 1 }, (_, i) => from + i));
-    for (const record of records) expect(Buffer.from(record.data).equals(Buffer.from(recordFor(record.opNum, 300)))).toBe(true);
+    for (const record of records)
+      expect(Buffer.from(record.data).equals(Buffer.from(recordFor(record.opNum, 300)))).toBe(true);
   };
 
   beforeEach(async () => {
@@ -78,7 +80,10 @@ describe(WriteAheadLog.name, () => {
 
       await open({ segmentsAhead: 2 });
 
-      expect((await fs.readdir(dir)).filter((name) => name.startsWith('ahead-')).sort()).toEqual(['ahead-2.wal', 'ahead-3.wal']);
+      expect((await fs.readdir(dir)).filter((name) => name.startsWith('ahead-')).sort()).toEqual([
+        'ahead-2.wal',
+        'ahead-3.wal',
+      ]);
     });
 
     it('should continue op numbers and keep every record after a reopen', async () => {
@@ -135,7 +140,11 @@ describe(WriteAheadLog.name, () => {
 
       const reopened = await open();
 
-      expect(reopened.recovery).toMatchObject({ clean: false, droppedSegments: files.length - 2, problemSegment: firstOfVictim });
+      expect(reopened.recovery).toMatchObject({
+        clean: false,
+        droppedSegments: files.length - 2,
+        problemSegment: firstOfVictim,
+      });
       expect(reopened.recovery.problem).toMatch(/checksum/);
       expect(await segmentFiles()).toEqual(files.slice(0, 2));
       expectRecords(await readAll(reopened), 1, firstOfVictim);
@@ -189,7 +198,8 @@ describe(WriteAheadLog.name, () => {
 
       const files = await segmentFiles();
       expect(files.length).toBeGreaterThan(20);
-      for (const name of files.slice(0, -1)) expect((await fs.stat(path.join(dir, name))).size).toBeLessThanOrEqual(2048);
+      for (const name of files.slice(0, -1))
+        expect((await fs.stat(path.join(dir, name))).size).toBeLessThanOrEqual(2048);
       const reopened = await open({ segmentCapacityBytes: 2048, segmentsAhead: 1 });
       expectRecords(await readAll(reopened), 1, 300);
       expect(reopened.stats().segments).toBe(files.length);
@@ -203,7 +213,11 @@ describe(WriteAheadLog.name, () => {
       expect(await wal.append(big)).toBe(2);
       expect(await wal.append(new Uint8Array([2]))).toBe(3);
 
-      expect(await segmentFiles()).toEqual(['00000000000000000001.wal', '00000000000000000002.wal', '00000000000000000003.wal']);
+      expect(await segmentFiles()).toEqual([
+        '00000000000000000001.wal',
+        '00000000000000000002.wal',
+        '00000000000000000003.wal',
+      ]);
       const records = await readAll(wal);
       expect(records[1].data).toEqual(big);
     });

@@ -217,7 +217,13 @@ export class WriteAheadLog {
     const batch = this.queue.splice(0, count);
     const firstOpNum = this.nextOpNum;
     batch.forEach((pending, i) => sealFrame(pending.frame, firstOpNum + i));
-    const buffer = batch.length === 1 ? batch[0].frame : Buffer.concat(batch.map((pending) => pending.frame), total);
+    const buffer =
+      batch.length === 1
+        ? batch[0].frame
+        : Buffer.concat(
+            batch.map((pending) => pending.frame),
+            total,
+          );
 
     try {
       await this.writeAll(handle, buffer, segment.bytes);
@@ -240,7 +246,7 @@ export class WriteAheadLog {
   }
 
   private async writeAll(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
-    for (let done = 0; done < buffer.length; ) {
+    for (let done = 0; done < buffer.length;) {
       const written = await this.options.io.write(handle, done === 0 ? buffer : buffer.subarray(done), position + done);
       if (written <= 0) throw new Error(`WAL write made no progress at offset ${position + done}`);
       done += written;
@@ -252,7 +258,12 @@ export class WriteAheadLog {
    * file so those records cannot resurface, make the cut durable, and keep the log usable. If even that fails
    * the log is failed.
    */
-  private async undoWrite(handle: FileHandle, segment: SegmentState, batch: PendingAppend[], error: unknown): Promise<void> {
+  private async undoWrite(
+    handle: FileHandle,
+    segment: SegmentState,
+    batch: PendingAppend[],
+    error: unknown,
+  ): Promise<void> {
     try {
       await handle.truncate(segment.bytes);
       await this.options.io.datasync(handle);
@@ -284,7 +295,12 @@ export class WriteAheadLog {
     }
     const previousHandle = this.openHandle;
     const previous = this.segments[this.segments.length - 1];
-    const segment: SegmentState = { firstOpNum: this.nextOpNum, nextOpNum: this.nextOpNum, bytes: 0, path: segmentPath };
+    const segment: SegmentState = {
+      firstOpNum: this.nextOpNum,
+      nextOpNum: this.nextOpNum,
+      bytes: 0,
+      path: segmentPath,
+    };
     this.segments.push(segment);
     this.openHandle = handle;
     if (previousHandle !== undefined && previous !== undefined) {
@@ -299,7 +315,11 @@ export class WriteAheadLog {
   /** Tops the spare files up to `segmentsAhead` in the background. */
   private refillAhead(): void {
     this.aheadWork = this.aheadWork.then(async () => {
-      while (this.spareAhead.length < this.options.segmentsAhead && this.state !== 'closed' && this.state !== 'failed') {
+      while (
+        this.spareAhead.length < this.options.segmentsAhead &&
+        this.state !== 'closed' &&
+        this.state !== 'failed'
+      ) {
         const sparePath = path.join(this.options.dir, aheadFileName(this.nextAheadSequence++));
         try {
           await createAheadFile(sparePath, this.options.segmentCapacityBytes);
@@ -336,7 +356,9 @@ export class WriteAheadLog {
   private refusal(): WalError {
     if (this.state === 'failed') {
       const detail = this.failure instanceof Error ? this.failure.message : String(this.failure);
-      return new WalError('failed', `WAL in ${this.options.dir} failed and must be reopened: ${detail}`, { cause: this.failure });
+      return new WalError('failed', `WAL in ${this.options.dir} failed and must be reopened: ${detail}`, {
+        cause: this.failure,
+      });
     }
     return new WalError('closed', `WAL in ${this.options.dir} is closed`);
   }
@@ -360,7 +382,7 @@ async function readPrefix(filePath: string, bytes: number): Promise<Buffer> {
   const handle = await fs.open(filePath, 'r');
   try {
     const buffer = Buffer.alloc(bytes);
-    for (let done = 0; done < bytes; ) {
+    for (let done = 0; done < bytes;) {
       const { bytesRead } = await handle.read(buffer, done, bytes - done, done);
       if (bytesRead === 0) throw new Error(`WAL segment ${filePath} is shorter than its ${bytes} durable bytes`);
       done += bytesRead;

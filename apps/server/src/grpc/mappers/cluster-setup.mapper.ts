@@ -31,8 +31,15 @@ export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Ou
     case 'abortTransfer':
     case 'restartTransfer': {
       const transfer = r[r.operation];
-      if (transfer && transfer.fromPeerId === transfer.toPeerId && (transfer.toShardId === undefined || transfer.toShardId === transfer.shardId)) {
-        issues.add(r.operation === 'moveShard' ? 'move_shard' : r.operation, 'cannot transfer shard to itself: from_peer_id equals to_peer_id');
+      if (
+        transfer &&
+        transfer.fromPeerId === transfer.toPeerId &&
+        (transfer.toShardId === undefined || transfer.toShardId === transfer.shardId)
+      ) {
+        issues.add(
+          r.operation === 'moveShard' ? 'move_shard' : r.operation,
+          'cannot transfer shard to itself: from_peer_id equals to_peer_id',
+        );
       }
       result = { kind: 'peerTransfer', operation: r.operation };
       break;
@@ -42,7 +49,10 @@ export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Ou
       result = { kind: 'peerTransfer', operation: r.operation };
       break;
     default:
-      issues.add('operation', 'empty operation: set one of move_shard, replicate_shard, abort_transfer, drop_replica, create_shard_key, delete_shard_key, restart_transfer, replicate_points');
+      issues.add(
+        'operation',
+        'empty operation: set one of move_shard, replicate_shard, abort_transfer, drop_replica, create_shard_key, delete_shard_key, restart_transfer, replicate_points',
+      );
   }
   issues.throwIfAny();
   return result!;

@@ -21,13 +21,22 @@ import { setOwn, ValidationIssues } from '@vectorstore/common';
 import type { CollectionConfig as ProtoCollectionConfig } from '../generated/vectorstore/CollectionConfig';
 import type { HnswConfigDiff, HnswConfigDiff__Output } from '../generated/vectorstore/HnswConfigDiff';
 import type { OptimizersConfigDiff, OptimizersConfigDiff__Output } from '../generated/vectorstore/OptimizersConfigDiff';
-import type { QuantizationConfig as ProtoQuantization, QuantizationConfig__Output } from '../generated/vectorstore/QuantizationConfig';
+import type {
+  QuantizationConfig as ProtoQuantization,
+  QuantizationConfig__Output,
+} from '../generated/vectorstore/QuantizationConfig';
 import type { QuantizationConfigDiff__Output } from '../generated/vectorstore/QuantizationConfigDiff';
 import type { SparseVectorConfig, SparseVectorConfig__Output } from '../generated/vectorstore/SparseVectorConfig';
-import type { StrictModeConfig as ProtoStrictMode, StrictModeConfig__Output } from '../generated/vectorstore/StrictModeConfig';
+import type {
+  StrictModeConfig as ProtoStrictMode,
+  StrictModeConfig__Output,
+} from '../generated/vectorstore/StrictModeConfig';
 import type { VectorParams as ProtoVectorParams, VectorParams__Output } from '../generated/vectorstore/VectorParams';
 import type { VectorParamsDiff__Output } from '../generated/vectorstore/VectorParamsDiff';
-import type { VectorsConfig as ProtoVectorsConfig, VectorsConfig__Output } from '../generated/vectorstore/VectorsConfig';
+import type {
+  VectorsConfig as ProtoVectorsConfig,
+  VectorsConfig__Output,
+} from '../generated/vectorstore/VectorsConfig';
 import type { VectorsConfigDiff__Output } from '../generated/vectorstore/VectorsConfigDiff';
 import type { WalConfigDiff, WalConfigDiff__Output } from '../generated/vectorstore/WalConfigDiff';
 import { toProtoStruct } from './json-value.mapper';
@@ -55,7 +64,11 @@ export function walFromProto(issues: ValidationIssues, path: string, wal: WalCon
   });
 }
 
-export function optimizersFromProto(issues: ValidationIssues, path: string, o: OptimizersConfigDiff__Output): OptimizersConfig {
+export function optimizersFromProto(
+  issues: ValidationIssues,
+  path: string,
+  o: OptimizersConfigDiff__Output,
+): OptimizersConfig {
   let maxOptimizationThreads: OptimizersConfig['maxOptimizationThreads'];
   if (o.maxOptimizationThreads) {
     const threads = o.maxOptimizationThreads;
@@ -76,7 +89,11 @@ export function optimizersFromProto(issues: ValidationIssues, path: string, o: O
     memmapThreshold: readU64(issues, `${path}.memmap_threshold`, o.memmapThreshold),
     indexingThreshold: readU64(issues, `${path}.indexing_threshold`, o.indexingThreshold),
     flushIntervalSec: readU64(issues, `${path}.flush_interval_sec`, o.flushIntervalSec),
-    deprecatedMaxOptimizationThreads: readU64(issues, `${path}.deprecated_max_optimization_threads`, o.deprecatedMaxOptimizationThreads),
+    deprecatedMaxOptimizationThreads: readU64(
+      issues,
+      `${path}.deprecated_max_optimization_threads`,
+      o.deprecatedMaxOptimizationThreads,
+    ),
     maxOptimizationThreads,
     preventUnoptimized: o.preventUnoptimized,
   });
@@ -90,10 +107,19 @@ export function quantizationFromProto(
   switch (q.quantization) {
     case 'scalar':
       return {
-        scalar: defined({ type: readEnum<'Int8'>(q.scalar?.type) as 'Int8', quantile: q.scalar?.quantile, alwaysRam: q.scalar?.alwaysRam }),
+        scalar: defined({
+          type: readEnum<'Int8'>(q.scalar?.type) as 'Int8',
+          quantile: q.scalar?.quantile,
+          alwaysRam: q.scalar?.alwaysRam,
+        }),
       };
     case 'product':
-      return { product: defined({ compression: readEnum<CompressionRatio>(q.product?.compression) ?? 'x4', alwaysRam: q.product?.alwaysRam }) };
+      return {
+        product: defined({
+          compression: readEnum<CompressionRatio>(q.product?.compression) ?? 'x4',
+          alwaysRam: q.product?.alwaysRam,
+        }),
+      };
     case 'binary': {
       const b = q.binary ?? {};
       let queryEncoding: string | undefined;
@@ -118,7 +144,11 @@ export function quantizationFromProto(
 }
 
 /** QuantizationConfig (no `disabled` case) for create requests. */
-export function quantizationConfigFromProto(issues: ValidationIssues, path: string, q: QuantizationConfig__Output): QuantizationConfig | undefined {
+export function quantizationConfigFromProto(
+  issues: ValidationIssues,
+  path: string,
+  q: QuantizationConfig__Output,
+): QuantizationConfig | undefined {
   return quantizationFromProto(issues, path, q) as QuantizationConfig | undefined;
 }
 
@@ -127,14 +157,22 @@ export function vectorParamsFromProto(issues: ValidationIssues, path: string, p:
     size: readU64(issues, `${path}.size`, p.size) as number,
     distance: readEnum<Distance>(p.distance) as Distance,
     hnswConfig: p.hnswConfig ? hnswFromProto(issues, `${path}.hnsw_config`, p.hnswConfig) : undefined,
-    quantizationConfig: p.quantizationConfig ? quantizationConfigFromProto(issues, `${path}.quantization_config`, p.quantizationConfig) : undefined,
+    quantizationConfig: p.quantizationConfig
+      ? quantizationConfigFromProto(issues, `${path}.quantization_config`, p.quantizationConfig)
+      : undefined,
     onDisk: p.onDisk,
     datatype: readEnum<Datatype>(p.datatype, 'Default'),
-    multivectorConfig: p.multivectorConfig ? { comparator: readEnum<'MaxSim'>(p.multivectorConfig.comparator) ?? 'MaxSim' } : undefined,
+    multivectorConfig: p.multivectorConfig
+      ? { comparator: readEnum<'MaxSim'>(p.multivectorConfig.comparator) ?? 'MaxSim' }
+      : undefined,
   });
 }
 
-export function vectorsFromProto(issues: ValidationIssues, path: string, v: VectorsConfig__Output): VectorsConfig | undefined {
+export function vectorsFromProto(
+  issues: ValidationIssues,
+  path: string,
+  v: VectorsConfig__Output,
+): VectorsConfig | undefined {
   if (v.config === 'params' && v.params) return { params: vectorParamsFromProto(issues, `${path}.params`, v.params) };
   if (v.config === 'paramsMap') {
     const paramsMap: Record<string, VectorParams> = {};
@@ -147,43 +185,65 @@ export function vectorsFromProto(issues: ValidationIssues, path: string, v: Vect
   return undefined;
 }
 
-export function vectorsDiffFromProto(issues: ValidationIssues, path: string, v: VectorsConfigDiff__Output): VectorsConfigDiff | undefined {
+export function vectorsDiffFromProto(
+  issues: ValidationIssues,
+  path: string,
+  v: VectorsConfigDiff__Output,
+): VectorsConfigDiff | undefined {
   const entry = (entryPath: string, d: VectorParamsDiff__Output): VectorParamsDiff =>
     defined({
       hnswConfig: d.hnswConfig ? hnswFromProto(issues, `${entryPath}.hnsw_config`, d.hnswConfig) : undefined,
-      quantizationConfig: d.quantizationConfig ? quantizationFromProto(issues, `${entryPath}.quantization_config`, d.quantizationConfig) : undefined,
+      quantizationConfig: d.quantizationConfig
+        ? quantizationFromProto(issues, `${entryPath}.quantization_config`, d.quantizationConfig)
+        : undefined,
       onDisk: d.onDisk,
     });
   if (v.config === 'params' && v.params) return { params: entry(`${path}.params`, v.params) };
   if (v.config === 'paramsMap') {
     const paramsMap: Record<string, VectorParamsDiff> = {};
-    for (const [name, d] of Object.entries(v.paramsMap?.map ?? {})) setOwn(paramsMap, name, entry(`${path}.params_map.map.${name}`, d));
+    for (const [name, d] of Object.entries(v.paramsMap?.map ?? {}))
+      setOwn(paramsMap, name, entry(`${path}.params_map.map.${name}`, d));
     return { paramsMap };
   }
   issues.add(path, 'must set params or params_map');
   return undefined;
 }
 
-export function sparseFromProto(issues: ValidationIssues, path: string, s: SparseVectorConfig__Output): SparseVectorsConfig {
+export function sparseFromProto(
+  issues: ValidationIssues,
+  path: string,
+  s: SparseVectorConfig__Output,
+): SparseVectorsConfig {
   const result: SparseVectorsConfig = {};
   for (const [name, params] of Object.entries(s.map ?? {})) {
     const entryPath = `${path}.map.${name}`;
-    setOwn<SparseVectorParams>(result, name, defined({
-      index: params.index
-        ? defined({
-            fullScanThreshold: readU64(issues, `${entryPath}.index.full_scan_threshold`, params.index.fullScanThreshold),
-            onDisk: params.index.onDisk,
-            datatype: readEnum<Datatype>(params.index.datatype, 'Default'),
-          })
-        : undefined,
-      modifier: readEnum<Modifier>(params.modifier),
-    }));
+    setOwn<SparseVectorParams>(
+      result,
+      name,
+      defined({
+        index: params.index
+          ? defined({
+              fullScanThreshold: readU64(
+                issues,
+                `${entryPath}.index.full_scan_threshold`,
+                params.index.fullScanThreshold,
+              ),
+              onDisk: params.index.onDisk,
+              datatype: readEnum<Datatype>(params.index.datatype, 'Default'),
+            })
+          : undefined,
+        modifier: readEnum<Modifier>(params.modifier),
+      }),
+    );
   }
   return result;
 }
 
-
-export function strictModeFromProto(issues: ValidationIssues, path: string, s: StrictModeConfig__Output): StrictModeConfig {
+export function strictModeFromProto(
+  issues: ValidationIssues,
+  path: string,
+  s: StrictModeConfig__Output,
+): StrictModeConfig {
   const u64 = (field: string, value: string | undefined) => readU64(issues, `${path}.${field}`, value);
   return defined({
     enabled: s.enabled,
@@ -258,11 +318,15 @@ export function vectorParamsToProto(p: VectorParams): ProtoVectorParams {
 
 export function vectorsToProto(v: VectorsConfig): ProtoVectorsConfig {
   if ('params' in v) return { params: vectorParamsToProto(v.params) };
-  return { paramsMap: { map: Object.fromEntries(Object.entries(v.paramsMap).map(([n, p]) => [n, vectorParamsToProto(p)])) } };
+  return {
+    paramsMap: { map: Object.fromEntries(Object.entries(v.paramsMap).map(([n, p]) => [n, vectorParamsToProto(p)])) },
+  };
 }
 
 export function sparseToProto(s: SparseVectorsConfig): SparseVectorConfig {
-  return { map: Object.fromEntries(Object.entries(s).map(([n, p]) => [n, defined({ index: p.index, modifier: p.modifier })])) };
+  return {
+    map: Object.fromEntries(Object.entries(s).map(([n, p]) => [n, defined({ index: p.index, modifier: p.modifier })])),
+  };
 }
 
 export function strictModeToProto(s: StrictModeConfig): ProtoStrictMode {

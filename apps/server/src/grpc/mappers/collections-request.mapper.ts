@@ -37,17 +37,25 @@ export function createCollectionFromProto(r: CreateCollection__Output): CreateCo
   const request: CreateCollectionRequest = defined({
     name: r.collectionName ?? '',
     vectors: r.vectorsConfig ? vectorsFromProto(issues, 'vectors_config', r.vectorsConfig) : undefined,
-    sparseVectors: r.sparseVectorsConfig ? sparseFromProto(issues, 'sparse_vectors_config', r.sparseVectorsConfig) : undefined,
+    sparseVectors: r.sparseVectorsConfig
+      ? sparseFromProto(issues, 'sparse_vectors_config', r.sparseVectorsConfig)
+      : undefined,
     hnswConfig: r.hnswConfig ? hnswFromProto(issues, 'hnsw_config', r.hnswConfig) : undefined,
     walConfig: r.walConfig ? walFromProto(issues, 'wal_config', r.walConfig) : undefined,
-    optimizersConfig: r.optimizersConfig ? optimizersFromProto(issues, 'optimizers_config', r.optimizersConfig) : undefined,
+    optimizersConfig: r.optimizersConfig
+      ? optimizersFromProto(issues, 'optimizers_config', r.optimizersConfig)
+      : undefined,
     shardNumber: r.shardNumber,
     onDiskPayload: r.onDiskPayload,
     replicationFactor: r.replicationFactor,
     writeConsistencyFactor: r.writeConsistencyFactor,
-    quantizationConfig: r.quantizationConfig ? quantizationConfigFromProto(issues, 'quantization_config', r.quantizationConfig) : undefined,
+    quantizationConfig: r.quantizationConfig
+      ? quantizationConfigFromProto(issues, 'quantization_config', r.quantizationConfig)
+      : undefined,
     shardingMethod: readEnum<ShardingMethod>(r.shardingMethod),
-    strictModeConfig: r.strictModeConfig ? strictModeFromProto(issues, 'strict_mode_config', r.strictModeConfig) : undefined,
+    strictModeConfig: r.strictModeConfig
+      ? strictModeFromProto(issues, 'strict_mode_config', r.strictModeConfig)
+      : undefined,
     metadata: fromProtoStruct(issues, 'metadata', r.metadata ?? {}),
     timeout: readU64(issues, 'timeout', r.timeout),
   });
@@ -63,7 +71,9 @@ export function updateCollectionFromProto(r: UpdateCollection__Output): UpdateCo
   const metadata = r.metadata ?? {};
   const request: UpdateCollectionRequest = defined({
     name: r.collectionName ?? '',
-    optimizersConfig: r.optimizersConfig ? optimizersFromProto(issues, 'optimizers_config', r.optimizersConfig) : undefined,
+    optimizersConfig: r.optimizersConfig
+      ? optimizersFromProto(issues, 'optimizers_config', r.optimizersConfig)
+      : undefined,
     params: r.params
       ? defined<CollectionParamsDiff>({
           replicationFactor: r.params.replicationFactor,
@@ -75,9 +85,15 @@ export function updateCollectionFromProto(r: UpdateCollection__Output): UpdateCo
       : undefined,
     hnswConfig: r.hnswConfig ? hnswFromProto(issues, 'hnsw_config', r.hnswConfig) : undefined,
     vectors: r.vectorsConfig ? vectorsDiffFromProto(issues, 'vectors_config', r.vectorsConfig) : undefined,
-    quantizationConfig: r.quantizationConfig ? quantizationFromProto(issues, 'quantization_config', r.quantizationConfig) : undefined,
-    sparseVectors: r.sparseVectorsConfig ? sparseFromProto(issues, 'sparse_vectors_config', r.sparseVectorsConfig) : undefined,
-    strictModeConfig: r.strictModeConfig ? strictModeFromProto(issues, 'strict_mode_config', r.strictModeConfig) : undefined,
+    quantizationConfig: r.quantizationConfig
+      ? quantizationFromProto(issues, 'quantization_config', r.quantizationConfig)
+      : undefined,
+    sparseVectors: r.sparseVectorsConfig
+      ? sparseFromProto(issues, 'sparse_vectors_config', r.sparseVectorsConfig)
+      : undefined,
+    strictModeConfig: r.strictModeConfig
+      ? strictModeFromProto(issues, 'strict_mode_config', r.strictModeConfig)
+      : undefined,
     metadata: Object.keys(metadata).length > 0 ? fromProtoStruct(issues, 'metadata', metadata) : undefined,
     timeout: readU64(issues, 'timeout', r.timeout),
   });
@@ -90,9 +106,19 @@ export function aliasActionsFromProto(r: ChangeAliases__Output): { actions: Alia
   const actions: AliasAction[] = [];
   (r.actions ?? []).forEach((op, i) => {
     if (op.action === 'createAlias') {
-      actions.push({ createAlias: { collectionName: op.createAlias?.collectionName ?? '', aliasName: op.createAlias?.aliasName ?? '' } });
+      actions.push({
+        createAlias: {
+          collectionName: op.createAlias?.collectionName ?? '',
+          aliasName: op.createAlias?.aliasName ?? '',
+        },
+      });
     } else if (op.action === 'renameAlias') {
-      actions.push({ renameAlias: { oldAliasName: op.renameAlias?.oldAliasName ?? '', newAliasName: op.renameAlias?.newAliasName ?? '' } });
+      actions.push({
+        renameAlias: {
+          oldAliasName: op.renameAlias?.oldAliasName ?? '',
+          newAliasName: op.renameAlias?.newAliasName ?? '',
+        },
+      });
     } else if (op.action === 'deleteAlias') {
       actions.push({ deleteAlias: { aliasName: op.deleteAlias?.aliasName ?? '' } });
     } else {
@@ -104,14 +130,22 @@ export function aliasActionsFromProto(r: ChangeAliases__Output): { actions: Alia
   return { actions, timeout };
 }
 
-export function shardKeyFromProto(issues: ValidationIssues, path: string, key: ShardKey__Output | undefined): ShardKey | undefined {
+export function shardKeyFromProto(
+  issues: ValidationIssues,
+  path: string,
+  key: ShardKey__Output | undefined,
+): ShardKey | undefined {
   if (key?.key === 'keyword') return { keyword: key.keyword ?? '' };
   if (key?.key === 'number') return { number: BigInt(key.number ?? '0').toString() };
   issues.add(path, 'must set keyword or number');
   return undefined;
 }
 
-export function createShardKeyFromProto(issues: ValidationIssues, path: string, r: CreateShardKey__Output | undefined): CreateShardKeyRequest | undefined {
+export function createShardKeyFromProto(
+  issues: ValidationIssues,
+  path: string,
+  r: CreateShardKey__Output | undefined,
+): CreateShardKeyRequest | undefined {
   if (!r) {
     issues.add(path, 'empty request');
     return undefined;

@@ -15,7 +15,11 @@ export function collectionInfoToProto(info: CollectionInfo): ProtoCollectionInfo
     payloadSchema: Object.fromEntries(
       Object.entries(info.payloadSchema).map(([field, schema]) => [
         field,
-        defined({ dataType: schema.dataType, params: schema.params && payloadIndexParamsToProto(schema.params), points: schema.points }),
+        defined({
+          dataType: schema.dataType,
+          params: schema.params && payloadIndexParamsToProto(schema.params),
+          points: schema.points,
+        }),
       ]),
     ),
     pointsCount: info.pointsCount,

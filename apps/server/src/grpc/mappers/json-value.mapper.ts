@@ -26,7 +26,11 @@ export function fromProtoValue(issues: ValidationIssues, path: string, value: Va
   }
 }
 
-export function fromProtoStruct(issues: ValidationIssues, path: string, fields: Record<string, Value__Output>): JsonObject {
+export function fromProtoStruct(
+  issues: ValidationIssues,
+  path: string,
+  fields: Record<string, Value__Output>,
+): JsonObject {
   const result: JsonObject = {};
   for (const [key, item] of Object.entries(fields)) setOwn(result, key, fromProtoValue(issues, `${path}.${key}`, item));
   return result;

@@ -1,10 +1,17 @@
 import { PayloadIndexParams, TokenizerType } from '@vectorstore/collections';
 import { ValidationIssues } from '@vectorstore/common';
-import type { PayloadIndexParams as ProtoPayloadIndexParams, PayloadIndexParams__Output } from '../generated/vectorstore/PayloadIndexParams';
+import type {
+  PayloadIndexParams as ProtoPayloadIndexParams,
+  PayloadIndexParams__Output,
+} from '../generated/vectorstore/PayloadIndexParams';
 import { defined, readEnum, readU64 } from './scalars.mapper';
 
 /** proto PayloadIndexParams (oneof index_params) to the domain's tagged union. */
-export function payloadIndexParamsFromProto(issues: ValidationIssues, path: string, p: PayloadIndexParams__Output): PayloadIndexParams | undefined {
+export function payloadIndexParamsFromProto(
+  issues: ValidationIssues,
+  path: string,
+  p: PayloadIndexParams__Output,
+): PayloadIndexParams | undefined {
   switch (p.indexParams) {
     case 'keywordIndexParams':
       return { keyword: defined({ ...p.keywordIndexParams }) };
@@ -30,7 +37,9 @@ export function payloadIndexParamsFromProto(issues: ValidationIssues, path: stri
           minTokenLen: readU64(issues, `${textPath}.min_token_len`, t.minTokenLen),
           maxTokenLen: readU64(issues, `${textPath}.max_token_len`, t.maxTokenLen),
           onDisk: t.onDisk,
-          stopwords: t.stopwords ? { languages: t.stopwords.languages ?? [], custom: t.stopwords.custom ?? [] } : undefined,
+          stopwords: t.stopwords
+            ? { languages: t.stopwords.languages ?? [], custom: t.stopwords.custom ?? [] }
+            : undefined,
           phraseMatching: t.phraseMatching,
           stemmer: t.stemmer?.snowball ? { snowball: { language: t.stemmer.snowball.language ?? '' } } : undefined,
           asciiFolding: t.asciiFolding,

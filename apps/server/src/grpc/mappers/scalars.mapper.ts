@@ -4,7 +4,11 @@ import { ValidationIssues } from '@vectorstore/common';
  * Reads a uint64 that proto-loader delivered as a decimal string into a JS number, reporting
  * values beyond 2^53 (no configuration value is that large; a bigger one is a client bug).
  */
-export function readU64(issues: ValidationIssues, path: string, value: string | number | undefined): number | undefined {
+export function readU64(
+  issues: ValidationIssues,
+  path: string,
+  value: string | number | undefined,
+): number | undefined {
   if (value === undefined) return undefined;
   const parsed = typeof value === 'number' ? value : Number(value);
   if (!Number.isSafeInteger(parsed)) {

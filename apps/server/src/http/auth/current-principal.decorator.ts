@@ -4,5 +4,6 @@ import type { Request } from 'express';
 
 /** The verified caller the HTTP guard attached to the request. */
 export const CurrentPrincipal = createParamDecorator(
-  (_: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<Request & { user: Principal }>().user,
+  (_: unknown, context: ExecutionContext): Principal =>
+    context.switchToHttp().getRequest<Request & { user: Principal }>().user,
 );

@@ -42,13 +42,18 @@ describe(AuthValidationPipe.name, () => {
     it('should name every bad field once, in the Qdrant validation format', async () => {
       await expect(transform({ email: 5, password: '', extra: true })).rejects.toMatchObject({
         kind: ErrorKind.InvalidArgument,
-        message: 'Validation error in body: [extra: unknown property; email: must be a string; password: must not be empty]',
+        message:
+          'Validation error in body: [extra: unknown property; email: must be a string; password: must not be empty]',
       });
     });
 
     it('should treat a missing body as empty and refuse non-objects', async () => {
-      await expect(transform(undefined)).rejects.toMatchObject({ message: expect.stringContaining('email: is required') });
-      await expect(transform([])).rejects.toMatchObject({ message: 'Validation error in body: [body: must be a JSON object]' });
+      await expect(transform(undefined)).rejects.toMatchObject({
+        message: expect.stringContaining('email: is required'),
+      });
+      await expect(transform([])).rejects.toMatchObject({
+        message: 'Validation error in body: [body: must be a JSON object]',
+      });
     });
   });
 });

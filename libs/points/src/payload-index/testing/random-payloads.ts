@@ -14,7 +14,23 @@ export function seededRandom(seed: number): () => number {
 }
 
 export const KEYWORDS = ['red', 'green', 'blue', 'Red', 'teal', 'navy', 'rose', 'redwood'];
-export const WORDS = ['the', 'quick', 'brown', 'fox', 'jumps', 'over', 'lazy', 'dogs', 'running', 'runner', 'café', 'Über', 'naïve', 'and', 'of'];
+export const WORDS = [
+  'the',
+  'quick',
+  'brown',
+  'fox',
+  'jumps',
+  'over',
+  'lazy',
+  'dogs',
+  'running',
+  'runner',
+  'café',
+  'Über',
+  'naïve',
+  'and',
+  'of',
+];
 const BIG = 1n << 60n;
 const INTS = [0n, 1n, 2n, 3n, 5n, 8n, -4n, BIG, BIG + 1n, 9007199254740993n];
 
@@ -69,7 +85,8 @@ export class PayloadGenerator {
     if (r < 0.1) return undefined;
     if (r < 0.15) return null;
     if (r < 0.2) return [];
-    if (r < 0.35) return Array.from({ length: 1 + Math.floor(this.random() * 3) }, () => (this.chance(0.1) ? null : make()));
+    if (r < 0.35)
+      return Array.from({ length: 1 + Math.floor(this.random() * 3) }, () => (this.chance(0.1) ? null : make()));
     if (r < 0.4) return this.pick<JsonValue>(['red', 3n, 2.5, true, { lon: 1, lat: 2 }, [[1n]]]);
     return make();
   }
@@ -79,15 +96,42 @@ export class PayloadGenerator {
     const set = (key: string, value: JsonValue | undefined): void => {
       if (value !== undefined) out[key] = value;
     };
-    set('kw', this.field(() => this.pick(KEYWORDS)));
-    set('uuid', this.field(() => `0000000${Math.floor(this.random() * 5)}-0000-4000-8000-000000000000`));
-    set('int', this.field(() => this.int()));
-    set('flt', this.field(() => (this.chance(0.8) ? this.float() : this.int())));
-    set('flag', this.field(() => this.chance(0.5)));
-    set('loc', this.field(() => this.geo()));
-    set('ts', this.field(() => this.datetime()));
-    set('txt', this.field(() => this.sentence()));
-    set('pre', this.field(() => this.sentence()));
+    set(
+      'kw',
+      this.field(() => this.pick(KEYWORDS)),
+    );
+    set(
+      'uuid',
+      this.field(() => `0000000${Math.floor(this.random() * 5)}-0000-4000-8000-000000000000`),
+    );
+    set(
+      'int',
+      this.field(() => this.int()),
+    );
+    set(
+      'flt',
+      this.field(() => (this.chance(0.8) ? this.float() : this.int())),
+    );
+    set(
+      'flag',
+      this.field(() => this.chance(0.5)),
+    );
+    set(
+      'loc',
+      this.field(() => this.geo()),
+    );
+    set(
+      'ts',
+      this.field(() => this.datetime()),
+    );
+    set(
+      'txt',
+      this.field(() => this.sentence()),
+    );
+    set(
+      'pre',
+      this.field(() => this.sentence()),
+    );
     if (this.chance(0.8)) out.obj = { a: this.chance(0.9) ? { b: this.field(() => this.pick(KEYWORDS)) ?? null } : 7n };
     if (this.chance(0.8)) {
       out.arr = Array.from({ length: Math.floor(this.random() * 4) }, () => {
@@ -152,7 +196,22 @@ export class PayloadGenerator {
   }
 
   fieldCondition(): FieldCondition {
-    const key = this.pick(['kw', 'uuid', 'int', 'flt', 'flag', 'loc', 'ts', 'txt', 'pre', 'obj.a.b', 'arr[].x', 'arr[].y', 'arr[].t', 'missing']);
+    const key = this.pick([
+      'kw',
+      'uuid',
+      'int',
+      'flt',
+      'flag',
+      'loc',
+      'ts',
+      'txt',
+      'pre',
+      'obj.a.b',
+      'arr[].x',
+      'arr[].y',
+      'arr[].t',
+      'missing',
+    ]);
     const r = this.random();
     if (r < 0.06) return { key, valuesCount: this.chance(0.5) ? { gte: 2 } : { lt: 1 } };
     if (r < 0.1) return { key, isEmpty: this.chance(0.5) };
@@ -171,7 +230,13 @@ export class PayloadGenerator {
           const crossing = this.chance(0.3);
           const west = crossing ? 100 + this.random() * 80 : center.lon;
           const east = crossing ? -180 + this.random() * 80 : Math.min(180, west + 60);
-          return { key, geoBoundingBox: { topLeft: { lon: west, lat: Math.min(90, center.lat + 30) }, bottomRight: { lon: east, lat: Math.max(-90, center.lat - 30) } } };
+          return {
+            key,
+            geoBoundingBox: {
+              topLeft: { lon: west, lat: Math.min(90, center.lat + 30) },
+              bottomRight: { lon: east, lat: Math.max(-90, center.lat - 30) },
+            },
+          };
         }
         const c = { lon: Math.max(-130, Math.min(130, center.lon)), lat: Math.max(-60, Math.min(60, center.lat)) };
         const ring = (s: number) => [
@@ -181,7 +246,10 @@ export class PayloadGenerator {
           { lon: c.lon - s, lat: c.lat + s / 2 },
           { lon: c.lon - s, lat: c.lat - s / 2 },
         ];
-        return { key, geoPolygon: { exterior: { points: ring(40) }, interiors: this.chance(0.5) ? [{ points: ring(10) }] : [] } };
+        return {
+          key,
+          geoPolygon: { exterior: { points: ring(40) }, interiors: this.chance(0.5) ? [{ points: ring(10) }] : [] },
+        };
       }
       case 'ts': {
         const from = Date.UTC(2020, 0, 1) * 1000 + Math.floor(this.random() * 2 * 365 * 86_400) * 1_000_000;
@@ -196,12 +264,19 @@ export class PayloadGenerator {
     const r = this.random();
     if (depth < 2 && r < 0.08) return { filter: this.filter(depth + 1) };
     if (depth < 2 && r < 0.16) {
-      const inner: FieldCondition =
-        this.chance(0.5)
-          ? { key: 'x', ...(this.chance(0.5) ? { range: this.range() } : { match: { integer: this.int() } }) }
-          : { key: this.chance(0.5) ? 'y' : 't', match: this.chance(0.5) ? { keyword: this.pick(KEYWORDS) } : { text: this.pick(WORDS) } };
+      const inner: FieldCondition = this.chance(0.5)
+        ? { key: 'x', ...(this.chance(0.5) ? { range: this.range() } : { match: { integer: this.int() } }) }
+        : {
+            key: this.chance(0.5) ? 'y' : 't',
+            match: this.chance(0.5) ? { keyword: this.pick(KEYWORDS) } : { text: this.pick(WORDS) },
+          };
       const second: FieldCondition = { key: 'y', match: { keywords: [this.pick(KEYWORDS), this.pick(KEYWORDS)] } };
-      return { nested: { key: 'arr', filter: { must: this.chance(0.5) ? [{ field: inner }, { field: second }] : [{ field: inner }] } } };
+      return {
+        nested: {
+          key: 'arr',
+          filter: { must: this.chance(0.5) ? [{ field: inner }, { field: second }] : [{ field: inner }] },
+        },
+      };
     }
     if (r < 0.2) return { isEmpty: { key: this.pick(['kw', 'int', 'arr', 'missing', 'obj.a.b']) } };
     if (r < 0.24) return { isNull: { key: this.pick(['kw', 'int', 'obj.a.b']) } };
@@ -210,7 +285,8 @@ export class PayloadGenerator {
   }
 
   filter(depth = 0): Filter {
-    const list = (max: number): Condition[] => Array.from({ length: Math.floor(this.random() * (max + 1)) }, () => this.condition(depth));
+    const list = (max: number): Condition[] =>
+      Array.from({ length: Math.floor(this.random() * (max + 1)) }, () => this.condition(depth));
     const filter: Filter = {};
     if (this.chance(0.8)) filter.must = list(3);
     if (this.chance(0.4)) filter.should = list(3);

@@ -17,7 +17,13 @@ async function run(parent: string, concurrency: number, seconds: number): Promis
     write: NODE_WAL_IO.write,
     datasync: (handle) => (syncs++, handle.datasync()),
   };
-  const wal = await WriteAheadLog.open({ dir, segmentCapacityBytes: 32 * 1024 * 1024, segmentsAhead: 1, retainClosed: 1, io });
+  const wal = await WriteAheadLog.open({
+    dir,
+    segmentCapacityBytes: 32 * 1024 * 1024,
+    segmentsAhead: 1,
+    retainClosed: 1,
+    io,
+  });
   const record = new Uint8Array(RECORD_BYTES).fill(7);
   const deadline = performance.now() + seconds * 1000;
   let appends = 0;
@@ -35,13 +41,17 @@ async function run(parent: string, concurrency: number, seconds: number): Promis
   await fs.rm(dir, { recursive: true, force: true });
   const rate = Math.round(appends / elapsed);
   const perSync = (appends / Math.max(syncs, 1)).toFixed(1);
-  console.log(`${String(concurrency).padStart(3)} appenders: ${rate} appends/s, ${syncs} fdatasyncs (${perSync} records each), ${(rate * RECORD_BYTES / 1048576).toFixed(1)} MiB/s`);
+  console.log(
+    `${String(concurrency).padStart(3)} appenders: ${rate} appends/s, ${syncs} fdatasyncs (${perSync} records each), ${((rate * RECORD_BYTES) / 1048576).toFixed(1)} MiB/s`,
+  );
 }
 
 async function main(): Promise<void> {
   const parent = process.argv[2] ?? os.tmpdir();
   const seconds = Number(process.argv[3] ?? 3);
-  console.log(`WAL group commit, ${RECORD_BYTES}-byte records, ${seconds}s per run, in ${parent} (node ${process.version})`);
+  console.log(
+    `WAL group commit, ${RECORD_BYTES}-byte records, ${seconds}s per run, in ${parent} (node ${process.version})`,
+  );
   for (const concurrency of [1, 64]) await run(parent, concurrency, seconds);
 }
 

@@ -8,37 +8,49 @@ import { collect, issuesOf, wireRequest } from './points-wire.spec-helper';
 
 /** A filter sent through Count, as the server receives it. */
 function filterOverWire(filter: ProtoFilter): Filter | undefined {
-  return countPointsFromProto(wireRequest<CountPoints__Output>('Count', { collectionName: 'c', filter })).request.filter;
+  return countPointsFromProto(wireRequest<CountPoints__Output>('Count', { collectionName: 'c', filter })).request
+    .filter;
 }
 
 const field = (key: string, rest: object) => ({ field: { key, ...rest } });
 
 describe('pointIdFromProto', () => {
   it('should map num to bigint, including values above 2^53', () => {
-    expect(collect((i) => pointIdFromProto(i, 'id', { num: '18446744073709551615', pointIdOptions: 'num' })).value).toBe(18446744073709551615n);
+    expect(
+      collect((i) => pointIdFromProto(i, 'id', { num: '18446744073709551615', pointIdOptions: 'num' })).value,
+    ).toBe(18446744073709551615n);
   });
 
   it('should canonicalize uuids', () => {
-    const { value } = collect((i) => pointIdFromProto(i, 'id', { uuid: '{550E8400E29B41D4A716446655440000}', pointIdOptions: 'uuid' }));
+    const { value } = collect((i) =>
+      pointIdFromProto(i, 'id', { uuid: '{550E8400E29B41D4A716446655440000}', pointIdOptions: 'uuid' }),
+    );
     expect(value).toBe('550e8400-e29b-41d4-a716-446655440000');
   });
 
   it('should report an empty oneof, a bad uuid and a num beyond u64', () => {
     expect(collect((i) => pointIdFromProto(i, 'id', {})).issues).toEqual(['id: must set num or uuid']);
-    expect(collect((i) => pointIdFromProto(i, 'ids[2]', { uuid: 'nope', pointIdOptions: 'uuid' })).issues).toEqual(['ids[2].uuid: Unable to parse UUID: nope']);
-    expect(collect((i) => pointIdFromProto(i, 'id', { num: '18446744073709551616', pointIdOptions: 'num' })).issues).toEqual([
-      'id.num: value 18446744073709551616 invalid, must be from 0 to 18446744073709551615',
+    expect(collect((i) => pointIdFromProto(i, 'ids[2]', { uuid: 'nope', pointIdOptions: 'uuid' })).issues).toEqual([
+      'ids[2].uuid: Unable to parse UUID: nope',
     ]);
+    expect(
+      collect((i) => pointIdFromProto(i, 'id', { num: '18446744073709551616', pointIdOptions: 'num' })).issues,
+    ).toEqual(['id.num: value 18446744073709551616 invalid, must be from 0 to 18446744073709551615']);
   });
 
   it('should index the paths of repeated ids', () => {
-    expect(collect((i) => pointIdsFromProto(i, 'ids', [{ num: '1', pointIdOptions: 'num' }, {}])).issues).toEqual(['ids[1]: must set num or uuid']);
+    expect(collect((i) => pointIdsFromProto(i, 'ids', [{ num: '1', pointIdOptions: 'num' }, {}])).issues).toEqual([
+      'ids[1]: must set num or uuid',
+    ]);
   });
 
   it('should round-trip both kinds through pointIdToProto', () => {
     for (const id of [0n, 7n, 18446744073709551615n, '550e8400-e29b-41d4-a716-446655440000']) {
       const proto = pointIdToProto(id);
-      const oneof = typeof id === 'bigint' ? { ...proto, pointIdOptions: 'num' as const } : { ...proto, pointIdOptions: 'uuid' as const };
+      const oneof =
+        typeof id === 'bigint'
+          ? { ...proto, pointIdOptions: 'num' as const }
+          : { ...proto, pointIdOptions: 'uuid' as const };
       expect(collect((i) => pointIdFromProto(i, 'id', oneof as never)).value).toBe(id);
     }
   });
@@ -74,7 +86,9 @@ describe('filterFromProto', () => {
       [{ exceptIntegers: { integers: ['-2'] } }, { exceptIntegers: [-2n] }],
     ];
     for (const [match, expected] of cases) {
-      expect(filterOverWire({ must: [field('f', { match })] })).toEqual({ must: [{ field: { key: 'f', match: expected } }] });
+      expect(filterOverWire({ must: [field('f', { match })] })).toEqual({
+        must: [{ field: { key: 'f', match: expected } }],
+      });
     }
   });
 
@@ -87,7 +101,14 @@ describe('filterFromProto', () => {
         field('g', { geoRadius: { center: { lon: 13.4, lat: 52.5 }, radius: 1000 } }),
         field('g', {
           geoPolygon: {
-            exterior: { points: [{ lon: 0, lat: 0 }, { lon: 1, lat: 0 }, { lon: 1, lat: 1 }, { lon: 0, lat: 0 }] },
+            exterior: {
+              points: [
+                { lon: 0, lat: 0 },
+                { lon: 1, lat: 0 },
+                { lon: 1, lat: 1 },
+                { lon: 0, lat: 0 },
+              ],
+            },
             interiors: [{ points: [{ lon: 0.2, lat: 0.2 }] }],
           },
         }),
@@ -103,7 +124,14 @@ describe('filterFromProto', () => {
         field: {
           key: 'g',
           geoPolygon: {
-            exterior: { points: [{ lon: 0, lat: 0 }, { lon: 1, lat: 0 }, { lon: 1, lat: 1 }, { lon: 0, lat: 0 }] },
+            exterior: {
+              points: [
+                { lon: 0, lat: 0 },
+                { lon: 1, lat: 0 },
+                { lon: 1, lat: 1 },
+                { lon: 0, lat: 0 },
+              ],
+            },
             interiors: [{ points: [{ lon: 0.2, lat: 0.2 }] }],
           },
         },
@@ -114,7 +142,11 @@ describe('filterFromProto', () => {
 
   it('should convert datetime_range timestamps to microseconds', () => {
     const filter = filterOverWire({
-      must: [field('d', { datetimeRange: { gte: { seconds: '1675853340', nanos: 123456789 }, lt: { seconds: '-1', nanos: 500000 } } })],
+      must: [
+        field('d', {
+          datetimeRange: { gte: { seconds: '1675853340', nanos: 123456789 }, lt: { seconds: '-1', nanos: 500000 } },
+        }),
+      ],
     });
     expect(filter?.must).toEqual([{ field: { key: 'd', datetimeRange: { gte: 1675853340123456, lt: -999500 } } }]);
   });
@@ -158,7 +190,13 @@ describe('filterFromProto', () => {
         must: [
           { conditionOneOf: 'field', field: { key: 'r', range: { gt: NaN } } },
           { conditionOneOf: 'field', field: { key: 'g', geoRadius: { radius: 1 } } },
-          { conditionOneOf: 'field', field: { key: 'd', datetimeRange: { lt: { seconds: '9223372036854775807' }, gt: { seconds: '0', nanos: -1 } } } },
+          {
+            conditionOneOf: 'field',
+            field: {
+              key: 'd',
+              datetimeRange: { lt: { seconds: '9223372036854775807' }, gt: { seconds: '0', nanos: -1 } },
+            },
+          },
         ],
         should: [],
         mustNot: [],

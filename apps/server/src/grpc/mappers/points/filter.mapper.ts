@@ -28,7 +28,11 @@ import { MAX_I64, MIN_I64, pointIdsFromProto, readBigInt } from './point-id.mapp
  * kinds, numbers out of range); `validateFilter` in the domain owns the rules on keys and values.
  * Empty clause lists are left out, which means the same as absent.
  */
-export function filterFromProto(issues: ValidationIssues, path: string, filter: Filter__Output | undefined | null): Filter | undefined {
+export function filterFromProto(
+  issues: ValidationIssues,
+  path: string,
+  filter: Filter__Output | undefined | null,
+): Filter | undefined {
   if (!filter) return undefined;
   const conditions = (key: string, list: readonly Condition__Output[] | undefined): Condition[] | undefined => {
     if (!list || list.length === 0) return undefined;
@@ -52,7 +56,11 @@ export function filterFromProto(issues: ValidationIssues, path: string, filter: 
 }
 
 /** One Condition (oneof condition_one_of). SliceCondition is reported as unsupported. */
-export function conditionFromProto(issues: ValidationIssues, path: string, c: Condition__Output): Condition | undefined {
+export function conditionFromProto(
+  issues: ValidationIssues,
+  path: string,
+  c: Condition__Output,
+): Condition | undefined {
   switch (c.conditionOneOf) {
     case 'field': {
       const field = fieldConditionFromProto(issues, `${path}.field`, c.field ?? {});
@@ -71,7 +79,12 @@ export function conditionFromProto(issues: ValidationIssues, path: string, c: Co
         issues.add(`${path}.nested.filter`, 'must be set');
         return undefined;
       }
-      return { nested: { key: c.nested.key ?? '', filter: filterFromProto(issues, `${path}.nested.filter`, c.nested.filter) ?? {} } };
+      return {
+        nested: {
+          key: c.nested.key ?? '',
+          filter: filterFromProto(issues, `${path}.nested.filter`, c.nested.filter) ?? {},
+        },
+      };
     }
     case 'filter':
       return { filter: filterFromProto(issues, `${path}.filter`, c.filter) ?? {} };
@@ -84,12 +97,18 @@ export function conditionFromProto(issues: ValidationIssues, path: string, c: Co
   }
 }
 
-export function fieldConditionFromProto(issues: ValidationIssues, path: string, f: FieldCondition__Output): FieldCondition | undefined {
+export function fieldConditionFromProto(
+  issues: ValidationIssues,
+  path: string,
+  f: FieldCondition__Output,
+): FieldCondition | undefined {
   return defined({
     key: f.key ?? '',
     match: f.match ? matchFromProto(issues, `${path}.match`, f.match) : undefined,
     range: f.range ? rangeFromProto(issues, `${path}.range`, f.range) : undefined,
-    datetimeRange: f.datetimeRange ? datetimeRangeFromProto(issues, `${path}.datetime_range`, f.datetimeRange) : undefined,
+    datetimeRange: f.datetimeRange
+      ? datetimeRangeFromProto(issues, `${path}.datetime_range`, f.datetimeRange)
+      : undefined,
     geoBoundingBox: f.geoBoundingBox
       ? {
           topLeft: geoPointFromProto(issues, `${path}.geo_bounding_box.top_left`, f.geoBoundingBox.topLeft),
@@ -105,7 +124,9 @@ export function fieldConditionFromProto(issues: ValidationIssues, path: string, 
     geoPolygon: f.geoPolygon
       ? {
           exterior: lineStringFromProto(issues, `${path}.geo_polygon.exterior`, f.geoPolygon.exterior),
-          interiors: (f.geoPolygon.interiors ?? []).map((ring, i) => lineStringFromProto(issues, `${path}.geo_polygon.interiors[${i}]`, ring)),
+          interiors: (f.geoPolygon.interiors ?? []).map((ring, i) =>
+            lineStringFromProto(issues, `${path}.geo_polygon.interiors[${i}]`, ring),
+          ),
         }
       : undefined,
     valuesCount: f.valuesCount ? valuesCountFromProto(issues, `${path}.values_count`, f.valuesCount) : undefined,
@@ -117,7 +138,8 @@ export function fieldConditionFromProto(issues: ValidationIssues, path: string, 
 /** Match (oneof match_value); int64 values become bigints. */
 export function matchFromProto(issues: ValidationIssues, path: string, m: Match__Output): Match | undefined {
   const int = (p: string, v: string | undefined): bigint => readBigInt(issues, p, v ?? '0', MIN_I64, MAX_I64) ?? 0n;
-  const ints = (p: string, list: readonly string[] | undefined): bigint[] => (list ?? []).map((v, i) => int(`${p}[${i}]`, v));
+  const ints = (p: string, list: readonly string[] | undefined): bigint[] =>
+    (list ?? []).map((v, i) => int(`${p}[${i}]`, v));
   switch (m.matchValue) {
     case 'keyword':
       return { keyword: m.keyword ?? '' };
@@ -142,7 +164,10 @@ export function matchFromProto(issues: ValidationIssues, path: string, m: Match_
     case 'exceptIntegers':
       return { exceptIntegers: ints(`${path}.except_integers.integers`, m.exceptIntegers?.integers) };
     default:
-      issues.add(path, 'must set one of keyword, integer, boolean, text, keywords, integers, except_integers, except_keywords, phrase, text_any, prefix');
+      issues.add(
+        path,
+        'must set one of keyword, integer, boolean, text, keywords, integers, except_integers, except_keywords, phrase, text_any, prefix',
+      );
       return undefined;
   }
 }
@@ -159,7 +184,8 @@ function rangeFromProto(issues: ValidationIssues, path: string, r: Range__Output
 }
 
 function datetimeRangeFromProto(issues: ValidationIssues, path: string, r: DatetimeRange__Output): DatetimeRange {
-  const bound = (name: string, ts: Timestamp__Output | undefined): number | undefined => (ts ? timestampToMicros(issues, `${path}.${name}`, ts) : undefined);
+  const bound = (name: string, ts: Timestamp__Output | undefined): number | undefined =>
+    ts ? timestampToMicros(issues, `${path}.${name}`, ts) : undefined;
   return defined({ lt: bound('lt', r.lt), gt: bound('gt', r.gt), gte: bound('gte', r.gte), lte: bound('lte', r.lte) });
 }
 
@@ -194,7 +220,11 @@ function geoPointFromProto(issues: ValidationIssues, path: string, p: GeoPoint__
   return { lon: finite(issues, `${path}.lon`, p?.lon ?? 0), lat: finite(issues, `${path}.lat`, p?.lat ?? 0) };
 }
 
-function lineStringFromProto(issues: ValidationIssues, path: string, l: GeoLineString__Output | undefined): GeoLineString {
+function lineStringFromProto(
+  issues: ValidationIssues,
+  path: string,
+  l: GeoLineString__Output | undefined,
+): GeoLineString {
   if (!l) issues.add(path, 'must be set');
   return { points: (l?.points ?? []).map((p, i) => geoPointFromProto(issues, `${path}.points[${i}]`, p)) };
 }

@@ -2,7 +2,12 @@ import type { QueryPointGroups__Output } from '../../generated/vectorstore/Query
 import type { RecommendPointGroups__Output } from '../../generated/vectorstore/RecommendPointGroups';
 import type { SearchGroupsResponse__Output } from '../../generated/vectorstore/SearchGroupsResponse';
 import type { SearchPointGroups__Output } from '../../generated/vectorstore/SearchPointGroups';
-import { groupsResponseToProto, queryGroupsFromProto, recommendGroupsFromProto, searchGroupsFromProto } from './groups.mapper';
+import {
+  groupsResponseToProto,
+  queryGroupsFromProto,
+  recommendGroupsFromProto,
+  searchGroupsFromProto,
+} from './groups.mapper';
 import { f32, issuesOf, wireRequest, wireResponse } from './points-wire.spec-helper';
 
 const none = { enable: false };
@@ -23,7 +28,15 @@ describe('groups requests', () => {
     expect(r).toEqual({
       collectionName: 'c',
       request: {
-        source: { vector: { kind: 'dense', values: f32(1, 2) }, using: '', scoreThreshold: 0.5, withPayload: none, withVectors: none, limit: 4, offset: 0 },
+        source: {
+          vector: { kind: 'dense', values: f32(1, 2) },
+          using: '',
+          scoreThreshold: 0.5,
+          withPayload: none,
+          withVectors: none,
+          limit: 4,
+          offset: 0,
+        },
         groupBy: 'doc',
         groupSize: 2,
         limit: 4,
@@ -33,17 +46,25 @@ describe('groups requests', () => {
   });
 
   it('should report a missing group_by and zero group_size and limit by field', () => {
-    expect(issuesOf(() => searchGroupsFromProto(wireRequest('SearchGroups', { collectionName: 'c', vector: [1] })))).toEqual([
+    expect(
+      issuesOf(() => searchGroupsFromProto(wireRequest('SearchGroups', { collectionName: 'c', vector: [1] }))),
+    ).toEqual([
       'group_by: must not be empty',
       'group_size: value 0 invalid, must be 1 or larger',
       'limit: value 0 invalid, must be 1 or larger',
     ]);
-    expect(issuesOf(() => recommendGroupsFromProto(wireRequest('RecommendGroups', { collectionName: 'c', groupBy: 'g', groupSize: 0, limit: 1 })))).toEqual([
-      'group_size: value 0 invalid, must be 1 or larger',
-    ]);
-    expect(issuesOf(() => queryGroupsFromProto(wireRequest('QueryGroups', { collectionName: 'c', groupBy: 'g', groupSize: 0 })))).toEqual([
-      'group_size: value 0 invalid, must be 1 or larger',
-    ]);
+    expect(
+      issuesOf(() =>
+        recommendGroupsFromProto(
+          wireRequest('RecommendGroups', { collectionName: 'c', groupBy: 'g', groupSize: 0, limit: 1 }),
+        ),
+      ),
+    ).toEqual(['group_size: value 0 invalid, must be 1 or larger']);
+    expect(
+      issuesOf(() =>
+        queryGroupsFromProto(wireRequest('QueryGroups', { collectionName: 'c', groupBy: 'g', groupSize: 0 })),
+      ),
+    ).toEqual(['group_size: value 0 invalid, must be 1 or larger']);
   });
 
   it('should map RecommendGroups like Recommend', () => {
@@ -74,8 +95,19 @@ describe('groups requests', () => {
   });
 
   it('should default QueryGroups to 10 groups of 3', () => {
-    const r = queryGroupsFromProto(wireRequest<QueryPointGroups__Output>('QueryGroups', { collectionName: 'c', groupBy: 'g', query: { nearest: { dense: { data: [1] } } } }));
-    expect(r.request).toMatchObject({ groupBy: 'g', groupSize: 3, limit: 10, source: { limit: 10, offset: 0, query: { nearest: { vector: { kind: 'dense', values: f32(1) } } } } });
+    const r = queryGroupsFromProto(
+      wireRequest<QueryPointGroups__Output>('QueryGroups', {
+        collectionName: 'c',
+        groupBy: 'g',
+        query: { nearest: { dense: { data: [1] } } },
+      }),
+    );
+    expect(r.request).toMatchObject({
+      groupBy: 'g',
+      groupSize: 3,
+      limit: 10,
+      source: { limit: 10, offset: 0, query: { nearest: { vector: { kind: 'dense', values: f32(1) } } } },
+    });
     expect(r.request.withLookup).toBeUndefined();
   });
 });
@@ -97,7 +129,12 @@ describe('groupsResponseToProto', () => {
       { integerValue: '-2', kind: 'integerValue' },
       { stringValue: 'k', kind: 'stringValue' },
     ]);
-    expect(groups[0].hits[0]).toMatchObject({ id: { num: '1' }, score: 0.5, version: '3', payload: { a: { stringValue: 'x' } } });
+    expect(groups[0].hits[0]).toMatchObject({
+      id: { num: '1' },
+      score: 0.5,
+      version: '3',
+      payload: { a: { stringValue: 'x' } },
+    });
     expect(groups[0].lookup).toMatchObject({ id: { num: '7' }, payload: { title: { stringValue: 't' } } });
     expect(groups[1].lookup).toBeUndefined();
   });

@@ -1,5 +1,13 @@
 import { ValidationIssues } from '@vectorstore/common';
-import type { GroupId, GroupsRequest, PointGroup, QueryRequest, RecommendRequest, SearchRequest, WithLookup } from '@vectorstore/points/model';
+import type {
+  GroupId,
+  GroupsRequest,
+  PointGroup,
+  QueryRequest,
+  RecommendRequest,
+  SearchRequest,
+  WithLookup,
+} from '@vectorstore/points/model';
 import type { GroupId as ProtoGroupId } from '../../generated/vectorstore/GroupId';
 import type { PointGroup as ProtoPointGroup } from '../../generated/vectorstore/PointGroup';
 import type { QueryGroupsResponse } from '../../generated/vectorstore/QueryGroupsResponse';
@@ -10,7 +18,12 @@ import type { WithLookup__Output } from '../../generated/vectorstore/WithLookup'
 import { defined } from '../scalars.mapper';
 import { readLimit } from './params.mapper';
 import { retrievedPointToProto, scoredPointToProto } from './points-response.mapper';
-import { QUERY_DEFAULT_LIMIT, querySourceFromProto, recommendSourceFromProto, searchSourceFromProto } from './query.mapper';
+import {
+  QUERY_DEFAULT_LIMIT,
+  querySourceFromProto,
+  recommendSourceFromProto,
+  searchSourceFromProto,
+} from './query.mapper';
 import { payloadSelectorFromProto, vectorSelectorFromProto } from './selectors.mapper';
 
 /**
@@ -46,7 +59,11 @@ function withLookupFromProto(issues: ValidationIssues, l: WithLookup__Output | u
 }
 
 /** The grouping fields; `defaults` applies to absent limit / group_size (QueryGroups), else 0 is reported. */
-function groupingFromProto(issues: ValidationIssues, r: GroupingFields, defaults?: { limit: number; groupSize: number }): Grouping {
+function groupingFromProto(
+  issues: ValidationIssues,
+  r: GroupingFields,
+  defaults?: { limit: number; groupSize: number },
+): Grouping {
   const groupBy = r.groupBy ?? '';
   if (groupBy.length === 0) issues.add('group_by', 'must not be empty');
   return defined({
@@ -75,7 +92,10 @@ export function recommendGroupsFromProto(r: RecommendPointGroups__Output): Group
 
 export function queryGroupsFromProto(r: QueryPointGroups__Output): GroupsMapping<QueryRequest> {
   const issues = new ValidationIssues();
-  const grouping = groupingFromProto(issues, r, { limit: QUERY_DEFAULT_LIMIT, groupSize: QUERY_GROUPS_DEFAULT_GROUP_SIZE });
+  const grouping = groupingFromProto(issues, r, {
+    limit: QUERY_DEFAULT_LIMIT,
+    groupSize: QUERY_GROUPS_DEFAULT_GROUP_SIZE,
+  });
   const source: QueryRequest = { ...querySourceFromProto(issues, '', r), limit: grouping.limit, offset: 0 };
   issues.throwIfAny();
   return { collectionName: r.collectionName ?? '', request: { source, ...grouping } };

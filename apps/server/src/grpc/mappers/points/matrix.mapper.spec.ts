@@ -4,7 +4,8 @@ import type { SearchMatrixPoints__Output } from '../../generated/vectorstore/Sea
 import { matrixOffsetsToProto, matrixPairsToProto, searchMatrixFromProto } from './matrix.mapper';
 import { issuesOf, wireRequest, wireResponse } from './points-wire.spec-helper';
 
-const request = (body: object) => searchMatrixFromProto(wireRequest<SearchMatrixPoints__Output>('SearchMatrixPairs', { collectionName: 'c', ...body }));
+const request = (body: object) =>
+  searchMatrixFromProto(wireRequest<SearchMatrixPoints__Output>('SearchMatrixPairs', { collectionName: 'c', ...body }));
 
 describe('distance matrix mapping', () => {
   describe(searchMatrixFromProto.name, () => {
@@ -36,7 +37,10 @@ describe('distance matrix mapping', () => {
     });
 
     it('should refuse a sample below 2 and a limit of 0, by field', () => {
-      expect(issuesOf(() => request({ sample: 1, limit: 0 }))).toEqual(['sample: value 1 invalid, must be 2 or larger', 'limit: value 0 invalid, must be 1 or larger']);
+      expect(issuesOf(() => request({ sample: 1, limit: 0 }))).toEqual([
+        'sample: value 1 invalid, must be 2 or larger',
+        'limit: value 0 invalid, must be 1 or larger',
+      ]);
     });
   });
 
@@ -45,7 +49,10 @@ describe('distance matrix mapping', () => {
       ids: [1n, 2n, 'a2c4e6f8-0000-4000-8000-000000000001'],
       neighbours: [
         [{ offset: 1, score: 0.5 }],
-        [{ offset: 0, score: 0.5 }, { offset: 2, score: 0.25 }],
+        [
+          { offset: 0, score: 0.5 },
+          { offset: 2, score: 0.25 },
+        ],
         [],
       ],
     };
@@ -60,7 +67,10 @@ describe('distance matrix mapping', () => {
     });
 
     it('should give offsets into the sampled ids', () => {
-      const wire = wireResponse<SearchMatrixOffsetsResponse__Output>('SearchMatrixOffsets', matrixOffsetsToProto(matrix));
+      const wire = wireResponse<SearchMatrixOffsetsResponse__Output>(
+        'SearchMatrixOffsets',
+        matrixOffsetsToProto(matrix),
+      );
       expect(wire.result).toEqual({
         offsetsRow: ['0', '1', '1'],
         offsetsCol: ['1', '0', '2'],

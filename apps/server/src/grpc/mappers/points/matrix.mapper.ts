@@ -1,5 +1,10 @@
 import { ValidationIssues } from '@vectorstore/common';
-import { DistanceMatrix, DistanceMatrixRequest, MATRIX_DEFAULT_LIMIT, MATRIX_DEFAULT_SAMPLE } from '@vectorstore/points/service/distance-matrix';
+import {
+  DistanceMatrix,
+  DistanceMatrixRequest,
+  MATRIX_DEFAULT_LIMIT,
+  MATRIX_DEFAULT_SAMPLE,
+} from '@vectorstore/points/service/distance-matrix';
 import type { SearchMatrixOffsetsResponse } from '../../generated/vectorstore/SearchMatrixOffsetsResponse';
 import type { SearchMatrixPairsResponse } from '../../generated/vectorstore/SearchMatrixPairsResponse';
 import type { SearchMatrixPoints__Output } from '../../generated/vectorstore/SearchMatrixPoints';

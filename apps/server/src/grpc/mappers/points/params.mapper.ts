@@ -1,6 +1,13 @@
 import { ValidationIssues } from '@vectorstore/common';
 import { parseDatetimeMicros } from '@vectorstore/points/filter/datetime';
-import type { Direction, LookupLocation, OrderBy, RecommendStrategy, SearchParams, StartFrom } from '@vectorstore/points/model';
+import type {
+  Direction,
+  LookupLocation,
+  OrderBy,
+  RecommendStrategy,
+  SearchParams,
+  StartFrom,
+} from '@vectorstore/points/model';
 import type { LookupLocation__Output } from '../../generated/vectorstore/LookupLocation';
 import type { OrderBy__Output } from '../../generated/vectorstore/OrderBy';
 import type { SearchParams__Output } from '../../generated/vectorstore/SearchParams';
@@ -13,9 +20,23 @@ import { MAX_I64, MIN_I64, readBigInt } from './point-id.mapper';
  * A result limit: absent gives `fallback` (undefined when the RPC has none), and a set value must be
  * at least 1 (`limit: value 0 invalid, must be 1 or larger`).
  */
-export function readLimit(issues: ValidationIssues, path: string, value: string | number | undefined, fallback: number): number;
-export function readLimit(issues: ValidationIssues, path: string, value: string | number | undefined): number | undefined;
-export function readLimit(issues: ValidationIssues, path: string, value: string | number | undefined, fallback?: number): number | undefined {
+export function readLimit(
+  issues: ValidationIssues,
+  path: string,
+  value: string | number | undefined,
+  fallback: number,
+): number;
+export function readLimit(
+  issues: ValidationIssues,
+  path: string,
+  value: string | number | undefined,
+): number | undefined;
+export function readLimit(
+  issues: ValidationIssues,
+  path: string,
+  value: string | number | undefined,
+  fallback?: number,
+): number | undefined {
   const limit = readU64(issues, path, value);
   if (limit === undefined) return fallback;
   issues.range(path, limit, 1);
@@ -23,7 +44,12 @@ export function readLimit(issues: ValidationIssues, path: string, value: string 
 }
 
 /** Reads an enum by name and reports names (or unknown numbers) outside `allowed`. */
-export function readEnumOf<T extends string>(issues: ValidationIssues, path: string, value: string | number | undefined, allowed: readonly T[]): T | undefined {
+export function readEnumOf<T extends string>(
+  issues: ValidationIssues,
+  path: string,
+  value: string | number | undefined,
+  allowed: readonly T[],
+): T | undefined {
   const name = readEnum<T>(value);
   if (name === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(name)) {
@@ -40,12 +66,22 @@ const DIRECTIONS: readonly Direction[] = ['Asc', 'Desc'];
  * SearchParams. `acorn` and `idf` (Qdrant 1.16+) have no domain counterpart yet and are accepted
  * and ignored, like an unknown field.
  */
-export function searchParamsFromProto(issues: ValidationIssues, path: string, p: SearchParams__Output | undefined): SearchParams | undefined {
+export function searchParamsFromProto(
+  issues: ValidationIssues,
+  path: string,
+  p: SearchParams__Output | undefined,
+): SearchParams | undefined {
   if (!p) return undefined;
   return defined({
     hnswEf: readU64(issues, `${path}.hnsw_ef`, p.hnswEf),
     exact: p.exact,
-    quantization: p.quantization ? defined({ ignore: p.quantization.ignore, rescore: p.quantization.rescore, oversampling: p.quantization.oversampling }) : undefined,
+    quantization: p.quantization
+      ? defined({
+          ignore: p.quantization.ignore,
+          rescore: p.quantization.rescore,
+          oversampling: p.quantization.oversampling,
+        })
+      : undefined,
     indexedOnly: p.indexedOnly,
   });
 }
@@ -56,7 +92,11 @@ export function lookupLocationFromProto(l: LookupLocation__Output | undefined): 
   return defined({ collectionName: l.collectionName ?? '', vectorName: l.vectorName });
 }
 
-export function orderByFromProto(issues: ValidationIssues, path: string, o: OrderBy__Output | undefined): OrderBy | undefined {
+export function orderByFromProto(
+  issues: ValidationIssues,
+  path: string,
+  o: OrderBy__Output | undefined,
+): OrderBy | undefined {
   if (!o) return undefined;
   return defined({
     key: o.key ?? '',

@@ -31,7 +31,11 @@ export const MIN_I64 = -(1n << 63n);
 export const MAX_I64 = (1n << 63n) - 1n;
 
 /** proto PointId (oneof num | uuid) to the domain id: a bigint, or a canonical lowercase hyphenated UUID. */
-export function pointIdFromProto(issues: ValidationIssues, path: string, id: PointId__Output | undefined | null): PointId | undefined {
+export function pointIdFromProto(
+  issues: ValidationIssues,
+  path: string,
+  id: PointId__Output | undefined | null,
+): PointId | undefined {
   switch (id?.pointIdOptions) {
     case 'num':
       return readBigInt(issues, `${path}.num`, id.num ?? '0');
@@ -47,7 +51,11 @@ export function pointIdFromProto(issues: ValidationIssues, path: string, id: Poi
 }
 
 /** Maps a repeated PointId, reporting each bad element by index; bad elements are dropped. */
-export function pointIdsFromProto(issues: ValidationIssues, path: string, ids: readonly PointId__Output[] | undefined): PointId[] {
+export function pointIdsFromProto(
+  issues: ValidationIssues,
+  path: string,
+  ids: readonly PointId__Output[] | undefined,
+): PointId[] {
   const result: PointId[] = [];
   (ids ?? []).forEach((id, i) => {
     const mapped = pointIdFromProto(issues, `${path}[${i}]`, id);

@@ -63,13 +63,26 @@ describe('points responses', () => {
   });
 
   it('should encode scored points with score and version for single and batch answers', () => {
-    const hit: ScoredPoint = { id: 1n, score: 0.75, version: 42, payload: {}, vectors: { a: { kind: 'sparse', indices: Uint32Array.from([2]), values: f32(1) } } };
+    const hit: ScoredPoint = {
+      id: 1n,
+      score: 0.75,
+      version: 42,
+      payload: {},
+      vectors: { a: { kind: 'sparse', indices: Uint32Array.from([2]), values: f32(1) } },
+    };
     const single = wireResponse<QueryResponse__Output>('Query', scoredPointsResponseToProto([hit]));
     expect(single.result[0]).toMatchObject({ id: { num: '1' }, score: 0.75, version: '42' });
-    expect(single.result[0].vectors?.vectors?.vectors.a).toEqual({ data: [], sparse: { indices: [2], values: [1] }, vector: 'sparse' });
+    expect(single.result[0].vectors?.vectors?.vectors.a).toEqual({
+      data: [],
+      sparse: { indices: [2], values: [1] },
+      vector: 'sparse',
+    });
     const batch = wireResponse<QueryBatchResponse__Output>('QueryBatch', batchResponseToProto([[hit], []]));
     expect(batch.result.map((b) => b.result.length)).toEqual([1, 0]);
-    const search = wireResponse<QueryResponse__Output>('Search', scoredPointsResponseToProto([hit], { legacyFields: true }));
+    const search = wireResponse<QueryResponse__Output>(
+      'Search',
+      scoredPointsResponseToProto([hit], { legacyFields: true }),
+    );
     expect(search.result[0].vectors?.vectors?.vectors.a).toMatchObject({ data: [1], indices: { data: [2] } });
   });
 
@@ -82,7 +95,10 @@ describe('points responses', () => {
   });
 
   it('should encode update results with status names', () => {
-    const single = wireResponse<PointsOperationResponse__Output>('Upsert', pointsOperationResponseToProto({ operationId: 7, status: 'Acknowledged' }));
+    const single = wireResponse<PointsOperationResponse__Output>(
+      'Upsert',
+      pointsOperationResponseToProto({ operationId: 7, status: 'Acknowledged' }),
+    );
     expect(single.result).toEqual({ operationId: '7', _operationId: 'operationId', status: 'Acknowledged' });
     const batch = wireResponse<UpdateBatchResponse__Output>(
       'UpdateBatch',
@@ -98,7 +114,9 @@ describe('points responses', () => {
   });
 
   it('should encode count and facet hits of every value kind', () => {
-    expect(wireResponse<CountResponse__Output>('Count', countResponseToProto(12345)).result).toEqual({ count: '12345' });
+    expect(wireResponse<CountResponse__Output>('Count', countResponseToProto(12345)).result).toEqual({
+      count: '12345',
+    });
     const facet = wireResponse<FacetResponse__Output>(
       'Facet',
       facetResponseToProto([

@@ -1,4 +1,11 @@
-import type { FacetHit, OrderValue, PointId, RetrievedPoint, ScoredPoint, UpdateResult } from '@vectorstore/points/model';
+import type {
+  FacetHit,
+  OrderValue,
+  PointId,
+  RetrievedPoint,
+  ScoredPoint,
+  UpdateResult,
+} from '@vectorstore/points/model';
 import type { BatchResult } from '../../generated/vectorstore/BatchResult';
 import type { CountResponse } from '../../generated/vectorstore/CountResponse';
 import type { FacetHit as ProtoFacetHit } from '../../generated/vectorstore/FacetHit';
@@ -61,7 +68,11 @@ export function getResponseToProto(points: readonly RetrievedPoint[], options?: 
 }
 
 /** Scroll: `next_page_offset` is left unset when there are no more points. */
-export function scrollResponseToProto(points: readonly RetrievedPoint[], nextPageOffset: PointId | undefined, options?: VectorOutputOptions): ScrollResponse {
+export function scrollResponseToProto(
+  points: readonly RetrievedPoint[],
+  nextPageOffset: PointId | undefined,
+  options?: VectorOutputOptions,
+): ScrollResponse {
   return defined({
     result: points.map((p) => retrievedPointToProto(p, options)),
     nextPageOffset: nextPageOffset === undefined ? undefined : pointIdToProto(nextPageOffset),
@@ -69,13 +80,21 @@ export function scrollResponseToProto(points: readonly RetrievedPoint[], nextPag
 }
 
 /** Search, Recommend, Discover and Query responses share this shape (`result: ScoredPoint[]`). */
-export function scoredPointsResponseToProto(points: readonly ScoredPoint[], options?: VectorOutputOptions): QueryResponse {
+export function scoredPointsResponseToProto(
+  points: readonly ScoredPoint[],
+  options?: VectorOutputOptions,
+): QueryResponse {
   return { result: points.map((p) => scoredPointToProto(p, options)) };
 }
 
 /** SearchBatch, RecommendBatch and QueryBatch responses (`result: BatchResult[]`). */
-export function batchResponseToProto(batches: ReadonlyArray<readonly ScoredPoint[]>, options?: VectorOutputOptions): QueryBatchResponse {
-  return { result: batches.map((points): BatchResult => ({ result: points.map((p) => scoredPointToProto(p, options)) })) };
+export function batchResponseToProto(
+  batches: ReadonlyArray<readonly ScoredPoint[]>,
+  options?: VectorOutputOptions,
+): QueryBatchResponse {
+  return {
+    result: batches.map((points): BatchResult => ({ result: points.map((p) => scoredPointToProto(p, options)) })),
+  };
 }
 
 export function countResponseToProto(count: number): CountResponse {
@@ -84,7 +103,12 @@ export function countResponseToProto(count: number): CountResponse {
 
 export function facetHitToProto(hit: FacetHit): ProtoFacetHit {
   const v = hit.value;
-  const value = 'keyword' in v ? { stringValue: v.keyword } : 'integer' in v ? { integerValue: v.integer.toString() } : { boolValue: v.bool };
+  const value =
+    'keyword' in v
+      ? { stringValue: v.keyword }
+      : 'integer' in v
+        ? { integerValue: v.integer.toString() }
+        : { boolValue: v.bool };
   return { value, count: hit.count };
 }
 

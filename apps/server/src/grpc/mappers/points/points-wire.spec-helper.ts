@@ -16,7 +16,9 @@ interface MethodCodec {
 let service: Record<string, MethodCodec> | undefined;
 
 function method(name: string): MethodCodec {
-  service ??= loadSync('vectorstore/points_service.proto', protoLoaderOptions())['vectorstore.Points'] as unknown as Record<string, MethodCodec>;
+  service ??= loadSync('vectorstore/points_service.proto', protoLoaderOptions())[
+    'vectorstore.Points'
+  ] as unknown as Record<string, MethodCodec>;
   const codec = service[name];
   if (!codec) throw new Error(`no method Points/${name}`);
   return codec;

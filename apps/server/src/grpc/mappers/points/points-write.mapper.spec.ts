@@ -34,7 +34,13 @@ describe('upsertPointsFromProto', () => {
       collectionName: 'c',
       wait: true,
       timeout: 30,
-      points: [{ id: { num: '9007199254740993' }, vectors: { vector: { dense: { data: [1, 2] } } }, payload: { n: { integerValue: '9007199254740993' }, s: { stringValue: 'x' } } }],
+      points: [
+        {
+          id: { num: '9007199254740993' },
+          vectors: { vector: { dense: { data: [1, 2] } } },
+          payload: { n: { integerValue: '9007199254740993' }, s: { stringValue: 'x' } },
+        },
+      ],
       shardKeySelector: { shardKeys: [{ keyword: 'tenant' }, { number: 7 }], fallback: { keyword: 'default' } },
       updateFilter: { must: [{ hasVector: { hasVector: '' } }] },
       updateMode: 'InsertOnly',
@@ -48,7 +54,13 @@ describe('upsertPointsFromProto', () => {
         shardKeySelector: { shardKeys: [{ keyword: 'tenant' }, { number: '7' }], fallback: { keyword: 'default' } },
         operation: {
           upsert: {
-            points: [{ id: 9007199254740993n, vectors: { '': { kind: 'dense', values: f32(1, 2) } }, payload: { n: 9007199254740993n, s: 'x' } }],
+            points: [
+              {
+                id: 9007199254740993n,
+                vectors: { '': { kind: 'dense', values: f32(1, 2) } },
+                payload: { n: 9007199254740993n, s: 'x' },
+              },
+            ],
             updateFilter: { must: [{ hasVector: '' }] },
             updateMode: 'InsertOnly',
           },
@@ -77,14 +89,24 @@ describe('upsertPointsFromProto', () => {
 
 describe('single write RPCs', () => {
   it('should map Delete by ids and by filter, and report a missing selector', () => {
-    expect(deletePointsFromProto(wireRequest<DeletePoints__Output>('Delete', { collectionName: 'c', points: ids })).request.operation).toEqual({
+    expect(
+      deletePointsFromProto(wireRequest<DeletePoints__Output>('Delete', { collectionName: 'c', points: ids })).request
+        .operation,
+    ).toEqual({
       deletePoints: { selector: mappedIds },
     });
-    expect(deletePointsFromProto(wireRequest<DeletePoints__Output>('Delete', { collectionName: 'c', points: byFilter })).request.operation).toEqual({
+    expect(
+      deletePointsFromProto(wireRequest<DeletePoints__Output>('Delete', { collectionName: 'c', points: byFilter }))
+        .request.operation,
+    ).toEqual({
       deletePoints: { selector: { filter: { must: [{ isEmpty: { key: 'x' } }] } } },
     });
-    expect(issuesOf(() => deletePointsFromProto(wireRequest('Delete', { collectionName: 'c' })))).toEqual(['points: must be set']);
-    expect(issuesOf(() => deletePointsFromProto(wireRequest('Delete', { collectionName: 'c', points: {} })))).toEqual(['points: must set points or filter']);
+    expect(issuesOf(() => deletePointsFromProto(wireRequest('Delete', { collectionName: 'c' })))).toEqual([
+      'points: must be set',
+    ]);
+    expect(issuesOf(() => deletePointsFromProto(wireRequest('Delete', { collectionName: 'c', points: {} })))).toEqual([
+      'points: must set points or filter',
+    ]);
   });
 
   it('should map UpdateVectors', () => {
@@ -94,16 +116,29 @@ describe('single write RPCs', () => {
       updateFilter: byFilter.filter,
     });
     expect(updatePointVectorsFromProto(request).request.operation).toEqual({
-      updateVectors: { points: [{ id: 3n, vectors: { img: { kind: 'dense', values: f32(0.5) } } }], updateFilter: { must: [{ isEmpty: { key: 'x' } }] } },
+      updateVectors: {
+        points: [{ id: 3n, vectors: { img: { kind: 'dense', values: f32(0.5) } } }],
+        updateFilter: { must: [{ isEmpty: { key: 'x' } }] },
+      },
     });
   });
 
   it('should map DeleteVectors and require vector names', () => {
-    const request = wireRequest<DeletePointVectors__Output>('DeleteVectors', { collectionName: 'c', pointsSelector: ids, vectors: { names: ['a', 'b'] } });
-    expect(deletePointVectorsFromProto(request).request.operation).toEqual({ deleteVectors: { selector: mappedIds, vectorNames: ['a', 'b'] } });
-    expect(issuesOf(() => deletePointVectorsFromProto(wireRequest('DeleteVectors', { collectionName: 'c', vectors: { names: [] }, pointsSelector: ids })))).toEqual([
-      'vectors.names: must specify vector names to delete',
-    ]);
+    const request = wireRequest<DeletePointVectors__Output>('DeleteVectors', {
+      collectionName: 'c',
+      pointsSelector: ids,
+      vectors: { names: ['a', 'b'] },
+    });
+    expect(deletePointVectorsFromProto(request).request.operation).toEqual({
+      deleteVectors: { selector: mappedIds, vectorNames: ['a', 'b'] },
+    });
+    expect(
+      issuesOf(() =>
+        deletePointVectorsFromProto(
+          wireRequest('DeleteVectors', { collectionName: 'c', vectors: { names: [] }, pointsSelector: ids }),
+        ),
+      ),
+    ).toEqual(['vectors.names: must specify vector names to delete']);
     expect(issuesOf(() => deletePointVectorsFromProto(wireRequest('DeleteVectors', { collectionName: 'c' })))).toEqual([
       'points_selector: must be set',
       'vectors: must be set',
@@ -125,21 +160,41 @@ describe('single write RPCs', () => {
     expect(overwritePayloadFromProto(request).request.operation).toEqual({
       overwritePayload: { selector: mappedIds, payload: { a: [1n, null] }, key: 'nested.obj' },
     });
-    expect(issuesOf(() => setPayloadFromProto(wireRequest('SetPayload', { collectionName: 'c', payload: {} })))).toEqual(['points_selector: must be set']);
+    expect(
+      issuesOf(() => setPayloadFromProto(wireRequest('SetPayload', { collectionName: 'c', payload: {} }))),
+    ).toEqual(['points_selector: must be set']);
   });
 
   it('should map DeletePayload and ClearPayload', () => {
-    const del = wireRequest<DeletePayloadPoints__Output>('DeletePayload', { collectionName: 'c', keys: ['a', 'b.c'], pointsSelector: byFilter });
-    expect(deletePayloadFromProto(del).request.operation).toEqual({ deletePayload: { selector: { filter: { must: [{ isEmpty: { key: 'x' } }] } }, keys: ['a', 'b.c'] } });
+    const del = wireRequest<DeletePayloadPoints__Output>('DeletePayload', {
+      collectionName: 'c',
+      keys: ['a', 'b.c'],
+      pointsSelector: byFilter,
+    });
+    expect(deletePayloadFromProto(del).request.operation).toEqual({
+      deletePayload: { selector: { filter: { must: [{ isEmpty: { key: 'x' } }] } }, keys: ['a', 'b.c'] },
+    });
     const clear = wireRequest<ClearPayloadPoints__Output>('ClearPayload', { collectionName: 'c', points: ids });
     expect(clearPayloadFromProto(clear).request.operation).toEqual({ clearPayload: { selector: mappedIds } });
   });
 
   it('should map CreateFieldIndex with a type, with params only, and report conflicts', () => {
-    const typed = wireRequest<CreateFieldIndexCollection__Output>('CreateFieldIndex', { collectionName: 'c', fieldName: 'f', fieldType: 'FieldTypeKeyword' });
-    expect(createFieldIndexFromProto(typed).request.operation).toEqual({ createFieldIndex: { field: 'f', type: 'Keyword' } });
-    const zero = wireRequest<CreateFieldIndexCollection__Output>('CreateFieldIndex', { collectionName: 'c', fieldName: 'f', fieldType: 0 });
-    expect(createFieldIndexFromProto(zero).request.operation).toEqual({ createFieldIndex: { field: 'f', type: 'Keyword' } });
+    const typed = wireRequest<CreateFieldIndexCollection__Output>('CreateFieldIndex', {
+      collectionName: 'c',
+      fieldName: 'f',
+      fieldType: 'FieldTypeKeyword',
+    });
+    expect(createFieldIndexFromProto(typed).request.operation).toEqual({
+      createFieldIndex: { field: 'f', type: 'Keyword' },
+    });
+    const zero = wireRequest<CreateFieldIndexCollection__Output>('CreateFieldIndex', {
+      collectionName: 'c',
+      fieldName: 'f',
+      fieldType: 0,
+    });
+    expect(createFieldIndexFromProto(zero).request.operation).toEqual({
+      createFieldIndex: { field: 'f', type: 'Keyword' },
+    });
     const inferred = wireRequest<CreateFieldIndexCollection__Output>('CreateFieldIndex', {
       collectionName: 'c',
       fieldName: 't',
@@ -157,24 +212,38 @@ describe('single write RPCs', () => {
       ['FieldTypeDatetime', 'Datetime'],
       ['FieldTypeUuid', 'Uuid'],
     ]) {
-      const op = createFieldIndexFromProto(wireRequest('CreateFieldIndex', { collectionName: 'c', fieldName: 'f', fieldType })).request.operation;
+      const op = createFieldIndexFromProto(
+        wireRequest('CreateFieldIndex', { collectionName: 'c', fieldName: 'f', fieldType }),
+      ).request.operation;
       expect(op).toEqual({ createFieldIndex: { field: 'f', type } });
     }
-    expect(issuesOf(() => createFieldIndexFromProto(wireRequest('CreateFieldIndex', { collectionName: 'c', fieldName: 'f' })))).toEqual([
-      'field_type: must be set when field_index_params is absent',
-    ]);
+    expect(
+      issuesOf(() =>
+        createFieldIndexFromProto(wireRequest('CreateFieldIndex', { collectionName: 'c', fieldName: 'f' })),
+      ),
+    ).toEqual(['field_type: must be set when field_index_params is absent']);
     const conflict = wireRequest<CreateFieldIndexCollection__Output>('CreateFieldIndex', {
       collectionName: 'c',
       fieldName: 'f',
       fieldType: 'FieldTypeInteger',
       fieldIndexParams: { keywordIndexParams: { isTenant: true } },
     });
-    expect(issuesOf(() => createFieldIndexFromProto(conflict))).toEqual(['field_index_params: keyword params do not match field_type Integer']);
+    expect(issuesOf(() => createFieldIndexFromProto(conflict))).toEqual([
+      'field_index_params: keyword params do not match field_type Integer',
+    ]);
   });
 
   it('should map DeleteFieldIndex', () => {
-    const request = wireRequest<DeleteFieldIndexCollection__Output>('DeleteFieldIndex', { collectionName: 'c', fieldName: 'f', wait: true, timeout: 5 });
-    expect(deleteFieldIndexFromProto(request)).toEqual({ collectionName: 'c', request: { wait: true, timeout: 5, operation: { deleteFieldIndex: { field: 'f' } } } });
+    const request = wireRequest<DeleteFieldIndexCollection__Output>('DeleteFieldIndex', {
+      collectionName: 'c',
+      fieldName: 'f',
+      wait: true,
+      timeout: 5,
+    });
+    expect(deleteFieldIndexFromProto(request)).toEqual({
+      collectionName: 'c',
+      request: { wait: true, timeout: 5, operation: { deleteFieldIndex: { field: 'f' } } },
+    });
   });
 });
 
@@ -185,7 +254,13 @@ describe('updateBatchFromProto', () => {
       wait: true,
       timeout: 3,
       operations: [
-        { upsert: { points: [{ id: { num: 1 }, vectors: { vector: { data: [1] } } }], shardKeySelector: { shardKeys: [{ keyword: 'k' }] }, updateMode: 'UpdateOnly' } },
+        {
+          upsert: {
+            points: [{ id: { num: 1 }, vectors: { vector: { data: [1] } } }],
+            shardKeySelector: { shardKeys: [{ keyword: 'k' }] },
+            updateMode: 'UpdateOnly',
+          },
+        },
         { deleteDeprecated: ids },
         { setPayload: { payload: { a: { boolValue: true } }, pointsSelector: ids, key: 'k' } },
         { overwritePayload: { payload: {}, pointsSelector: byFilter } },
@@ -199,7 +274,12 @@ describe('updateBatchFromProto', () => {
     });
     const filter = { filter: { must: [{ isEmpty: { key: 'x' } }] } };
     const expected: UpdateOperation[] = [
-      { upsert: { points: [{ id: 1n, vectors: { '': { kind: 'dense', values: f32(1) } }, payload: {} }], updateMode: 'UpdateOnly' } },
+      {
+        upsert: {
+          points: [{ id: 1n, vectors: { '': { kind: 'dense', values: f32(1) } }, payload: {} }],
+          updateMode: 'UpdateOnly',
+        },
+      },
       { deletePoints: { selector: mappedIds } },
       { setPayload: { selector: mappedIds, payload: { a: true }, key: 'k' } },
       { overwritePayload: { selector: filter, payload: {} } },
@@ -212,14 +292,30 @@ describe('updateBatchFromProto', () => {
     ];
     const mapped = updateBatchFromProto(request);
     expect(mapped.operations).toEqual(expected);
-    expect(mapped.shardKeySelectors).toEqual([{ shardKeys: [{ keyword: 'k' }] }, undefined, undefined, undefined, undefined, undefined, undefined, undefined, { shardKeys: [{ number: '3' }] }, undefined]);
+    expect(mapped.shardKeySelectors).toEqual([
+      { shardKeys: [{ keyword: 'k' }] },
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      { shardKeys: [{ number: '3' }] },
+      undefined,
+    ]);
     expect(mapped).toMatchObject({ collectionName: 'c', wait: true, timeout: 3 });
   });
 
   it('should report empty operations and nested problems with indexed paths', () => {
     const request = wireRequest<UpdateBatchPoints__Output>('UpdateBatch', {
       collectionName: 'c',
-      operations: [{}, { upsert: { points: [{ id: { uuid: 'x' }, vectors: { vector: { data: [1] } } }] } }, { deletePoints: {} }, { setPayload: { payload: {} } }],
+      operations: [
+        {},
+        { upsert: { points: [{ id: { uuid: 'x' }, vectors: { vector: { data: [1] } } }] } },
+        { deletePoints: {} },
+        { setPayload: { payload: {} } },
+      ],
     });
     expect(issuesOf(() => updateBatchFromProto(request))).toEqual([
       'operations[0]: must set an operation',
@@ -230,6 +326,11 @@ describe('updateBatchFromProto', () => {
   });
 
   it('should default wait to false', () => {
-    expect(updateBatchFromProto(wireRequest('UpdateBatch', { collectionName: 'c' }))).toEqual({ collectionName: 'c', operations: [], shardKeySelectors: [], wait: false });
+    expect(updateBatchFromProto(wireRequest('UpdateBatch', { collectionName: 'c' }))).toEqual({
+      collectionName: 'c',
+      operations: [],
+      shardKeySelectors: [],
+      wait: false,
+    });
   });
 });

@@ -1,6 +1,14 @@
 import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
-import type { NamedVectors, PointId, PointStruct, ShardKeySelector, UpdateMode, UpdateOperation, UpdateRequest } from '@vectorstore/points/model';
+import type {
+  NamedVectors,
+  PointId,
+  PointStruct,
+  ShardKeySelector,
+  UpdateMode,
+  UpdateOperation,
+  UpdateRequest,
+} from '@vectorstore/points/model';
 import type { ClearPayloadPoints__Output } from '../../generated/vectorstore/ClearPayloadPoints';
 import type { CreateFieldIndexCollection__Output } from '../../generated/vectorstore/CreateFieldIndexCollection';
 import type { DeleteFieldIndexCollection__Output } from '../../generated/vectorstore/DeleteFieldIndexCollection';
@@ -55,7 +63,11 @@ interface WriteEnvelope {
   shardKeySelector?: ShardKeySelector__Output;
 }
 
-function finishWrite(issues: ValidationIssues, r: WriteEnvelope, operation: UpdateOperation | undefined): PointsWriteMapping {
+function finishWrite(
+  issues: ValidationIssues,
+  r: WriteEnvelope,
+  operation: UpdateOperation | undefined,
+): PointsWriteMapping {
   const timeout = readU64(issues, 'timeout', r.timeout);
   const shardKeySelector = shardKeySelectorFromProto(issues, 'shard_key_selector', r.shardKeySelector);
   issues.throwIfAny();
@@ -70,7 +82,11 @@ function finishWrite(issues: ValidationIssues, r: WriteEnvelope, operation: Upda
 // Operation builders shared by the single RPCs and UpdateBatch (`prefix` is '' or `operations[i].<case>`)
 // ---------------------------------------------------------------------------
 
-export function pointStructFromProto(issues: ValidationIssues, path: string, p: PointStruct__Output): PointStruct | undefined {
+export function pointStructFromProto(
+  issues: ValidationIssues,
+  path: string,
+  p: PointStruct__Output,
+): PointStruct | undefined {
   const id = pointIdFromProto(issues, `${path}.id`, p.id);
   let vectors: NamedVectors | undefined;
   if (p.vectors) vectors = vectorsFromProto(issues, `${path}.vectors`, p.vectors);
@@ -98,12 +114,20 @@ function upsertOp(
   };
 }
 
-function deletePointsOp(issues: ValidationIssues, path: string, selector: PointsSelector__Output | undefined): UpdateOperation | undefined {
+function deletePointsOp(
+  issues: ValidationIssues,
+  path: string,
+  selector: PointsSelector__Output | undefined,
+): UpdateOperation | undefined {
   const mapped = pointsSelectorFromProto(issues, path, selector);
   return mapped && { deletePoints: { selector: mapped } };
 }
 
-function updateVectorsOp(issues: ValidationIssues, prefix: string, r: { points?: PointVectors__Output[]; updateFilter?: Filter__Output }): UpdateOperation {
+function updateVectorsOp(
+  issues: ValidationIssues,
+  prefix: string,
+  r: { points?: PointVectors__Output[]; updateFilter?: Filter__Output },
+): UpdateOperation {
   const points: Array<{ id: PointId; vectors: NamedVectors }> = [];
   (r.points ?? []).forEach((p, i) => {
     const path = `${at(prefix, 'points')}[${i}]`;
@@ -111,7 +135,12 @@ function updateVectorsOp(issues: ValidationIssues, prefix: string, r: { points?:
     const vectors = vectorsFromProto(issues, `${path}.vectors`, p.vectors);
     if (id !== undefined && vectors !== undefined) points.push({ id, vectors });
   });
-  return { updateVectors: defined({ points, updateFilter: filterFromProto(issues, at(prefix, 'update_filter'), r.updateFilter) }) };
+  return {
+    updateVectors: defined({
+      points,
+      updateFilter: filterFromProto(issues, at(prefix, 'update_filter'), r.updateFilter),
+    }),
+  };
 }
 
 function deleteVectorsOp(
@@ -140,12 +169,20 @@ function setPayloadOp(
   return overwrite ? { overwritePayload: body } : { setPayload: body };
 }
 
-function deletePayloadOp(issues: ValidationIssues, prefix: string, r: { keys?: string[]; pointsSelector?: PointsSelector__Output }): UpdateOperation | undefined {
+function deletePayloadOp(
+  issues: ValidationIssues,
+  prefix: string,
+  r: { keys?: string[]; pointsSelector?: PointsSelector__Output },
+): UpdateOperation | undefined {
   const selector = pointsSelectorFromProto(issues, at(prefix, 'points_selector'), r.pointsSelector);
   return selector && { deletePayload: { selector, keys: [...(r.keys ?? [])] } };
 }
 
-function clearPayloadOp(issues: ValidationIssues, path: string, selector: PointsSelector__Output | undefined): UpdateOperation | undefined {
+function clearPayloadOp(
+  issues: ValidationIssues,
+  path: string,
+  selector: PointsSelector__Output | undefined,
+): UpdateOperation | undefined {
   const mapped = pointsSelectorFromProto(issues, path, selector);
   return mapped && { clearPayload: { selector: mapped } };
 }
@@ -219,7 +256,9 @@ function typeOfParams(params: PayloadIndexParams): PayloadSchemaType {
  */
 export function createFieldIndexFromProto(r: CreateFieldIndexCollection__Output): PointsWriteMapping {
   const issues = new ValidationIssues();
-  const params = r.fieldIndexParams ? payloadIndexParamsFromProto(issues, 'field_index_params', r.fieldIndexParams) : undefined;
+  const params = r.fieldIndexParams
+    ? payloadIndexParamsFromProto(issues, 'field_index_params', r.fieldIndexParams)
+    : undefined;
   let type: PayloadSchemaType | undefined;
   if (r.fieldType !== undefined) {
     type = FIELD_TYPES[String(r.fieldType)];
@@ -232,7 +271,9 @@ export function createFieldIndexFromProto(r: CreateFieldIndexCollection__Output)
   if (type && params && typeOfParams(params) !== type) {
     issues.add('field_index_params', `${typeOfParams(params).toLowerCase()} params do not match field_type ${type}`);
   }
-  const operation: UpdateOperation | undefined = type && { createFieldIndex: defined({ field: r.fieldName ?? '', type, params }) };
+  const operation: UpdateOperation | undefined = type && {
+    createFieldIndex: defined({ field: r.fieldName ?? '', type, params }),
+  };
   return finishWrite(issues, r, operation);
 }
 
@@ -255,38 +296,59 @@ export function updateOperationFromProto(
   switch (op.operation) {
     case 'upsert': {
       const p = `${path}.upsert`;
-      return { operation: upsertOp(issues, p, op.upsert ?? {}), shardKeySelector: selectorOf(op.upsert?.shardKeySelector, p) };
+      return {
+        operation: upsertOp(issues, p, op.upsert ?? {}),
+        shardKeySelector: selectorOf(op.upsert?.shardKeySelector, p),
+      };
     }
     case 'deleteDeprecated':
       return { operation: deletePointsOp(issues, `${path}.delete_deprecated`, op.deleteDeprecated) };
     case 'deletePoints': {
       const p = `${path}.delete_points`;
-      return { operation: deletePointsOp(issues, `${p}.points`, op.deletePoints?.points), shardKeySelector: selectorOf(op.deletePoints?.shardKeySelector, p) };
+      return {
+        operation: deletePointsOp(issues, `${p}.points`, op.deletePoints?.points),
+        shardKeySelector: selectorOf(op.deletePoints?.shardKeySelector, p),
+      };
     }
     case 'setPayload':
     case 'overwritePayload': {
       const body = op.operation === 'setPayload' ? op.setPayload : op.overwritePayload;
       const p = `${path}.${op.operation === 'setPayload' ? 'set_payload' : 'overwrite_payload'}`;
-      return { operation: setPayloadOp(issues, p, body ?? {}, op.operation === 'overwritePayload'), shardKeySelector: selectorOf(body?.shardKeySelector, p) };
+      return {
+        operation: setPayloadOp(issues, p, body ?? {}, op.operation === 'overwritePayload'),
+        shardKeySelector: selectorOf(body?.shardKeySelector, p),
+      };
     }
     case 'deletePayload': {
       const p = `${path}.delete_payload`;
-      return { operation: deletePayloadOp(issues, p, op.deletePayload ?? {}), shardKeySelector: selectorOf(op.deletePayload?.shardKeySelector, p) };
+      return {
+        operation: deletePayloadOp(issues, p, op.deletePayload ?? {}),
+        shardKeySelector: selectorOf(op.deletePayload?.shardKeySelector, p),
+      };
     }
     case 'clearPayloadDeprecated':
       return { operation: clearPayloadOp(issues, `${path}.clear_payload_deprecated`, op.clearPayloadDeprecated) };
     case 'clearPayload': {
       const p = `${path}.clear_payload`;
-      return { operation: clearPayloadOp(issues, `${p}.points`, op.clearPayload?.points), shardKeySelector: selectorOf(op.clearPayload?.shardKeySelector, p) };
+      return {
+        operation: clearPayloadOp(issues, `${p}.points`, op.clearPayload?.points),
+        shardKeySelector: selectorOf(op.clearPayload?.shardKeySelector, p),
+      };
     }
     case 'updateVectors': {
       const p = `${path}.update_vectors`;
-      return { operation: updateVectorsOp(issues, p, op.updateVectors ?? {}), shardKeySelector: selectorOf(op.updateVectors?.shardKeySelector, p) };
+      return {
+        operation: updateVectorsOp(issues, p, op.updateVectors ?? {}),
+        shardKeySelector: selectorOf(op.updateVectors?.shardKeySelector, p),
+      };
     }
     case 'deleteVectors': {
       const p = `${path}.delete_vectors`;
       const body = op.deleteVectors;
-      return { operation: deleteVectorsOp(issues, p, body?.pointsSelector, body?.vectors), shardKeySelector: selectorOf(body?.shardKeySelector, p) };
+      return {
+        operation: deleteVectorsOp(issues, p, body?.pointsSelector, body?.vectors),
+        shardKeySelector: selectorOf(body?.shardKeySelector, p),
+      };
     }
     default:
       issues.add(path, 'must set an operation');
@@ -307,5 +369,11 @@ export function updateBatchFromProto(r: UpdateBatchPoints__Output): UpdateBatchM
   });
   const timeout = readU64(issues, 'timeout', r.timeout);
   issues.throwIfAny();
-  return defined({ collectionName: r.collectionName ?? '', operations, shardKeySelectors, wait: r.wait ?? false, timeout });
+  return defined({
+    collectionName: r.collectionName ?? '',
+    operations,
+    shardKeySelectors,
+    wait: r.wait ?? false,
+    timeout,
+  });
 }

@@ -29,7 +29,14 @@ import type { Vector__Output } from '../../generated/vectorstore/Vector';
 import type { VectorInput__Output } from '../../generated/vectorstore/VectorInput';
 import { defined, readU64 } from '../scalars.mapper';
 import { filterFromProto } from './filter.mapper';
-import { lookupLocationFromProto, orderByFromProto, readEnumOf, readLimit, RECOMMEND_STRATEGIES, searchParamsFromProto } from './params.mapper';
+import {
+  lookupLocationFromProto,
+  orderByFromProto,
+  readEnumOf,
+  readLimit,
+  RECOMMEND_STRATEGIES,
+  searchParamsFromProto,
+} from './params.mapper';
 import { pointIdFromProto, pointIdsFromProto } from './point-id.mapper';
 import { payloadSelectorFromProto, shardKeySelectorFromProto, vectorSelectorFromProto } from './selectors.mapper';
 import { legacyVectorFromProto, vectorFromProto, vectorInputFromProto } from './vectors.mapper';
@@ -61,9 +68,16 @@ const at = (prefix: string, name: string): string => (prefix ? `${prefix}.${name
 export type SearchFields = Omit<SearchPoints__Output, 'limit' | 'offset'>;
 
 /** A search without its limit and offset, at `prefix` ('' or `search_points[i]`). */
-export function searchSourceFromProto(issues: ValidationIssues, prefix: string, r: SearchFields): Omit<SearchRequest, 'limit' | 'offset'> {
+export function searchSourceFromProto(
+  issues: ValidationIssues,
+  prefix: string,
+  r: SearchFields,
+): Omit<SearchRequest, 'limit' | 'offset'> {
   return defined({
-    vector: legacyVectorFromProto(issues, prefix, r.vector, r.sparseIndices, undefined, { data: 'vector', indices: 'sparse_indices' }),
+    vector: legacyVectorFromProto(issues, prefix, r.vector, r.sparseIndices, undefined, {
+      data: 'vector',
+      indices: 'sparse_indices',
+    }),
     using: r.vectorName ?? '',
     filter: filterFromProto(issues, at(prefix, 'filter'), r.filter),
     scoreThreshold: r.scoreThreshold,
@@ -79,7 +93,11 @@ export function searchSourceFromProto(issues: ValidationIssues, prefix: string, 
  * One SearchPoints at `prefix` ('' or `search_points[i]`). The flat `vector` (+ `sparse_indices`
  * for a sparse query) is the query vector; `limit` is required (≥1), `offset` defaults to 0.
  */
-export function searchRequestFromProto(issues: ValidationIssues, prefix: string, r: SearchPoints__Output): SearchRequest {
+export function searchRequestFromProto(
+  issues: ValidationIssues,
+  prefix: string,
+  r: SearchPoints__Output,
+): SearchRequest {
   return {
     ...searchSourceFromProto(issues, prefix, r),
     limit: readLimit(issues, at(prefix, 'limit'), r.limit ?? '0', 0),
@@ -98,7 +116,9 @@ export function searchPointsFromProto(r: SearchPoints__Output): SearchMapping<Se
 export function searchBatchFromProto(r: SearchBatchPoints__Output): BatchMapping<SearchRequest> {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
-  const requests = (r.searchPoints ?? []).map((s, i) => withTimeout(searchRequestFromProto(issues, `search_points[${i}]`, s), timeout));
+  const requests = (r.searchPoints ?? []).map((s, i) =>
+    withTimeout(searchRequestFromProto(issues, `search_points[${i}]`, s), timeout),
+  );
   issues.throwIfAny();
   return defined({ collectionName: r.collectionName ?? '', requests, timeout });
 }
@@ -111,7 +131,11 @@ function withTimeout<T extends { timeout?: number }>(request: T, timeout: number
 // Recommend (deprecated in Qdrant, still served)
 // ---------------------------------------------------------------------------
 
-function vectorsFromList(issues: ValidationIssues, path: string, list: readonly Vector__Output[] | undefined): Vector[] {
+function vectorsFromList(
+  issues: ValidationIssues,
+  path: string,
+  list: readonly Vector__Output[] | undefined,
+): Vector[] {
   const result: Vector[] = [];
   (list ?? []).forEach((v, i) => {
     const vector = vectorFromProto(issues, `${path}[${i}]`, v);
@@ -124,7 +148,10 @@ function vectorsFromList(issues: ValidationIssues, path: string, list: readonly 
 export type RecommendFields = Omit<RecommendPoints__Output, 'limit' | 'offset'>;
 
 /** A recommendation without its limit and offset: strategy defaults to AverageVector, `using` to the default vector. */
-export function recommendSourceFromProto(issues: ValidationIssues, r: RecommendFields): Omit<RecommendRequest, 'limit' | 'offset'> {
+export function recommendSourceFromProto(
+  issues: ValidationIssues,
+  r: RecommendFields,
+): Omit<RecommendRequest, 'limit' | 'offset'> {
   return defined({
     positive: pointIdsFromProto(issues, 'positive', r.positive),
     negative: pointIdsFromProto(issues, 'negative', r.negative),
@@ -160,7 +187,9 @@ export function recommendBatchFromProto(r: RecommendBatchPoints__Output): BatchM
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
   issues.throwIfAny();
-  const requests = (r.recommendPoints ?? []).map((inner) => withTimeout(recommendPointsFromProto({ ...inner, collectionName: r.collectionName }).request, timeout));
+  const requests = (r.recommendPoints ?? []).map((inner) =>
+    withTimeout(recommendPointsFromProto({ ...inner, collectionName: r.collectionName }).request, timeout),
+  );
   return defined({ collectionName: r.collectionName ?? '', requests, timeout });
 }
 
@@ -169,7 +198,11 @@ export function recommendBatchFromProto(r: RecommendBatchPoints__Output): BatchM
 // ---------------------------------------------------------------------------
 
 /** VectorExample (oneof id | vector); the vector may use the deprecated flat form. */
-function vectorExampleFromProto(issues: ValidationIssues, path: string, e: VectorExample__Output | undefined): VectorInput | undefined {
+function vectorExampleFromProto(
+  issues: ValidationIssues,
+  path: string,
+  e: VectorExample__Output | undefined,
+): VectorInput | undefined {
   switch (e?.example) {
     case 'id': {
       const pointId = pointIdFromProto(issues, `${path}.id`, e.id);
@@ -202,10 +235,15 @@ function contextPairsFromProto<P extends ContextExamplePair__Output | ContextInp
 }
 
 /** One DiscoverPoints at `prefix` ('' or `discover_points[i]`): limit required (≥1), offset defaults to 0. */
-export function discoverRequestFromProto(issues: ValidationIssues, prefix: string, r: DiscoverPoints__Output): DiscoverRequest {
+export function discoverRequestFromProto(
+  issues: ValidationIssues,
+  prefix: string,
+  r: DiscoverPoints__Output,
+): DiscoverRequest {
   let target: VectorInput | undefined;
   if (r.target) {
-    if (r.target.target === 'single') target = vectorExampleFromProto(issues, at(prefix, 'target.single'), r.target.single);
+    if (r.target.target === 'single')
+      target = vectorExampleFromProto(issues, at(prefix, 'target.single'), r.target.single);
     else issues.add(at(prefix, 'target'), 'must set single');
   }
   return defined({
@@ -235,7 +273,9 @@ export function discoverPointsFromProto(r: DiscoverPoints__Output): SearchMappin
 export function discoverBatchFromProto(r: DiscoverBatchPoints__Output): BatchMapping<DiscoverRequest> {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
-  const requests = (r.discoverPoints ?? []).map((d, i) => withTimeout(discoverRequestFromProto(issues, `discover_points[${i}]`, d), timeout));
+  const requests = (r.discoverPoints ?? []).map((d, i) =>
+    withTimeout(discoverRequestFromProto(issues, `discover_points[${i}]`, d), timeout),
+  );
   issues.throwIfAny();
   return defined({ collectionName: r.collectionName ?? '', requests, timeout });
 }
@@ -244,7 +284,11 @@ export function discoverBatchFromProto(r: DiscoverBatchPoints__Output): BatchMap
 // Universal query
 // ---------------------------------------------------------------------------
 
-function vectorInputs(issues: ValidationIssues, path: string, list: readonly VectorInput__Output[] | undefined): VectorInput[] {
+function vectorInputs(
+  issues: ValidationIssues,
+  path: string,
+  list: readonly VectorInput__Output[] | undefined,
+): VectorInput[] {
   const result: VectorInput[] = [];
   (list ?? []).forEach((v, i) => {
     const input = vectorInputFromProto(issues, `${path}[${i}]`, v);
@@ -253,7 +297,11 @@ function vectorInputs(issues: ValidationIssues, path: string, list: readonly Vec
   return result;
 }
 
-function recommendInputFromProto(issues: ValidationIssues, path: string, r: RecommendInput__Output | undefined): RecommendInput {
+function recommendInputFromProto(
+  issues: ValidationIssues,
+  path: string,
+  r: RecommendInput__Output | undefined,
+): RecommendInput {
   return defined({
     positive: vectorInputs(issues, `${path}.positive`, r?.positive),
     negative: vectorInputs(issues, `${path}.negative`, r?.negative),
@@ -268,7 +316,11 @@ const UNSUPPORTED_VARIANTS: Record<string, string> = {
 };
 
 /** Query (oneof variant). formula, nearest_with_mmr and relevance_feedback are reported as not supported. */
-export function queryVariantFromProto(issues: ValidationIssues, path: string, q: Query__Output): QueryVariant | undefined {
+export function queryVariantFromProto(
+  issues: ValidationIssues,
+  path: string,
+  q: Query__Output,
+): QueryVariant | undefined {
   switch (q.variant) {
     case 'nearest': {
       const nearest = vectorInputFromProto(issues, `${path}.nearest`, q.nearest);
@@ -299,11 +351,18 @@ export function queryVariantFromProto(issues: ValidationIssues, path: string, q:
       if (!d.target) issues.add(`${path}.discover.target`, 'must be set');
       if (!d.context) issues.add(`${path}.discover.context`, 'must be set');
       const target = d.target && vectorInputFromProto(issues, `${path}.discover.target`, d.target);
-      const context = contextPairsFromProto(issues, `${path}.discover.context.pairs`, d.context?.pairs, vectorInputFromProto);
+      const context = contextPairsFromProto(
+        issues,
+        `${path}.discover.context.pairs`,
+        d.context?.pairs,
+        vectorInputFromProto,
+      );
       return target && { discover: { target, context } };
     }
     case 'context':
-      return { context: contextPairsFromProto(issues, `${path}.context.pairs`, q.context?.pairs, vectorInputFromProto) };
+      return {
+        context: contextPairsFromProto(issues, `${path}.context.pairs`, q.context?.pairs, vectorInputFromProto),
+      };
     case 'formula':
     case 'nearestWithMmr':
     case 'relevanceFeedback': {
@@ -335,7 +394,11 @@ export function prefetchFromProto(issues: ValidationIssues, path: string, p: Pre
 export type QueryFields = Omit<QueryPoints__Output, 'limit' | 'offset'>;
 
 /** A universal query without its limit and offset, at `prefix` ('' or `query_points[i]`). */
-export function querySourceFromProto(issues: ValidationIssues, prefix: string, r: QueryFields): Omit<QueryRequest, 'limit' | 'offset'> {
+export function querySourceFromProto(
+  issues: ValidationIssues,
+  prefix: string,
+  r: QueryFields,
+): Omit<QueryRequest, 'limit' | 'offset'> {
   return defined({
     prefetch: (r.prefetch ?? []).map((p, i) => prefetchFromProto(issues, `${at(prefix, 'prefetch')}[${i}]`, p)),
     query: r.query ? queryVariantFromProto(issues, at(prefix, 'query'), r.query) : undefined,
@@ -371,7 +434,9 @@ export function queryPointsFromProto(r: QueryPoints__Output): SearchMapping<Quer
 export function queryBatchFromProto(r: QueryBatchPoints__Output): BatchMapping<QueryRequest> {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
-  const requests = (r.queryPoints ?? []).map((q, i) => withTimeout(queryRequestFromProto(issues, `query_points[${i}]`, q), timeout));
+  const requests = (r.queryPoints ?? []).map((q, i) =>
+    withTimeout(queryRequestFromProto(issues, `query_points[${i}]`, q), timeout),
+  );
   issues.throwIfAny();
   return defined({ collectionName: r.collectionName ?? '', requests, timeout });
 }

@@ -34,7 +34,11 @@ export function payloadSelectorFromProto(
 }
 
 /** WithVectorsSelector (oneof enable | include); absent means no vectors. */
-export function vectorSelectorFromProto(issues: ValidationIssues, path: string, s: WithVectorsSelector__Output | undefined): VectorSelector {
+export function vectorSelectorFromProto(
+  issues: ValidationIssues,
+  path: string,
+  s: WithVectorsSelector__Output | undefined,
+): VectorSelector {
   if (!s) return { enable: false };
   switch (s.selectorOptions) {
     case 'enable':
@@ -48,7 +52,11 @@ export function vectorSelectorFromProto(issues: ValidationIssues, path: string, 
 }
 
 /** PointsSelector (oneof points | filter); a missing selector or empty oneof is reported. */
-export function pointsSelectorFromProto(issues: ValidationIssues, path: string, s: PointsSelector__Output | undefined): PointsSelector | undefined {
+export function pointsSelectorFromProto(
+  issues: ValidationIssues,
+  path: string,
+  s: PointsSelector__Output | undefined,
+): PointsSelector | undefined {
   switch (s?.pointsSelectorOneOf) {
     case 'points':
       return { ids: pointIdsFromProto(issues, `${path}.points.ids`, s.points?.ids) };
@@ -60,7 +68,11 @@ export function pointsSelectorFromProto(issues: ValidationIssues, path: string, 
   }
 }
 
-export function shardKeySelectorFromProto(issues: ValidationIssues, path: string, s: ShardKeySelector__Output | undefined): ShardKeySelector | undefined {
+export function shardKeySelectorFromProto(
+  issues: ValidationIssues,
+  path: string,
+  s: ShardKeySelector__Output | undefined,
+): ShardKeySelector | undefined {
   if (!s) return undefined;
   const shardKeys: ShardKey[] = [];
   (s.shardKeys ?? []).forEach((key, i) => {

@@ -1,4 +1,11 @@
-import type { CreateVectorNameRequest, Datatype, DeleteVectorNameRequest, Distance, Modifier, NewVectorConfig } from '@vectorstore/collections';
+import type {
+  CreateVectorNameRequest,
+  Datatype,
+  DeleteVectorNameRequest,
+  Distance,
+  Modifier,
+  NewVectorConfig,
+} from '@vectorstore/collections';
 import { ValidationIssues } from '@vectorstore/common';
 import type { UpdateStatus } from '@vectorstore/points/model';
 import type { CreateVectorNameRequest__Output } from '../../generated/vectorstore/CreateVectorNameRequest';
@@ -16,7 +23,10 @@ export interface VectorNameMapping<T> {
 }
 
 /** The `vector_config` oneof: a dense config (an unset or unknown distance is left for validation to refuse) or a sparse one. */
-function newVectorConfigFromProto(issues: ValidationIssues, r: CreateVectorNameRequest__Output): NewVectorConfig | undefined {
+function newVectorConfigFromProto(
+  issues: ValidationIssues,
+  r: CreateVectorNameRequest__Output,
+): NewVectorConfig | undefined {
   if (r.vectorConfig === 'denseConfig' && r.denseConfig) {
     const d = r.denseConfig;
     return {
@@ -24,33 +34,52 @@ function newVectorConfigFromProto(issues: ValidationIssues, r: CreateVectorNameR
         size: readU64(issues, 'dense_config.size', d.size ?? '0') ?? 0,
         distance: readEnum<Distance>(d.distance) as Distance,
         datatype: readEnum<Datatype>(d.datatype, 'Default'),
-        multivectorConfig: d.multivectorConfig ? { comparator: readEnum<'MaxSim'>(d.multivectorConfig.comparator) ?? 'MaxSim' } : undefined,
+        multivectorConfig: d.multivectorConfig
+          ? { comparator: readEnum<'MaxSim'>(d.multivectorConfig.comparator) ?? 'MaxSim' }
+          : undefined,
       }),
     };
   }
   if (r.vectorConfig === 'sparseConfig' && r.sparseConfig) {
-    return { sparse: defined({ modifier: readEnum<Modifier>(r.sparseConfig.modifier), datatype: readEnum<Datatype>(r.sparseConfig.datatype, 'Default') }) };
+    return {
+      sparse: defined({
+        modifier: readEnum<Modifier>(r.sparseConfig.modifier),
+        datatype: readEnum<Datatype>(r.sparseConfig.datatype, 'Default'),
+      }),
+    };
   }
   issues.add('vector_config', 'must set dense_config or sparse_config');
   return undefined;
 }
 
-export function createVectorNameFromProto(r: CreateVectorNameRequest__Output): VectorNameMapping<CreateVectorNameRequest> {
+export function createVectorNameFromProto(
+  r: CreateVectorNameRequest__Output,
+): VectorNameMapping<CreateVectorNameRequest> {
   const issues = new ValidationIssues();
   const config = newVectorConfigFromProto(issues, r);
   const timeout = readU64(issues, 'timeout', r.timeout);
   issues.throwIfAny();
   return {
-    request: defined({ collectionName: r.collectionName ?? '', vectorName: r.vectorName ?? '', config: config!, timeout }),
+    request: defined({
+      collectionName: r.collectionName ?? '',
+      vectorName: r.vectorName ?? '',
+      config: config!,
+      timeout,
+    }),
     wait: r.wait ?? false,
   };
 }
 
-export function deleteVectorNameFromProto(r: DeleteVectorNameRequest__Output): VectorNameMapping<DeleteVectorNameRequest> {
+export function deleteVectorNameFromProto(
+  r: DeleteVectorNameRequest__Output,
+): VectorNameMapping<DeleteVectorNameRequest> {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
   issues.throwIfAny();
-  return { request: defined({ collectionName: r.collectionName ?? '', vectorName: r.vectorName ?? '', timeout }), wait: r.wait ?? false };
+  return {
+    request: defined({ collectionName: r.collectionName ?? '', vectorName: r.vectorName ?? '', timeout }),
+    wait: r.wait ?? false,
+  };
 }
 
 /** A schema change has no operation number of its own in the log: only the status is set. */

@@ -1,5 +1,12 @@
 import { ValidationIssues, setOwn } from '@vectorstore/common';
-import type { DenseVector, MultiDenseVector, NamedVectors, SparseVector, Vector, VectorInput } from '@vectorstore/points/model';
+import type {
+  DenseVector,
+  MultiDenseVector,
+  NamedVectors,
+  SparseVector,
+  Vector,
+  VectorInput,
+} from '@vectorstore/points/model';
 import type { DenseVector__Output } from '../../generated/vectorstore/DenseVector';
 import type { MultiDenseVector__Output } from '../../generated/vectorstore/MultiDenseVector';
 import type { SparseIndices__Output } from '../../generated/vectorstore/SparseIndices';
@@ -26,7 +33,11 @@ function floats(issues: ValidationIssues, path: string, data: readonly number[] 
 }
 
 /** `path` names the DenseVector message; its floats are reported as `path.data[i]`. */
-export function denseFromProto(issues: ValidationIssues, path: string, d: DenseVector__Output | undefined): DenseVector {
+export function denseFromProto(
+  issues: ValidationIssues,
+  path: string,
+  d: DenseVector__Output | undefined,
+): DenseVector {
   return { kind: 'dense', values: floats(issues, `${path}.data`, d?.data) };
 }
 
@@ -41,22 +52,34 @@ export function sparseFromParts(
   const idx = Uint32Array.from(indices ?? []);
   const vals = floats(issues, at(path, names.values), values);
   if (idx.length !== vals.length) {
-    issues.add(path || names.values, `${names.indices} and ${names.values} must have the same length (${idx.length} != ${vals.length})`);
+    issues.add(
+      path || names.values,
+      `${names.indices} and ${names.values} must have the same length (${idx.length} != ${vals.length})`,
+    );
   }
   const seen = new Set<number>();
   for (let i = 0; i < idx.length; i++) {
-    if (seen.has(idx[i])) issues.add(`${at(path, names.indices)}[${i}]`, `duplicate index ${idx[i]}, indices must be unique`);
+    if (seen.has(idx[i]))
+      issues.add(`${at(path, names.indices)}[${i}]`, `duplicate index ${idx[i]}, indices must be unique`);
     seen.add(idx[i]);
   }
   return { kind: 'sparse', indices: idx, values: vals };
 }
 
-export function sparseFromProto(issues: ValidationIssues, path: string, s: SparseVector__Output | undefined): SparseVector {
+export function sparseFromProto(
+  issues: ValidationIssues,
+  path: string,
+  s: SparseVector__Output | undefined,
+): SparseVector {
   return sparseFromParts(issues, path, s?.indices, s?.values);
 }
 
 /** At least one vector, all of the same non-zero dimension. */
-export function multiDenseFromProto(issues: ValidationIssues, path: string, m: MultiDenseVector__Output | undefined): MultiDenseVector {
+export function multiDenseFromProto(
+  issues: ValidationIssues,
+  path: string,
+  m: MultiDenseVector__Output | undefined,
+): MultiDenseVector {
   const vectors = (m?.vectors ?? []).map((v, i) => floats(issues, `${path}.vectors[${i}].data`, v.data));
   checkMulti(issues, `${path}.vectors`, vectors);
   return { kind: 'multi', vectors };
@@ -70,7 +93,11 @@ function checkMulti(issues: ValidationIssues, path: string, vectors: readonly Fl
   const dim = vectors[0].length;
   vectors.forEach((v, i) => {
     if (v.length === 0) issues.add(`${path}[${i}]`, 'must not be empty');
-    else if (v.length !== dim) issues.add(`${path}[${i}]`, `all vectors of a multivector must have the same dimension: expected ${dim}, got ${v.length}`);
+    else if (v.length !== dim)
+      issues.add(
+        `${path}[${i}]`,
+        `all vectors of a multivector must have the same dimension: expected ${dim}, got ${v.length}`,
+      );
   });
 }
 
@@ -116,7 +143,10 @@ export function legacyVectorFromProto(
     return { kind: 'multi', vectors: [] };
   }
   if (values.length % vectorsCount !== 0) {
-    issues.add(at(path, 'vectors_count'), `data length ${values.length} is not divisible by vectors count ${vectorsCount}`);
+    issues.add(
+      at(path, 'vectors_count'),
+      `data length ${values.length} is not divisible by vectors count ${vectorsCount}`,
+    );
     return { kind: 'multi', vectors: [] };
   }
   const dim = values.length / vectorsCount;
@@ -128,7 +158,11 @@ export function legacyVectorFromProto(
  * `Vectors` (oneof vector | vectors) to NamedVectors: the single vector is the default vector ""
  * (a sparse one is rejected, as sparse vectors are always named); a NamedVectors map keeps its names.
  */
-export function vectorsFromProto(issues: ValidationIssues, path: string, v: Vectors__Output | undefined): NamedVectors | undefined {
+export function vectorsFromProto(
+  issues: ValidationIssues,
+  path: string,
+  v: Vectors__Output | undefined,
+): NamedVectors | undefined {
   switch (v?.vectorsOptions) {
     case 'vector': {
       const vector = vectorFromProto(issues, `${path}.vector`, v.vector ?? { data: [] });
@@ -157,7 +191,11 @@ function namedVectors(entries: ReadonlyArray<[string, Vector]>): NamedVectors {
 }
 
 /** Query input (oneof variant): a stored point's id or an explicit vector. */
-export function vectorInputFromProto(issues: ValidationIssues, path: string, v: VectorInput__Output | undefined): VectorInput | undefined {
+export function vectorInputFromProto(
+  issues: ValidationIssues,
+  path: string,
+  v: VectorInput__Output | undefined,
+): VectorInput | undefined {
   const wrap = (vector: Vector): VectorInput => ({ vector });
   switch (v?.variant) {
     case 'id': {
@@ -217,5 +255,7 @@ export function vectorToProto(vector: Vector, options: VectorOutputOptions = {})
 export function namedVectorsToProto(vectors: NamedVectors, options: VectorOutputOptions = {}): VectorsOutput {
   const names = Object.keys(vectors);
   if (names.length === 1 && names[0] === '') return { vector: vectorToProto(vectors[''], options) };
-  return { vectors: { vectors: Object.fromEntries(names.map((name) => [name, vectorToProto(vectors[name], options)])) } };
+  return {
+    vectors: { vectors: Object.fromEntries(names.map((name) => [name, vectorToProto(vectors[name], options)])) },
+  };
 }
