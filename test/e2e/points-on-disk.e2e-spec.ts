@@ -79,13 +79,11 @@ describe('Vectors and payloads on disk (e2e)', () => {
       const response = await call('Upsert', {
         collectionName: name,
         wait: true,
-        points: data
-          .slice(i, i + 300)
-          .map(([key, v], j) => ({
-            id: pid(key.slice(2)),
-            vectors: { vector: { dense: { data: v } } },
-            payload: toPayload(payloadOf(i + j)),
-          })),
+        points: data.slice(i, i + 300).map(([key, v], j) => ({
+          id: pid(key.slice(2)),
+          vectors: { vector: { dense: { data: v } } },
+          payload: toPayload(payloadOf(i + j)),
+        })),
       });
       expect(response.result.status).toBe('Completed');
     }
