@@ -1,0 +1,28 @@
+// Every folder under libs/ is a library that the build, the type checker and jest all know about: nest-cli.json
+// lists it, tsconfig.json maps @vectorstore/<name>, and jest.config.js maps it too. Part of `npm run lint`.
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const libraries = readdirSync('libs', { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+const nest = JSON.parse(readFileSync('nest-cli.json', 'utf8'));
+const paths = JSON.parse(readFileSync('tsconfig.json', 'utf8')).compilerOptions.paths;
+const jestMappers = require('../jest.config.js').projects.flatMap((project) => Object.keys(project.moduleNameMapper));
+
+const problems = [];
+for (const name of libraries) {
+  const project = nest.projects[name];
+  if (project?.type !== 'library' || project.sourceRoot !== `libs/${name}/src`)
+    problems.push(`nest-cli.json: no library project "${name}" with sourceRoot libs/${name}/src`);
+  if (!paths[`@vectorstore/${name}`]) problems.push(`tsconfig.json: no path for @vectorstore/${name}`);
+  if (!jestMappers.some((pattern) => new RegExp(pattern).test(`@vectorstore/${name}`)))
+    problems.push(`jest.config.js: no moduleNameMapper for @vectorstore/${name}`);
+}
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
+  process.exit(1);
+}
+console.log(`workspace: ${libraries.length} libraries listed in nest-cli.json, tsconfig.json and jest.config.js`);
