@@ -23,6 +23,18 @@ const libraryEntryPointsOnly = {
     'Import a library through its entry point (@vectorstore/<name>); export what you need from its src/index.ts.',
 };
 
+// Which library may import which: the layers, bottom first. scripts/check-workspace.mjs checks that every folder
+// under libs/ is listed here.
+export const LIBRARY_DEPENDENCIES = {
+  common: [],
+  engine: [],
+  persistence: [],
+  config: ['common'],
+  collections: ['common', 'persistence'],
+  auth: ['common', 'config', 'persistence'],
+  points: ['common', 'engine', 'persistence', 'collections'],
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -80,7 +92,8 @@ export default tseslint.config(
     files: ['test/**/*.ts', '**/*.spec.ts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  // Layer rules. Later blocks override earlier ones for the same files, so each block lists its whole set.
+  // Layer rules (docs/architecture.md): the app imports libraries through their entry points; each library imports
+  // only the libraries listed for it below, through their entry points, and no transport.
   {
     files: ['apps/**/*.ts'],
     rules: {
@@ -90,32 +103,36 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    files: ['libs/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [...transportPackages, noApps, noRelativeIntoAnotherPackage, libraryEntryPointsOnly] },
-      ],
-    },
-  },
-  {
-    files: ['libs/engine/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...transportPackages,
-            noApps,
-            noRelativeIntoAnotherPackage,
-            {
-              group: ['@vectorstore/*', '@vectorstore/*/**'],
-              message: 'libs/engine is the bottom layer: it imports no other library.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  ...Object.entries(LIBRARY_DEPENDENCIES).map(([library, allowed]) => {
+    const forbidden = Object.keys(LIBRARY_DEPENDENCIES).filter(
+      (other) => other !== library && !allowed.includes(other),
+    );
+    return {
+      files: [`libs/${library}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              ...transportPackages,
+              noApps,
+              noRelativeIntoAnotherPackage,
+              libraryEntryPointsOnly,
+              ...(forbidden.length === 0
+                ? []
+                : [
+                    {
+                      group: forbidden.map((other) => `@vectorstore/${other}`),
+                      message:
+                        allowed.length === 0
+                          ? `libs/${library} is a bottom layer: it imports no other library.`
+                          : `libs/${library} may import only ${allowed.map((name) => `@vectorstore/${name}`).join(', ')}.`,
+                    },
+                  ]),
+            ],
+          },
+        ],
+      },
+    };
+  }),
 );
