@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { ClusterGrpcController } from './cluster.grpc.controller';
+
+/** Cluster info, shard keys and the standalone answers to peer operations, over gRPC and HTTP. */
+@Module({ controllers: [ClusterGrpcController] })
+export class ClusterFeatureModule {}
