@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { CollectionsGrpcController } from './collections.grpc.controller';
+import { CollectionsHttpController } from './collections.http.controller';
+import { PayloadIndexHttpController } from './payload-index.http.controller';
 
 /** Collections over gRPC and HTTP, on the global CollectionsModule's services. */
-@Module({ controllers: [CollectionsGrpcController] })
+@Module({ controllers: [CollectionsGrpcController, CollectionsHttpController, PayloadIndexHttpController] })
 export class CollectionsFeatureModule {}
