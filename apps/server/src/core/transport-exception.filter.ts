@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Observable, throwError } from 'rxjs';
 import { toGrpcErrorPayload } from './grpc/grpc-error.payload';
+import { restIssuePath } from './rest/rest-field-paths';
 import { isAuthRoute } from './rest/rest-routes';
 
 /**
@@ -38,7 +39,7 @@ export class TransportExceptionFilter implements ExceptionFilter {
         response.status(401).type('text/plain').send(error.message);
         return;
       }
-      response.status(httpStatusOf(error)).json({ status: { error: httpMessageOf(error) }, time: 0 });
+      response.status(httpStatusOf(error)).json({ status: { error: httpMessageOf(error, restIssuePath) }, time: 0 });
       return;
     }
     if (exception instanceof NotFoundException) {

@@ -78,7 +78,8 @@ export function httpStatusOf(error: DomainError): number {
 const LOCATION_TEXT = { body: 'JSON body', query: 'query parameters', path: 'path parameters' } as const;
 
 /** The message REST shows: rule violations say where, as Qdrant does (`Validation error in JSON body: […]`). */
-export function httpMessageOf(error: DomainError): string {
+export function httpMessageOf(error: DomainError, fieldPath: (issue: string) => string = (issue) => issue): string {
   if (!error.validationIssues) return error.message;
-  return `Validation error in ${LOCATION_TEXT[error.validationLocation ?? 'body']}: [${error.validationIssues.join('; ')}]`;
+  const issues = error.validationIssues.map(fieldPath).join('; ');
+  return `Validation error in ${LOCATION_TEXT[error.validationLocation ?? 'body']}: [${issues}]`;
 }

@@ -93,7 +93,8 @@ function sparseToRest(s: SparseVectorsConfig): Json {
 
 function optimizersToRest(o: OptimizersConfig): Json {
   const { maxOptimizationThreads, deprecatedMaxOptimizationThreads: _deprecated, ...rest } = o;
-  const threads = maxOptimizationThreads && ('value' in maxOptimizationThreads ? maxOptimizationThreads.value : 'auto');
+  // The stored config says Auto; REST shows it as null ("no limit, chosen dynamically").
+  const threads = maxOptimizationThreads && 'value' in maxOptimizationThreads ? maxOptimizationThreads.value : null;
   return snakeKeys({ ...rest, maxOptimizationThreads: threads });
 }
 
