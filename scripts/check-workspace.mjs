@@ -28,4 +28,6 @@ if (problems.length > 0) {
   console.error(problems.join('\n'));
   process.exit(1);
 }
-console.log(`workspace: ${libraries.length} libraries listed in nest-cli.json, tsconfig.json, jest.config.js and the layer rules`);
+console.log(
+  `workspace: ${libraries.length} libraries listed in nest-cli.json, tsconfig.json, jest.config.js and the layer rules`,
+);

@@ -11,7 +11,6 @@ import {
   DistanceName,
   JsonObject,
   RetrievedPoint,
-  Rng,
   ScoredPoint,
   caller,
   denseOf,
@@ -26,6 +25,7 @@ import {
   toPayload,
   unnamed,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build).

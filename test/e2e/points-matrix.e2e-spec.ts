@@ -9,7 +9,6 @@ import {
 import {
   DistanceName,
   JsonObject,
-  Rng,
   caller,
   compareKeys,
   expectGrpcError,
@@ -22,6 +21,7 @@ import {
   score,
   toPayload,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build).

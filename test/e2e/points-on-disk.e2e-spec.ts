@@ -9,7 +9,6 @@ import {
   unary,
 } from './support/grpc-clients';
 import {
-  Rng,
   RetrievedPoint,
   ScoredPoint,
   caller,
@@ -22,6 +21,7 @@ import {
   toPayload,
   topK,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { filesUnder } from './support/data-files';
 import { RunningServer, startServer } from './support/server-harness';
 

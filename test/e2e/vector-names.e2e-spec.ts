@@ -9,7 +9,6 @@ import {
 import {
   DistanceName,
   RetrievedPoint,
-  Rng,
   ScoredPoint,
   caller,
   denseOf,
@@ -21,6 +20,7 @@ import {
   pollUntil,
   topK,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build).
