@@ -39,6 +39,11 @@ describe('REST access by operation (e2e)', () => {
     adminToken = (await login(server.httpUrl, server.adminEmail, server.adminPassword)).tokens.access_token;
   });
 
+  const readAccess = (): Array<Record<string, string>> => [
+    { 'api-key': server.readOnlyApiKey },
+    { authorization: `Bearer ${readerToken}` },
+  ];
+
   afterAll(async () => {
     await server?.stop();
   });
@@ -53,7 +58,12 @@ describe('REST access by operation (e2e)', () => {
   it.each(PROTECTED.map((route) => [label(route), route] as const))(
     '%s should answer 401 in plain text without a credential, or with an unknown one',
     async (_, route) => {
-      for (const headers of [{}, { 'api-key': 'not-a-key-at-all-000000' }, { authorization: 'Bearer nope' }]) {
+      const variants: Array<Record<string, string>> = [
+        {},
+        { 'api-key': 'not-a-key-at-all-000000' },
+        { authorization: 'Bearer nope' },
+      ];
+      for (const headers of variants) {
         const answer = await call(server, route, headers);
         expect([answer.status, answer.type]).toEqual([401, expect.stringContaining('text/plain')]);
       }
@@ -63,7 +73,7 @@ describe('REST access by operation (e2e)', () => {
   it.each(WRITES.map((route) => [label(route), route] as const))(
     '%s should refuse the read-only key and a reader token with 403 and Qdrant’s JSON error',
     async (_, route) => {
-      for (const headers of [{ 'api-key': server.readOnlyApiKey }, { authorization: `Bearer ${readerToken}` }]) {
+      for (const headers of readAccess()) {
         const answer = await call(server, route, headers);
         expect(answer.status).toBe(403);
         expect(JSON.parse(answer.text)).toEqual({
@@ -77,7 +87,7 @@ describe('REST access by operation (e2e)', () => {
   it.each(READS.map((route) => [label(route), route] as const))(
     '%s should let read access through (any answer below 500 but 401/403)',
     async (_, route) => {
-      for (const headers of [{ 'api-key': server.readOnlyApiKey }, { authorization: `Bearer ${readerToken}` }]) {
+      for (const headers of readAccess()) {
         const answer = await call(server, route, headers);
         expect([401, 403]).not.toContain(answer.status);
         expect(answer.status).toBeLessThan(500);
@@ -88,11 +98,12 @@ describe('REST access by operation (e2e)', () => {
   it.each(WRITES.map((route) => [label(route), route] as const))(
     '%s should let manage access through: the rw key, an admin token, either header',
     async (_, route) => {
-      for (const headers of [
+      const manage: Array<Record<string, string>> = [
         { 'api-key': server.apiKey },
         { authorization: `Bearer ${server.apiKey}` },
         { authorization: `Bearer ${adminToken}` },
-      ]) {
+      ];
+      for (const headers of manage) {
         const answer = await call(server, route, headers);
         expect([401, 403]).not.toContain(answer.status);
         expect(answer.status).toBeLessThan(500);
