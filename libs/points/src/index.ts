@@ -11,6 +11,14 @@ export type * from './model/operations.model';
 export type * from './model/query.model';
 export { canonicalUuid, MAX_U64 } from './model/point-id.model';
 export { parseDatetimeMicros } from './filter/datetime';
+export {
+  denseVectorOf,
+  finiteFloats,
+  MAX_MULTIVECTOR_FLOATS,
+  multiVectorFromFlat,
+  multiVectorOf,
+  sparseVectorOf,
+} from './model/vector-rules';
 
 // Services the transports call.
 export { PointsModule } from './points.module';

@@ -450,10 +450,15 @@ export class QueryEngine {
     path: string,
   ): Vector {
     if ('vector' in input) {
+      // As in Qdrant, one dense vector queries a multivector field as a one-row multivector.
+      const vector: Vector =
+        space.kind === 'multi' && input.vector.kind === 'dense'
+          ? { kind: 'multi', vectors: [input.vector.values] }
+          : input.vector;
       const issues = new ValidationIssues();
-      checkVector(issues, path, space, input.vector);
+      checkVector(issues, path, space, vector);
       issues.throwIfAny();
-      return input.vector;
+      return vector;
     }
     const source = lookup ? this.contexts.resolve(lookup.collectionName) : context;
     const name = lookup?.vectorName ?? space.name;

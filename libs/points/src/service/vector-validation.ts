@@ -1,9 +1,7 @@
 import { ValidationIssues } from '@vectorstore/common';
+import { MAX_MULTIVECTOR_FLOATS } from '../model/vector-rules';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { VectorSpace } from '../storage/vector-space';
-
-/** Largest total number of floats in one multivector (Qdrant's release-build limit). */
-export const MAX_MULTIVECTOR_FLOATS = 1_048_576;
 
 function label(name: string): string {
   return name === '' ? 'default vector' : `vector \`${name}\``;
