@@ -1,0 +1,73 @@
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Operation } from '@vectorstore/auth';
+import { DomainError } from '@vectorstore/common';
+import { DistanceMatrixService, PointsReader } from '@vectorstore/points';
+import { RestQuery } from '../core/rest/rest-query';
+import { pointIdFromPath } from './rest/point-id.rest-mapper';
+import {
+  countFromRest,
+  facetToRest,
+  facetFromRest,
+  getPointRequest,
+  matrixFromRest,
+  matrixOffsetsToRest,
+  matrixPairsToRest,
+  recordToRest,
+  retrieveFromRest,
+  scrollFromRest,
+  scrollToRest,
+} from './rest/points-read.rest-mapper';
+
+/** Point reads: get by id, retrieve, scroll, count, facet and the distance matrix. */
+@Controller('collections/:collection_name')
+export class PointsReadHttpController {
+  constructor(
+    private readonly reader: PointsReader,
+    private readonly matrix: DistanceMatrixService,
+  ) {}
+
+  @Operation('Points/Get')
+  @Get('points/:id')
+  get(@Param('collection_name') c: string, @Param('id') id: string, @Query() q: RestQuery): unknown {
+    const pointId = pointIdFromPath(id);
+    const [point] = this.reader.get(c, getPointRequest(pointId, q));
+    if (!point) throw DomainError.notFound(`Not found: Point with id ${id} does not exists!`);
+    return recordToRest(point);
+  }
+
+  @Operation('Points/Get')
+  @Post('points')
+  retrieve(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return this.reader.get(c, retrieveFromRest(body, q)).map(recordToRest);
+  }
+
+  @Operation('Points/Scroll')
+  @Post('points/scroll')
+  scroll(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return scrollToRest(this.reader.scroll(c, scrollFromRest(body, q)));
+  }
+
+  @Operation('Points/Count')
+  @Post('points/count')
+  count(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return { count: this.reader.count(c, countFromRest(body, q)) };
+  }
+
+  @Operation('Points/Facet')
+  @Post('facet')
+  facet(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return facetToRest(this.reader.facet(c, facetFromRest(body, q)));
+  }
+
+  @Operation('Points/SearchMatrixPairs')
+  @Post('points/search/matrix/pairs')
+  matrixPairs(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return matrixPairsToRest(this.matrix.compute(c, matrixFromRest(body, q)));
+  }
+
+  @Operation('Points/SearchMatrixOffsets')
+  @Post('points/search/matrix/offsets')
+  matrixOffsets(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return matrixOffsetsToRest(this.matrix.compute(c, matrixFromRest(body, q)));
+  }
+}
