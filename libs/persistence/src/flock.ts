@@ -1,4 +1,16 @@
-import { flockSync } from 'fs-ext';
+import type * as FsExt from 'fs-ext';
+
+/**
+ * fs-ext is a native addon that is not context-aware: loading it in a worker thread aborts the
+ * process. Segment-builder workers import this library for atomic writes only, so the addon is
+ * loaded on the first lock, which only the main thread takes.
+ */
+let fsExt: typeof FsExt | undefined;
+function flockSync(fd: number, flags: 'exnb' | 'un'): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  fsExt ??= require('fs-ext') as typeof FsExt;
+  fsExt.flockSync(fd, flags);
+}
 
 /**
  * Tries to take an exclusive flock(2) on `fd` without waiting. False when another open file
