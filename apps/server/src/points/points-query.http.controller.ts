@@ -1,4 +1,4 @@
-import { Body, Controller, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { QueryEngine } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
@@ -12,6 +12,7 @@ export class PointsQueryHttpController {
 
   @Operation('Points/Query')
   @Post()
+  @HttpCode(200)
   query(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     const { timeout } = readOptionsFromRest(q);
     return { points: this.queries.query(c, queryFromRest(body, timeout)).map(scoredPointToRest) };
@@ -19,6 +20,7 @@ export class PointsQueryHttpController {
 
   @Operation('Points/QueryBatch')
   @Post('batch')
+  @HttpCode(200)
   queryBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => queryRequestAt(issues, value, path, timeout));
@@ -29,6 +31,7 @@ export class PointsQueryHttpController {
 
   @Operation('Points/QueryGroups')
   @Post('groups')
+  @HttpCode(200)
   queryGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     const { timeout } = readOptionsFromRest(q);
     return groupsToRest(this.queries.queryGroups(c, queryGroupsFromRest(body, timeout)));

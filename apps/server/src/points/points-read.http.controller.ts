@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, HttpCode, Get, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { DomainError } from '@vectorstore/common';
 import { DistanceMatrixService, PointsReader } from '@vectorstore/points';
@@ -37,36 +37,42 @@ export class PointsReadHttpController {
 
   @Operation('Points/Get')
   @Post('points')
+  @HttpCode(200)
   retrieve(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return this.reader.get(c, retrieveFromRest(body, q)).map(recordToRest);
   }
 
   @Operation('Points/Scroll')
   @Post('points/scroll')
+  @HttpCode(200)
   scroll(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return scrollToRest(this.reader.scroll(c, scrollFromRest(body, q)));
   }
 
   @Operation('Points/Count')
   @Post('points/count')
+  @HttpCode(200)
   count(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return { count: this.reader.count(c, countFromRest(body, q)) };
   }
 
   @Operation('Points/Facet')
   @Post('facet')
+  @HttpCode(200)
   facet(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return facetToRest(this.reader.facet(c, facetFromRest(body, q)));
   }
 
   @Operation('Points/SearchMatrixPairs')
   @Post('points/search/matrix/pairs')
+  @HttpCode(200)
   matrixPairs(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return matrixPairsToRest(this.matrix.compute(c, matrixFromRest(body, q)));
   }
 
   @Operation('Points/SearchMatrixOffsets')
   @Post('points/search/matrix/offsets')
+  @HttpCode(200)
   matrixOffsets(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return matrixOffsetsToRest(this.matrix.compute(c, matrixFromRest(body, q)));
   }

@@ -1,4 +1,4 @@
-import { Body, Controller, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { QueryEngine, ScoredPoint } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
@@ -25,12 +25,14 @@ export class PointsSearchHttpController {
 
   @Operation('Points/Search')
   @Post('search')
+  @HttpCode(200)
   search(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return points(this.queries.search(c, singleOf(body, searchRequestAt, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/SearchBatch')
   @Post('search/batch')
+  @HttpCode(200)
   searchBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => searchRequestAt(issues, value, path, timeout));
@@ -39,18 +41,21 @@ export class PointsSearchHttpController {
 
   @Operation('Points/SearchGroups')
   @Post('search/groups')
+  @HttpCode(200)
   searchGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return groupsToRest(this.queries.searchGroups(c, searchGroupsFromRest(body, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/Recommend')
   @Post('recommend')
+  @HttpCode(200)
   recommend(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return points(this.queries.recommend(c, singleOf(body, recommendRequestAt, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/RecommendBatch')
   @Post('recommend/batch')
+  @HttpCode(200)
   recommendBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => recommendRequestAt(issues, value, path, timeout));
@@ -59,18 +64,21 @@ export class PointsSearchHttpController {
 
   @Operation('Points/RecommendGroups')
   @Post('recommend/groups')
+  @HttpCode(200)
   recommendGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return groupsToRest(this.queries.recommendGroups(c, recommendGroupsFromRest(body, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/Discover')
   @Post('discover')
+  @HttpCode(200)
   discover(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     return points(this.queries.discover(c, singleOf(body, discoverRequestAt, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/DiscoverBatch')
   @Post('discover/batch')
+  @HttpCode(200)
   discoverBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => discoverRequestAt(issues, value, path, timeout));

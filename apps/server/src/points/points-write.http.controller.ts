@@ -1,4 +1,4 @@
-import { Body, Controller, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { PointsWriter } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
@@ -21,6 +21,7 @@ export class PointsWriteHttpController {
 
   @Operation('Points/Delete')
   @Post('delete')
+  @HttpCode(200)
   delete(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return this.write(c, 'delete', body, q);
   }
@@ -33,12 +34,14 @@ export class PointsWriteHttpController {
 
   @Operation('Points/DeleteVectors')
   @Post('vectors/delete')
+  @HttpCode(200)
   deleteVectors(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return this.write(c, 'delete_vectors', body, q);
   }
 
   @Operation('Points/SetPayload')
   @Post('payload')
+  @HttpCode(200)
   setPayload(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return this.write(c, 'set_payload', body, q);
   }
@@ -55,18 +58,21 @@ export class PointsWriteHttpController {
 
   @Operation('Points/DeletePayload')
   @Post('payload/delete')
+  @HttpCode(200)
   deletePayload(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return this.write(c, 'delete_payload', body, q);
   }
 
   @Operation('Points/ClearPayload')
   @Post('payload/clear')
+  @HttpCode(200)
   clearPayload(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return this.write(c, 'clear_payload', body, q);
   }
 
   @Operation('Points/UpdateBatch')
   @Post('batch')
+  @HttpCode(200)
   async batch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { writes, wait, timeout } = batchFromRest(body, q);
     const results = await this.writer.updateBatch(
