@@ -10,7 +10,7 @@ import { NamedVectors } from '../model/vectors.model';
 import { validateIndexParams } from '../payload-index/field-index';
 import { CollectionStorage, ShardHandle } from '../storage/collection-storage';
 import { CollectionContext, CollectionContexts } from './collection-context';
-import { checkNamedVectors } from './vector-validation';
+import { checkNamedVectors, throwVectorIssues } from './vector-validation';
 
 /**
  * Writes to points. Each request is validated against the collection first (so the log only holds
@@ -141,7 +141,7 @@ export class PointsWriter {
     } else if ('deleteFieldIndex' in operation) {
       parsePath(operation.deleteFieldIndex.field);
     }
-    issues.throwIfAny();
+    throwVectorIssues(issues);
   }
 
   private checkSelector(

@@ -42,7 +42,7 @@ import {
   recommendQuery,
   searchQuery,
 } from './query-requests';
-import { checkVector } from './vector-validation';
+import { checkVector, throwVectorIssues } from './vector-validation';
 
 /** Qdrant's default RRF constant: score = sum of 1 / (k + rank), rank from 0. */
 export const DEFAULT_RRF_K = 2;
@@ -457,7 +457,7 @@ export class QueryEngine {
           : input.vector;
       const issues = new ValidationIssues();
       checkVector(issues, path, space, vector);
-      issues.throwIfAny();
+      throwVectorIssues(issues);
       return vector;
     }
     const source = lookup ? this.contexts.resolve(lookup.collectionName) : context;
@@ -470,7 +470,7 @@ export class QueryEngine {
     // A vector looked up in another collection must still fit this one.
     const issues = new ValidationIssues();
     checkVector(issues, path, space, vector);
-    issues.throwIfAny();
+    throwVectorIssues(issues);
     return vector;
   }
 }

@@ -1,4 +1,4 @@
-import { ValidationIssues } from '@vectorstore/common';
+import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { MAX_MULTIVECTOR_FLOATS } from '../model/vector-rules';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { VectorSpace } from '../storage/vector-space';
@@ -77,4 +77,15 @@ function checkFinite(issues: ValidationIssues, path: string, values: Float32Arra
       return;
     }
   }
+}
+
+/**
+ * Throws what the checks above found. A vector that does not fit the collection (a dimension, a
+ * kind, a vector name) is Qdrant's BadInput, answered with its own message (`Wrong input: Vector
+ * dimension error: …`, REST 400), not a body validation (422); other issues are validations.
+ */
+export function throwVectorIssues(issues: ValidationIssues): void {
+  const badInput = issues.list().find((issue) => issue.includes(': Wrong input: '));
+  if (badInput) throw DomainError.invalidArgument(badInput.slice(badInput.indexOf('Wrong input: ')));
+  issues.throwIfAny();
 }
