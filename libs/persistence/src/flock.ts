@@ -1,4 +1,17 @@
-import { flockSync } from 'fs-ext';
+import { createRequire } from 'node:module';
+
+type FsExt = typeof import('fs-ext');
+let fsExt: FsExt | undefined;
+
+/**
+ * fs-ext is loaded on first use, not on import: it is not a context-aware addon, and loading it in
+ * a worker thread (the segment builder reaches this library through an entry point) aborts the
+ * whole process with a V8 check failure. Only the main thread ever takes locks.
+ */
+function flockSync(fd: number, flags: 'exnb' | 'un'): void {
+  fsExt ??= createRequire(__filename)('fs-ext') as FsExt;
+  fsExt.flockSync(fd, flags);
+}
 
 /**
  * Tries to take an exclusive flock(2) on `fd` without waiting. False when another open file
