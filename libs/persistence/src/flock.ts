@@ -1,15 +1,12 @@
-import { createRequire } from 'node:module';
+import type * as FsExt from 'fs-ext';
 
-type FsExt = typeof import('fs-ext');
-let fsExt: FsExt | undefined;
-
-/**
- * fs-ext is loaded on first use, not on import: it is not a context-aware addon, and loading it in
- * a worker thread (the segment builder reaches this library through an entry point) aborts the
- * whole process with a V8 check failure. Only the main thread ever takes locks.
- */
+// fs-ext is a native add-on that V8 cannot load into a second worker thread: the process aborts. The segment
+// builder starts a worker per build, and each loads this library for its atomic writes. So the add-on is loaded on
+// first use, which only the main thread reaches (locks are taken by the server and the CLI, never by workers).
+let fsExt: typeof FsExt | undefined;
 function flockSync(fd: number, flags: 'exnb' | 'un'): void {
-  fsExt ??= createRequire(__filename)('fs-ext') as FsExt;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
+  fsExt ??= require('fs-ext') as typeof FsExt;
   fsExt.flockSync(fd, flags);
 }
 
