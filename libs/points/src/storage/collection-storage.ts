@@ -51,7 +51,9 @@ export class CollectionStorage {
     const previous = this.spaces;
     this.spaces = vectorSpacesOf(record.config);
     // Names gone from the config, or whose vectors changed shape, lose their stored vectors.
-    const droppedVectors = [...previous].filter(([name, space]) => !sameVectorSchema(space, this.spaces.get(name))).map(([name]) => name);
+    const droppedVectors = [...previous]
+      .filter(([name, space]) => !sameVectorSchema(space, this.spaces.get(name)))
+      .map(([name]) => name);
     droppedVectors.forEach((name) => this.rememberDrop(name));
     const wanted = new Map(record.shards.map((s) => [s.shardId, s]));
     const dropped: ShardHandle[] = [];
@@ -154,7 +156,9 @@ export class CollectionStorage {
     };
     if (this.record.config.params.shardingMethod === 'Custom') {
       if (!selector || selector.shardKeys.length === 0) {
-        throw DomainError.invalidArgument('Bad request: shard_key_selector is required for a collection with custom sharding');
+        throw DomainError.invalidArgument(
+          'Bad request: shard_key_selector is required for a collection with custom sharding',
+        );
       }
       const candidates = this.keyShards(selector);
       // Within a key's shards, points spread by id; with several keys each point goes to each key.
@@ -167,7 +171,9 @@ export class CollectionStorage {
       return routes;
     }
     if (selector && selector.shardKeys.length > 0) {
-      throw DomainError.invalidArgument('Bad request: shard_key_selector is only valid for a collection with custom sharding');
+      throw DomainError.invalidArgument(
+        'Bad request: shard_key_selector is only valid for a collection with custom sharding',
+      );
     }
     const handles = [...this.shards.values()].sort((a, b) => a.shardId - b.shardId);
     if (handles.length === 0) throw DomainError.failedPrecondition(`Collection \`${this.record.name}\` has no shards`);
@@ -191,7 +197,8 @@ export class CollectionStorage {
         const fallback = selector.fallback;
         matched = [...this.shards.values()].filter((h) => h.shardKey && shardKeyEquals(h.shardKey, fallback));
       }
-      if (matched.length === 0) throw DomainError.notFound(`Not found: Shard key ${describeShardKey(key)} does not exist`);
+      if (matched.length === 0)
+        throw DomainError.notFound(`Not found: Shard key ${describeShardKey(key)} does not exist`);
       for (const handle of matched) if (!result.includes(handle)) result.push(handle);
     }
     return result;

@@ -49,7 +49,8 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     this.higherIsBetter = higherIsBetter(space.distance);
     const needed = layout.offset + index.size * layout.rowBytes;
     // a truncated file fails the segment's load (Red), not single queries later
-    if (file.byteLength < needed) throw new Error(`${file.path}: ${file.byteLength} bytes, but the vectors of \`${space.name}\` need ${needed}`);
+    if (file.byteLength < needed)
+      throw new Error(`${file.path}: ${file.byteLength} bytes, but the vectors of \`${space.name}\` need ${needed}`);
   }
 
   get count(): number {
@@ -86,7 +87,12 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     });
   }
 
-  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined, params: SearchParams | undefined): SlotHits {
+  search(
+    query: Vector,
+    k: number,
+    allowed: ((pointSlot: number) => boolean) | undefined,
+    params: SearchParams | undefined,
+  ): SlotHits {
     if (query.kind !== 'dense') throw wrongKind(this.space, query);
     const live = this.slots.live;
     if (live === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
@@ -116,7 +122,12 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
   }
 
   save(): Uint8Array {
-    return serialize({ slots: this.slots.toJSON(), index: this.index.save({ vectors: false }), indexed: true, disk: this.layout });
+    return serialize({
+      slots: this.slots.toJSON(),
+      index: this.index.save({ vectors: false }),
+      indexed: true,
+      disk: this.layout,
+    });
   }
 
   dispose(): void {
@@ -158,7 +169,10 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
   }
 
   /** Live (and allowed) engine slots in file order, in batches of SCAN_ROWS with their rows. */
-  private forEachLive(allowed: ((pointSlot: number) => boolean) | undefined, visit: (engineSlots: number[], rows: Uint8Array) => void): void {
+  private forEachLive(
+    allowed: ((pointSlot: number) => boolean) | undefined,
+    visit: (engineSlots: number[], rows: Uint8Array) => void,
+  ): void {
     const batch: number[] = [];
     const batchRows = Math.max(1, Math.min(SCAN_ROWS, Math.floor(SCAN_BYTES / this.layout.rowBytes)));
     const flush = () => {

@@ -122,7 +122,9 @@ export class LocalShard {
    */
   updateSpaces(spaces: Map<string, VectorSpace>, dropped: readonly string[] = []): void {
     this.currentSpaces = spaces;
-    const rewrite = this.segments.filter((segment) => dropped.map((name) => segment.dropVectorStore(name)).some(Boolean));
+    const rewrite = this.segments.filter((segment) =>
+      dropped.map((name) => segment.dropVectorStore(name)).some(Boolean),
+    );
     if (rewrite.length > 0) {
       // Marked under the flush lock: a flush under way snapshotted these segments before the drop and
       // records them as persisted when it ends; the next flush then writes them again, without it.
@@ -157,12 +159,19 @@ export class LocalShard {
     if (manifestText !== undefined) {
       const manifest = integersToNumbers(parseJson(manifestText)) as Manifest;
       this.persistedOpNum = manifest.persistedOpNum;
-      for (const entry of manifest.fieldIndexes) this.fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
+      for (const entry of manifest.fieldIndexes)
+        this.fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
       for (const entry of manifest.segments) {
         const body = await fs.readFile(path.join(this.segmentsDir, entry.body));
         const segment = Segment.load(body, this.currentSpaces, this.segmentsDir);
-        if (entry.deletes) this.applySavedDeletes(segment, await fs.readFile(path.join(this.segmentsDir, entry.deletes)));
-        this.persisted.set(segment.id, { bodyVersion: entry.bodyVersion, deletesVersion: segment.version, body: entry.body, deletes: entry.deletes });
+        if (entry.deletes)
+          this.applySavedDeletes(segment, await fs.readFile(path.join(this.segmentsDir, entry.deletes)));
+        this.persisted.set(segment.id, {
+          bodyVersion: entry.bodyVersion,
+          deletesVersion: segment.version,
+          body: entry.body,
+          deletes: entry.deletes,
+        });
         this.adopt(segment);
         this.segments.push(segment);
       }
@@ -258,7 +267,10 @@ export class LocalShard {
     } else if ('overwritePayload' in operation) {
       const { selector, payload: update, key } = operation.overwritePayload;
       for (const ref of this.select(selector)) {
-        this.rewrite(opNum, ref, (vectors, payload) => ({ vectors, payload: key ? setAtPath(payload, key, update) : update }));
+        this.rewrite(opNum, ref, (vectors, payload) => ({
+          vectors,
+          payload: key ? setAtPath(payload, key, update) : update,
+        }));
       }
     } else if ('deletePayload' in operation) {
       const { selector, keys } = operation.deletePayload;
@@ -266,7 +278,8 @@ export class LocalShard {
         this.rewrite(opNum, ref, (vectors, payload) => ({ vectors, payload: deleteKeys(payload, keys) }));
       }
     } else if ('clearPayload' in operation) {
-      for (const ref of this.select(operation.clearPayload.selector)) this.rewrite(opNum, ref, (vectors) => ({ vectors, payload: {} }));
+      for (const ref of this.select(operation.clearPayload.selector))
+        this.rewrite(opNum, ref, (vectors) => ({ vectors, payload: {} }));
     } else if ('createFieldIndex' in operation) {
       const { field, type, params } = operation.createFieldIndex;
       this.fieldIndexes.set(field, { type, params });
@@ -338,7 +351,14 @@ export class LocalShard {
    * The `k` best hits for a query on vector space `name` among points passing `filter`, best
    * first. `higherIsBetter` orders scores (false for distances).
    */
-  search(name: string, query: Vector, k: number, filter: Filter | undefined, params: SearchParams | undefined, higherIsBetter: boolean): ShardHit[] {
+  search(
+    name: string,
+    query: Vector,
+    k: number,
+    filter: Filter | undefined,
+    params: SearchParams | undefined,
+    higherIsBetter: boolean,
+  ): ShardHit[] {
     const hits: ShardHit[] = [];
     for (const segment of this.segments) {
       if (segment.pointCount === 0) continue;
@@ -502,14 +522,20 @@ export class LocalShard {
   async releaseBuild(id: string, built: boolean): Promise<void> {
     this.building.delete(id);
     if (!built && !this.segments.some((s) => s.id === id)) {
-      await Promise.all(SIDE_FILE_EXTENSIONS.map((ext) => fs.rm(path.join(this.segmentsDir, `${id}${ext}`), { force: true })));
+      await Promise.all(
+        SIDE_FILE_EXTENSIONS.map((ext) => fs.rm(path.join(this.segmentsDir, `${id}${ext}`), { force: true })),
+      );
     }
   }
 
   private async removeUnlistedSegmentFiles(manifest: Manifest): Promise<void> {
     const keep = new Set(manifest.segments.flatMap((s) => (s.deletes ? [s.body, s.deletes] : [s.body])));
     // A segment's vector and payload files belong to it for its whole life (they never change).
-    const keepIds = new Set([...manifest.segments.map((s) => s.id), ...this.segments.map((s) => s.id), ...this.building]);
+    const keepIds = new Set([
+      ...manifest.segments.map((s) => s.id),
+      ...this.segments.map((s) => s.id),
+      ...this.building,
+    ]);
     const names = await fs.readdir(this.segmentsDir).catch(() => [] as string[]);
     const unlisted = (name: string): boolean => {
       if (/\.(seg|del)$/.test(name)) return !keep.has(name);
@@ -534,7 +560,8 @@ function deleteKeys(payload: JsonObject, keys: readonly string[]): JsonObject {
     let target: JsonObject | undefined = result;
     for (let i = 0; i < segments.length - 1 && target; i++) {
       const segment = segments[i];
-      const next: unknown = segment.kind === 'key' && Object.hasOwn(target, segment.key) ? target[segment.key] : undefined;
+      const next: unknown =
+        segment.kind === 'key' && Object.hasOwn(target, segment.key) ? target[segment.key] : undefined;
       target = typeof next === 'object' && next !== null && !Array.isArray(next) ? (next as JsonObject) : undefined;
     }
     const last = segments[segments.length - 1];

@@ -24,11 +24,16 @@ export interface ColumnSource {
   pointId(slot: number): PointId;
   pointVersion(slot: number): number;
   vectorNames(): string[];
-  vectorStore(name: string): { readonly count: number; forEach(visit: (slot: number, vector: Vector) => void): void } | undefined;
+  vectorStore(
+    name: string,
+  ): { readonly count: number; forEach(visit: (slot: number, vector: Vector) => void): void } | undefined;
 }
 
 /** The live points of `sources`, in order; vectors of dense spaces are packed per space. */
-export function collectColumns(sources: readonly ColumnSource[], denseDims: ReadonlyMap<string, number>): SegmentColumns {
+export function collectColumns(
+  sources: readonly ColumnSource[],
+  denseDims: ReadonlyMap<string, number>,
+): SegmentColumns {
   const columns: SegmentColumns = { ids: [], versions: [], payloads: [], dense: [], other: [] };
   const dense = new Map<string, { dim: number; points: number[]; values: Float32Array; length: number }>();
   const other = new Map<string, Array<[number, Vector]>>();
@@ -62,14 +67,22 @@ export function collectColumns(sources: readonly ColumnSource[], denseDims: Read
     }
   }
   for (const [name, packed] of dense) {
-    columns.dense.push({ name, dim: packed.dim, points: Int32Array.from(packed.points), values: packed.values.subarray(0, packed.length * packed.dim) });
+    columns.dense.push({
+      name,
+      dim: packed.dim,
+      points: Int32Array.from(packed.points),
+      values: packed.values.subarray(0, packed.length * packed.dim),
+    });
   }
   for (const [name, entries] of other) columns.other.push({ name, entries });
   return columns;
 }
 
 /** Columns of points given one by one (tests, small builds). */
-export function columnsOf(points: ReadonlyArray<{ id: PointId; version: number; payload: JsonObject; vectors: NamedVectors }>, denseDims: ReadonlyMap<string, number>): SegmentColumns {
+export function columnsOf(
+  points: ReadonlyArray<{ id: PointId; version: number; payload: JsonObject; vectors: NamedVectors }>,
+  denseDims: ReadonlyMap<string, number>,
+): SegmentColumns {
   const sources = points.map((point): ColumnSource => ({
     forEachLivePayload: (visit) => visit(0, point.payload),
     pointId: () => point.id,

@@ -53,7 +53,12 @@ export interface SegmentVectors {
   /** Every stored vector with its point slot (bulk reads where the vectors are on disk). */
   forEach(visit: (pointSlot: number, vector: Vector) => void): void;
   /** k best point slots among `allowed` (point-slot predicate), or all points with a vector. */
-  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined, params: SearchParams | undefined): SlotHits;
+  search(
+    query: Vector,
+    k: number,
+    allowed: ((pointSlot: number) => boolean) | undefined,
+    params: SearchParams | undefined,
+  ): SlotHits;
   /** Scores of the query against these point slots (skipping those without a vector). */
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits;
   save(): Uint8Array;
@@ -67,7 +72,12 @@ export function engineQuantization(q: QuantizationConfig | undefined): EngineQua
   if ('scalar' in q) return { scalar: { type: 'int8', quantile: q.scalar.quantile, alwaysRam: q.scalar.alwaysRam } };
   if ('product' in q) return { product: { compression: q.product.compression, alwaysRam: q.product.alwaysRam } };
   const encoding = { OneBit: 'one_bit', TwoBits: 'two_bits', OneAndHalfBits: 'one_and_half_bits' } as const;
-  const queryEncoding = { Default: 'default', Binary: 'binary', Scalar4Bits: 'scalar4bits', Scalar8Bits: 'scalar8bits' } as const;
+  const queryEncoding = {
+    Default: 'default',
+    Binary: 'binary',
+    Scalar4Bits: 'scalar4bits',
+    Scalar8Bits: 'scalar8bits',
+  } as const;
   return {
     binary: {
       alwaysRam: q.binary.alwaysRam,
@@ -93,7 +103,11 @@ export class DenseSegmentVectors implements SegmentVectors {
     readonly indexed: boolean,
   ) {}
 
-  static create(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, indexed: boolean, capacity = 256): DenseSegmentVectors {
+  static create(
+    space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>,
+    indexed: boolean,
+    capacity = 256,
+  ): DenseSegmentVectors {
     // Appendable segments are always scanned exactly, so their graph only costs inserts: keep it minimal.
     const index = new VectorIndex({
       dim: space.dim,
@@ -159,7 +173,12 @@ export class DenseSegmentVectors implements SegmentVectors {
     }
   }
 
-  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined, params: SearchParams | undefined): SlotHits {
+  search(
+    query: Vector,
+    k: number,
+    allowed: ((pointSlot: number) => boolean) | undefined,
+    params: SearchParams | undefined,
+  ): SlotHits {
     if (query.kind !== 'dense') throw wrongKind(this.space, query);
     if (this.slots.live === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
     const hits = this.index.search(query.values, {
@@ -193,22 +212,40 @@ export class DenseSegmentVectors implements SegmentVectors {
   saveExternal(file: string, offset: number): { rows: () => Uint8Array; rowsBytes: number; bytes: Uint8Array } {
     // The configured quantization may not be trained yet (the engine trains at the first search).
     const internalQuantization = this.index.config.quantization === undefined;
-    if (this.index.quantization === undefined) this.index.quantize(internalQuantization ? INTERNAL_QUANTIZATION : undefined);
+    if (this.index.quantization === undefined)
+      this.index.quantize(internalQuantization ? INTERNAL_QUANTIZATION : undefined);
     const state: SavedDenseVectors = {
       slots: this.slots.toJSON(),
       index: this.index.save({ vectors: false }),
       indexed: true,
       disk: { file, offset, rowBytes: this.index.rowBytes, internalQuantization },
     };
-    return { rows: () => this.index.exportRows(), rowsBytes: this.index.size * this.index.rowBytes, bytes: serialize(state) };
+    return {
+      rows: () => this.index.exportRows(),
+      rowsBytes: this.index.size * this.index.rowBytes,
+      bytes: serialize(state),
+    };
   }
 
-  static load(space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>, bytes: Uint8Array, openFile?: (name: string) => SegmentFile): SegmentVectors {
+  static load(
+    space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>,
+    bytes: Uint8Array,
+    openFile?: (name: string) => SegmentFile,
+  ): SegmentVectors {
     const state = deserialize(bytes) as SavedDenseVectors;
     const index = VectorIndex.load(state.index);
     if (state.disk) {
-      if (!openFile) throw new Error(`vectors of \`${space.name}\` are in ${state.disk.file}, but no folder was given to open it from`);
-      return new DiskDenseSegmentVectors(space, index, SlotMap.from(state.slots), openFile(state.disk.file), state.disk);
+      if (!openFile)
+        throw new Error(
+          `vectors of \`${space.name}\` are in ${state.disk.file}, but no folder was given to open it from`,
+        );
+      return new DiskDenseSegmentVectors(
+        space,
+        index,
+        SlotMap.from(state.slots),
+        openFile(state.disk.file),
+        state.disk,
+      );
     }
     const vectors = new DenseSegmentVectors(space, index, state.indexed);
     vectors.slots = SlotMap.from(state.slots);
@@ -220,7 +257,10 @@ export class DenseSegmentVectors implements SegmentVectors {
  * A store over an engine index that cannot read vectors back or save itself (sparse, multivector):
  * the segment keeps each vector, to return and persist it, and loading re-adds them.
  */
-abstract class CopyKeepingVectors<V extends Vector, E extends { delete(slots: ArrayLike<number>): void }> implements SegmentVectors {
+abstract class CopyKeepingVectors<
+  V extends Vector,
+  E extends { delete(slots: ArrayLike<number>): void },
+> implements SegmentVectors {
   readonly onDisk = false;
   protected readonly vectors = new Map<number, V>();
   protected readonly engineSlots = new SlotMap();
@@ -235,7 +275,11 @@ abstract class CopyKeepingVectors<V extends Vector, E extends { delete(slots: Ar
   /** Adds one vector to the engine index; returns its engine slot. */
   protected abstract addToIndex(vector: V): number;
   /** Engine search on this index's own query form. */
-  protected abstract searchIndex(query: V, k: number, allowed: ((engineSlot: number) => boolean) | undefined): { slots: Uint32Array; scores: Float32Array };
+  protected abstract searchIndex(
+    query: V,
+    k: number,
+    allowed: ((engineSlot: number) => boolean) | undefined,
+  ): { slots: Uint32Array; scores: Float32Array };
 
   get count(): number {
     return this.vectors.size;
@@ -368,7 +412,11 @@ export function createSegmentVectors(space: VectorSpace, indexed: boolean): Segm
 }
 
 /** Restores saved vectors; `openFile` opens the segment's files for vectors kept on disk. */
-export function loadSegmentVectors(space: VectorSpace, bytes: Uint8Array, openFile?: (name: string) => SegmentFile): SegmentVectors {
+export function loadSegmentVectors(
+  space: VectorSpace,
+  bytes: Uint8Array,
+  openFile?: (name: string) => SegmentFile,
+): SegmentVectors {
   if (space.kind === 'sparse') return SparseSegmentVectors.load(space, bytes);
   if (space.kind === 'multi') return MultiSegmentVectors.load(space, bytes);
   return DenseSegmentVectors.load(space, bytes, openFile);

@@ -15,7 +15,13 @@ import { DiskPayloads, PayloadFileLayout } from './disk-payloads';
 import { columnsOf, SegmentColumns } from './segment-columns';
 import { SegmentFile } from './segment-file';
 import { SegmentDiskLayout, segmentProfile } from './segment-layout';
-import { createSegmentVectors, DenseSegmentVectors, loadSegmentVectors, SegmentVectors, SlotHits } from './segment-vectors';
+import {
+  createSegmentVectors,
+  DenseSegmentVectors,
+  loadSegmentVectors,
+  SegmentVectors,
+  SlotHits,
+} from './segment-vectors';
 import { VectorSpace } from './vector-space';
 
 /** A point as the optimizer copies it between segments. */
@@ -81,7 +87,10 @@ export class Segment {
   }
 
   /** An empty segment with a vector store per space. */
-  static create(spaces: Map<string, VectorSpace>, options: { appendable: boolean; indexed: boolean; id?: string }): Segment {
+  static create(
+    spaces: Map<string, VectorSpace>,
+    options: { appendable: boolean; indexed: boolean; id?: string },
+  ): Segment {
     const segment = new Segment(options.id ?? randomUUID(), options.appendable);
     for (const [name, space] of spaces) segment.vectors.set(name, createSegmentVectors(space, options.indexed));
     return segment;
@@ -347,7 +356,8 @@ export class Segment {
     else if (this.diskPayloads) {
       // one sequential pass over the payload file instead of a read per point
       this.diskPayloads.store.scan((slot, payload) => {
-        if (!this.isDeleted(slot) && matchesFilter(filter, this.viewWith(slot, payload ?? {}), schemas)) bitmap[slot >> 3] |= 1 << (slot & 7);
+        if (!this.isDeleted(slot) && matchesFilter(filter, this.viewWith(slot, payload ?? {}), schemas))
+          bitmap[slot >> 3] |= 1 << (slot & 7);
       });
     } else for (let slot = 0; slot < this.ids.length; slot++) check(slot);
     return (slot) => (bitmap[slot >> 3] & (1 << (slot & 7))) !== 0;
@@ -368,7 +378,13 @@ export class Segment {
     return { min: Math.min(e.min, this.live), exp: Math.min(e.exp, this.live), max: Math.min(e.max, this.live) };
   }
 
-  search(name: string, query: Vector, k: number, allowed: SlotPredicate | undefined, params: SearchParams | undefined): SlotHits {
+  search(
+    name: string,
+    query: Vector,
+    k: number,
+    allowed: SlotPredicate | undefined,
+    params: SearchParams | undefined,
+  ): SlotHits {
     const store = this.vectors.get(name);
     if (!store || k <= 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
     return store.search(query, k, allowed, params);
@@ -434,14 +450,23 @@ export class Segment {
       return { name, bytes: external.bytes };
     });
     // one space's rows at a time: exported, written, let go
-    if (rows.length > 0) await writeFileAtomic(path.join(dir, vectorFile), (function* () { for (const next of rows) yield next(); })());
+    if (rows.length > 0)
+      await writeFileAtomic(
+        path.join(dir, vectorFile),
+        (function* () {
+          for (const next of rows) yield next();
+        })(),
+      );
     let payloadFile: PayloadFileLayout | undefined;
     if (layout.payloads) {
       const { body, offsets } = DiskPayloads.encode(this.payloads, this.ids.length);
       payloadFile = { file: `${this.id}.pay`, offsets };
       await writeFileAtomic(path.join(dir, payloadFile.file), body);
     }
-    this.profile = segmentProfile([...this.vectors.values()].map((store) => store.space), layout);
+    this.profile = segmentProfile(
+      [...this.vectors.values()].map((store) => store.space),
+      layout,
+    );
     return serialize(this.snapshot(vectors, payloadFile));
   }
 
@@ -450,7 +475,8 @@ export class Segment {
     const s = deserialize(bytes) as SegmentSnapshot;
     const files = new Map<string, SegmentFile>();
     const openFile = (name: string): SegmentFile => {
-      if (dir === undefined) throw new Error(`segment ${s.id} keeps data in ${name}, but no folder was given to open it from`);
+      if (dir === undefined)
+        throw new Error(`segment ${s.id} keeps data in ${name}, but no folder was given to open it from`);
       let file = files.get(name);
       if (!file) files.set(name, (file = SegmentFile.open(path.join(dir, name))));
       return file;
@@ -465,7 +491,11 @@ export class Segment {
     }
   }
 
-  private static restore(s: SegmentSnapshot, spaces: Map<string, VectorSpace>, openFile: (name: string) => SegmentFile): Segment {
+  private static restore(
+    s: SegmentSnapshot,
+    spaces: Map<string, VectorSpace>,
+    openFile: (name: string) => SegmentFile,
+  ): Segment {
     let segment: Segment | undefined;
     const payloadIndexes = PayloadIndexSet.fromBytes(s.payloadIndexes, (visit) => segment!.forEachLivePayload(visit));
     segment = new Segment(s.id, s.appendable, payloadIndexes);
@@ -494,7 +524,10 @@ export class Segment {
     for (const [name, space] of spaces) {
       const bytesOf = saved.get(name);
       // A vector space added since the segment was written starts empty.
-      segment.vectors.set(name, bytesOf ? loadSegmentVectors(space, bytesOf, openFile) : createSegmentVectors(space, !s.appendable));
+      segment.vectors.set(
+        name,
+        bytesOf ? loadSegmentVectors(space, bytesOf, openFile) : createSegmentVectors(space, !s.appendable),
+      );
     }
     return segment;
   }

@@ -20,10 +20,16 @@ export type VectorSpace =
 export function vectorSpacesOf(config: CollectionConfig): Map<string, VectorSpace> {
   const spaces = new Map<string, VectorSpace>();
   const vectors = config.params.vectors;
-  const dense = 'params' in vectors ? [[DEFAULT_VECTOR_NAME, vectors.params] as const] : Object.entries(vectors.paramsMap);
+  const dense =
+    'params' in vectors ? [[DEFAULT_VECTOR_NAME, vectors.params] as const] : Object.entries(vectors.paramsMap);
   for (const [name, params] of dense) spaces.set(name, denseSpace(name, params, config));
   for (const [name, params] of Object.entries(config.params.sparseVectors ?? {})) {
-    spaces.set(name, { name, kind: 'sparse', idf: params.modifier === 'Idf', fullScanThreshold: params.index?.fullScanThreshold });
+    spaces.set(name, {
+      name,
+      kind: 'sparse',
+      idf: params.modifier === 'Idf',
+      fullScanThreshold: params.index?.fullScanThreshold,
+    });
   }
   return spaces;
 }
