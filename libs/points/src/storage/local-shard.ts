@@ -14,7 +14,7 @@ import { PointsSelector } from '../model/selectors.model';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { decodeOperation, encodeOperation } from './operation-codec';
 import { Segment, setAtPath, SlotPredicate } from './segment';
-import { SparseSegmentVectors } from './segment-vectors';
+import { SparseSegmentVectors } from './vectors/sparse-vectors';
 import { OpenShardLog, ShardLog, ShardLogOptions } from './shard-log';
 import { VectorSpace } from './vector-space';
 
@@ -470,7 +470,7 @@ export class LocalShard {
   private adopt(segment: Segment): Segment {
     for (const name of segment.vectorNames()) {
       const store = segment.vectorStore(name);
-      if (store instanceof SparseSegmentVectors) store.corpus = () => this.sparseCorpus(name);
+      if (store instanceof SparseSegmentVectors) store.useCorpus(() => this.sparseCorpus(name));
     }
     return segment;
   }

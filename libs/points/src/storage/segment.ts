@@ -15,13 +15,9 @@ import { DiskPayloads, PayloadFileLayout } from './disk-payloads';
 import { columnsOf, SegmentColumns } from './segment-columns';
 import { SegmentFile } from './segment-file';
 import { SegmentDiskLayout, segmentProfile } from './segment-layout';
-import {
-  createSegmentVectors,
-  DenseSegmentVectors,
-  loadSegmentVectors,
-  SegmentVectors,
-  SlotHits,
-} from './segment-vectors';
+import { DenseSegmentVectors } from './vectors/dense-vectors';
+import { SegmentVectors, SlotHits } from './vectors/segment-vectors';
+import { createSegmentVectors, loadSegmentVectors } from './vectors/vector-store-factory';
 import { VectorSpace } from './vector-space';
 
 /** A point as the optimizer copies it between segments. */

@@ -1,5 +1,6 @@
 import { CollectionConfig, HnswConfig, QuantizationConfig, VectorParams } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
+import { higherIsBetter } from '@vectorstore/engine';
 import { DEFAULT_VECTOR_NAME } from '../model/vectors.model';
 
 /** One named vector space of a collection, resolved from its config: what storage and search need. */
@@ -64,4 +65,9 @@ export function requireSpace(spaces: Map<string, VectorSpace>, name: string): Ve
     );
   }
   return space;
+}
+
+/** Whether higher scores are better for a space (sparse and multi are similarities). */
+export function spaceHigherIsBetter(space: VectorSpace): boolean {
+  return space.kind !== 'dense' || higherIsBetter(space.distance);
 }

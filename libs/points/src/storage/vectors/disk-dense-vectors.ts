@@ -1,22 +1,12 @@
 import { AllowedSlots, higherIsBetter, VectorIndex } from '@vectorstore/engine';
 import { serialize } from 'node:v8';
-import { SearchParams } from '../model/query.model';
-import { Vector } from '../model/vectors.model';
-import { SegmentFile } from './segment-file';
-import type { SegmentVectors, SlotHits } from './segment-vectors';
-import { wrongKind } from './segment-vectors';
+import { SearchParams } from '../../model/query.model';
+import { Vector } from '../../model/vectors.model';
+import { SegmentFile } from '../segment-file';
+import { VectorSpace } from '../vector-space';
+import { DiskVectorsLayout, SavedDenseVectors } from './saved-dense-vectors';
+import { SegmentVectors, SlotHits, wrongKind } from './segment-vectors';
 import { SlotMap } from './slot-map';
-import { VectorSpace } from './vector-space';
-
-/** Where a space's original vectors are in the segment's vector file. */
-export interface DiskVectorsLayout {
-  file: string;
-  /** Byte offset of engine slot 0's row. */
-  offset: number;
-  rowBytes: number;
-  /** True when the int8 codes the graph is walked on were added for the disk (the collection configures no quantization). */
-  internalQuantization: boolean;
-}
 
 /**
  * Candidates fetched per wanted hit when the graph is walked on internal int8 codes; they are then
@@ -122,12 +112,13 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
   }
 
   save(): Uint8Array {
-    return serialize({
+    const state: SavedDenseVectors = {
       slots: this.slots.toJSON(),
       index: this.index.save({ vectors: false }),
       indexed: true,
       disk: this.layout,
-    });
+    };
+    return serialize(state);
   }
 
   dispose(): void {
