@@ -3,8 +3,8 @@ import { CollectionConfig } from '@vectorstore/collections';
 import { randomUUID } from 'node:crypto';
 import { LocalShard } from '../storage/local-shard';
 import { PointsStorage } from '../storage/points-storage';
-import { denseDimsOf, Segment } from '../storage/segment';
-import { collectColumns } from '../storage/segment-columns';
+import { Segment } from '../storage/segment';
+import { collectColumns, denseDimsOf } from '../storage/segment-columns';
 import { OptimizationPlan, maxConcurrentJobs, planOptimizations, storageOptionsOf } from './optimization-planner';
 import { runSegmentBuild } from './segment-build-runner';
 

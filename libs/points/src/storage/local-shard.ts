@@ -1,5 +1,14 @@
 import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
-import { integersToNumbers, JsonObject, KeyedMutex, parseJson, stringifyJson } from '@vectorstore/common';
+import {
+  integersToNumbers,
+  isJsonObject,
+  JsonObject,
+  JsonValue,
+  KeyedMutex,
+  parseJson,
+  setOwn,
+  stringifyJson,
+} from '@vectorstore/common';
 import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
 import { SparseCorpus } from '@vectorstore/engine';
 import { promises as fs } from 'node:fs';
@@ -13,7 +22,7 @@ import { SearchParams } from '../model/query.model';
 import { PointsSelector } from '../model/selectors.model';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { decodeOperation, encodeOperation } from './operation-codec';
-import { Segment, setAtPath, SlotPredicate } from './segment';
+import { Segment, SlotPredicate } from './segment';
 import { SparseSegmentVectors } from './vectors/sparse-vectors';
 import { OpenShardLog, ShardLog, ShardLogOptions } from './shard-log';
 import { VectorSpace } from './vector-space';
@@ -134,7 +143,7 @@ export class LocalShard {
     const previous = this.active;
     const next = this.newAppendableSegment();
     for (const point of previous.livePoints()) next.upsert(point.version, point.id, point.vectors, point.payload);
-    next.version = Math.max(next.version, previous.version);
+    next.raiseVersion(previous.version);
     this.active = next;
     this.segments = [next, ...this.segments.filter((s) => s !== next && s !== previous)];
     this.persisted.delete(previous.id);
@@ -499,7 +508,7 @@ export class LocalShard {
     for (let slot = 0; slot < segment.size; slot++) {
       if (bitmap[slot >> 3] & (1 << (slot & 7))) segment.delete(version, slot);
     }
-    segment.version = Math.max(segment.version, version);
+    segment.raiseVersion(version);
   }
 
   /**
@@ -568,4 +577,19 @@ function deleteKeys(payload: JsonObject, keys: readonly string[]): JsonObject {
     if (target && last?.kind === 'key') delete target[last.key];
   }
   return result;
+}
+
+/** Sets `value` at a dotted path inside `payload` (creating objects on the way), as Qdrant's set_payload `key`. */
+export function setAtPath(payload: JsonObject, key: string, value: JsonObject): JsonObject {
+  const segments = parsePath(key);
+  const root: JsonObject = structuredClone(payload);
+  let target: JsonObject = root;
+  for (const segment of segments) {
+    if (segment.kind !== 'key') throw new Error(`payload key ${key}: only object keys may be used to set a payload`);
+    const next = Object.hasOwn(target, segment.key) ? target[segment.key] : undefined;
+    if (!isJsonObject(next)) setOwn(target, segment.key, {});
+    target = target[segment.key] as JsonObject;
+  }
+  for (const [k, v] of Object.entries(value)) setOwn(target, k, v as JsonValue);
+  return root;
 }

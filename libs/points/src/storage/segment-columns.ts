@@ -1,6 +1,7 @@
 import { JsonObject } from '@vectorstore/common';
 import { PointId } from '../model/point-id.model';
 import { NamedVectors, Vector } from '../model/vectors.model';
+import { VectorSpace } from './vector-space';
 
 /**
  * The live points of the segments an optimization rebuilds, column by column: what crosses to the
@@ -104,4 +105,11 @@ export function transferablesOf(columns: SegmentColumns): ArrayBuffer[] {
     buffers.add(d.points.buffer as ArrayBuffer);
   }
   return [...buffers];
+}
+
+/** Dimensions of the dense spaces (the ones packed per space in columns). */
+export function denseDimsOf(spaces: ReadonlyMap<string, VectorSpace>): Map<string, number> {
+  const dims = new Map<string, number>();
+  for (const [name, space] of spaces) if (space.kind === 'dense') dims.set(name, space.dim);
+  return dims;
 }
