@@ -20,15 +20,15 @@ export interface ShardHandle {
  * routing writes by point id (auto sharding) or shard key (custom sharding).
  */
 export class CollectionStorage {
-  readonly shards = new Map<number, ShardHandle>();
-  spaces: Map<string, VectorSpace>;
+  private readonly shardHandles = new Map<number, ShardHandle>();
+  private currentRecord: CollectionRecord;
+  private currentSpaces: Map<string, VectorSpace>;
+  private loadFailure: Error | undefined;
   /**
    * Writes hold the shared side from validation until applied; a change of the vector names takes
    * the exclusive side, so no write checked against the old names is applied after the change.
    */
   readonly schemaLock = new ReadWriteLock();
-  /** Set when a shard could not be opened: the collection reports Red and refuses requests. */
-  failure: Error | undefined;
   /**
    * Vector names dropped since start, with the segment builds running then (per shard): such a
    * build may still carry the old vectors, so the name is not created again before it ends.
@@ -36,20 +36,51 @@ export class CollectionStorage {
   private readonly droppedVectors = new Map<string, Map<LocalShard, Set<string>>>();
 
   constructor(
-    public record: CollectionRecord,
+    record: CollectionRecord,
     readonly dir: string,
     private readonly openLog: OpenShardLog,
   ) {
-    this.spaces = vectorSpacesOf(record.config);
+    this.currentRecord = record;
+    this.currentSpaces = vectorSpacesOf(record.config);
+  }
+
+  /** The catalog record of the last reconcile. */
+  get record(): CollectionRecord {
+    return this.currentRecord;
+  }
+
+  /** The vector spaces of the collection's config (without names being dropped). */
+  get spaces(): Map<string, VectorSpace> {
+    return this.currentSpaces;
+  }
+
+  /** The open shards, by shard id. */
+  get shards(): ReadonlyMap<number, ShardHandle> {
+    return this.shardHandles;
+  }
+
+  /** Set when a shard could not be opened: the collection reports Red and refuses requests. */
+  get failure(): Error | undefined {
+    return this.loadFailure;
+  }
+
+  /** The last reconcile opened every shard. */
+  markLoaded(): void {
+    this.loadFailure = undefined;
+  }
+
+  /** The last reconcile failed to open a shard. */
+  markFailed(error: Error): void {
+    this.loadFailure = error;
   }
 
   /** Opens shards the record has and we don't; closes (and reports) shards it no longer has. */
   async reconcile(record: CollectionRecord): Promise<ShardHandle[]> {
     // A changed config may leave segments built with the old one: let the optimizer look again.
     const configChanged = stringifyJson(record.config) !== stringifyJson(this.record.config);
-    this.record = record;
-    const previous = this.spaces;
-    this.spaces = vectorSpacesOf(record.config);
+    this.currentRecord = record;
+    const previous = this.currentSpaces;
+    this.currentSpaces = vectorSpacesOf(record.config);
     // Names gone from the config, or whose vectors changed shape, lose their stored vectors.
     const droppedVectors = [...previous]
       .filter(([name, space]) => !sameVectorSchema(space, this.spaces.get(name)))
@@ -60,13 +91,13 @@ export class CollectionStorage {
     for (const [shardId, handle] of this.shards) {
       if (!wanted.has(shardId)) {
         await handle.shard.close();
-        this.shards.delete(shardId);
+        this.shardHandles.delete(shardId);
         dropped.push(handle);
       }
     }
     for (const handle of this.shards.values()) {
       handle.shard.updateSpaces(this.spaces, droppedVectors);
-      if (configChanged) handle.shard.optimization.triggered = true;
+      if (configChanged) handle.shard.optimization.trigger();
     }
     for (const shard of record.shards) {
       if (this.shards.has(shard.shardId)) continue;
@@ -81,7 +112,7 @@ export class CollectionStorage {
           retainClosed: Math.max(1, wal.walRetainClosed ?? 1),
         },
       });
-      this.shards.set(shard.shardId, { shardId: shard.shardId, shardKey: shard.shardKey, shard: local });
+      this.shardHandles.set(shard.shardId, { shardId: shard.shardId, shardKey: shard.shardKey, shard: local });
     }
     return dropped;
   }
@@ -95,7 +126,7 @@ export class CollectionStorage {
   async dropVector(name: string): Promise<void> {
     const spaces = new Map(this.spaces);
     spaces.delete(name);
-    this.spaces = spaces;
+    this.currentSpaces = spaces;
     this.rememberDrop(name);
     for (const handle of this.shards.values()) handle.shard.updateSpaces(spaces, [name]);
     await this.flush();
@@ -211,7 +242,7 @@ export class CollectionStorage {
   /** Closes every shard, even when one fails; the first failure is rethrown after. */
   async close(): Promise<void> {
     const results = await Promise.allSettled([...this.shards.values()].map((handle) => handle.shard.close()));
-    this.shards.clear();
+    this.shardHandles.clear();
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }

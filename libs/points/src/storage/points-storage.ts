@@ -83,10 +83,10 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
       try {
         const dropped = await storage.reconcile(record);
         for (const handle of dropped) await fs.rm(storage.shardDir(handle.shardId), { recursive: true, force: true });
-        storage.failure = undefined;
+        storage.markLoaded();
       } catch (error) {
         // One collection that cannot load must not keep the server (and every other collection) down.
-        storage.failure = error instanceof Error ? error : new Error(String(error));
+        storage.markFailed(error instanceof Error ? error : new Error(String(error)));
         this.logger.error({ err: error }, `collection ${record.name} could not be loaded`);
       }
     }

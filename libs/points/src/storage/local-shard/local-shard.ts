@@ -11,6 +11,7 @@ import { VectorSpace } from '../vector-space';
 import { BuildReservations } from './build-reservations';
 import { FieldIndexSchema } from './field-index-schema';
 import { applyOperation } from './operation-dispatch';
+import { OptimizationStatus } from './optimization-status';
 import { FlushSource, ShardManifest } from './shard-manifest';
 import {
   findPoint,
@@ -48,12 +49,7 @@ export class LocalShard {
   /** Set when close() starts; closed is set once it finished. */
   private closing = false;
   /** What the optimizer is doing here; read for the collection status. */
-  readonly optimization = {
-    /** Optimizations run only once a write arrived since start (after a restart pending work shows Grey). */
-    triggered: false,
-    running: 0,
-    error: undefined as string | undefined,
-  };
+  readonly optimization = new OptimizationStatus();
 
   private constructor(
     options: LocalShardOptions,
@@ -102,7 +98,8 @@ export class LocalShard {
     return this.segmentSet.active;
   }
 
-  get fieldIndexes(): Map<string, FieldIndexSchema> {
+  /** The payload indexes every segment keeps, by field. */
+  get fieldIndexes(): ReadonlyMap<string, FieldIndexSchema> {
     return this.fieldIndexSchemas;
   }
 
@@ -152,7 +149,7 @@ export class LocalShard {
   async update(operation: UpdateOperation): Promise<number> {
     if (this.closed) throw new Error('shard is closed');
     if (this.failure) throw this.failure;
-    this.optimization.triggered = true;
+    this.optimization.trigger();
     return this.wal.write(operation);
   }
 
