@@ -1,5 +1,5 @@
 import { UpdateOperation } from '../../model/operations.model';
-import { decodeOperation, encodeOperation } from '../operation-codec';
+import { decodeOperation, encodeOperation } from './operation-codec';
 import { ShardLog } from '../shard-log';
 
 /** Applies one operation to the shard's segments (deterministic: replay reproduces the same state). */
