@@ -25,6 +25,7 @@ module.exports = {
         '<rootDir>/test/kernels/**/*.spec.ts',
         '<rootDir>/test/recall/**/*.spec.ts',
         '<rootDir>/test/compat/**/*.spec.ts',
+        '<rootDir>/test/lint/**/*.spec.ts',
       ],
     },
     {

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { Rng } from '../../test/support/seeded-random';
 
 export interface Dataset {
   readonly name: string;
@@ -15,27 +16,16 @@ export interface Dataset {
   readonly gtK: number;
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** n base + nq query points from a mixture of `clusters` isotropic Gaussians (seeded). */
 export function gaussianMixture(n: number, nq: number, dim: number, clusters = 100, seed = 20260101): Dataset {
-  const r = rng(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+  const rng = new Rng(seed);
   const centers = new Float32Array(clusters * dim);
-  for (let i = 0; i < centers.length; i++) centers[i] = gauss();
+  for (let i = 0; i < centers.length; i++) centers[i] = rng.gaussian();
   const fill = (count: number) => {
     const out = new Float32Array(count * dim);
     for (let i = 0; i < count; i++) {
-      const c = Math.floor(r() * clusters) * dim;
-      for (let j = 0; j < dim; j++) out[i * dim + j] = centers[c + j] + 0.5 * gauss();
+      const c = rng.below(clusters) * dim;
+      for (let j = 0; j < dim; j++) out[i * dim + j] = centers[c + j] + 0.5 * rng.gaussian();
     }
     return out;
   };

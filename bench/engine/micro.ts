@@ -24,10 +24,16 @@ for (const ef of [16, 64, 0]) {
   if (ef) hn.setEf(ef);
   for (let r = 0; r < 7; r++) {
     let t = performance.now();
-    for (let q = 0; q < nq; q++) ef ? ours.search(qv(q), { k: 10, ef }) : ours.exactSearch(qv(q), 10);
+    for (let q = 0; q < nq; q++) {
+      if (ef) ours.search(qv(q), { k: 10, ef });
+      else ours.exactSearch(qv(q), 10);
+    }
     to = Math.min(to, ((performance.now() - t) * 1000) / nq);
     t = performance.now();
-    for (let q = 0; q < nq; q++) ef ? hn.searchKnn(qa[q], 10) : bf.searchKnn(qa[q], 10);
+    for (let q = 0; q < nq; q++) {
+      if (ef) hn.searchKnn(qa[q], 10);
+      else bf.searchKnn(qa[q], 10);
+    }
     th = Math.min(th, ((performance.now() - t) * 1000) / nq);
   }
   console.log(

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { createCollectionsClient, createPointsClient, credentials, unary } from '../../test/e2e/support/grpc-clients';
 import { startServer } from '../../test/e2e/support/server-harness';
+import { Rng } from '../../test/support/seeded-random';
 
 const POINTS = Number(process.env.BENCH_POINTS ?? 100_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2_000);
@@ -16,24 +17,13 @@ const DIM = 128;
 const BATCH = 256;
 const UPSERT_CONCURRENCY = 4;
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A clustered dataset: 64 Gaussian-ish centres, points near them. */
 function vectorSource(seed: number): () => number[] {
-  const random = rng(seed);
-  const centres = Array.from({ length: 64 }, () => Array.from({ length: DIM }, () => random() * 2 - 1));
+  const rng = new Rng(seed);
+  const centres = Array.from({ length: 64 }, () => Array.from({ length: DIM }, () => rng.float(-1, 1)));
   return () => {
-    const c = centres[Math.floor(random() * centres.length)];
-    return c.map((x) => x + (random() + random() + random() - 1.5) * 0.3);
+    const c = rng.pick(centres);
+    return c.map((x) => x + (rng.next() + rng.next() + rng.next() - 1.5) * 0.3);
   };
 }
 

@@ -45,7 +45,9 @@ function main(): void {
       memory.push(performance.now() - t);
       if (matched !== 0) throw new Error('disk and memory passes disagree');
     }
-    console.log(`\nvectorstore storage benchmark — ${POINTS} payloads (${(body.length / 2 ** 20).toFixed(1)} MiB on disk), median of ${REPEATS}, Node ${process.version}\n`);
+    console.log(
+      `\nvectorstore storage benchmark — ${POINTS} payloads (${(body.length / 2 ** 20).toFixed(1)} MiB on disk), median of ${REPEATS}, Node ${process.version}\n`,
+    );
     console.log('| measurement | time |');
     console.log('|---|---|');
     console.log(`| full pass over payloads on disk (filter on an unindexed field) | ${median(scan).toFixed(1)} ms |`);

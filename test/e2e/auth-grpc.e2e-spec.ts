@@ -13,7 +13,6 @@ import { credentials } from './support/grpc-clients';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged (CommonJS build).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { QdrantClient } = require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
 
 jest.setTimeout(60_000);

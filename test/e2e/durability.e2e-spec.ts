@@ -117,24 +117,24 @@ describe('Collections durability (e2e)', () => {
   });
 
   it('should refuse to start a second server on the same data folder', async () => {
-    await expect(startServer({ dataDir: server.dataDir })).rejects.toThrow(/in use by process/);
+    await expect(startServer({ dataDir: server.dataDir })).rejects.toThrow(/in use by another vectorstore server/);
   });
 });
 
 describe('Data folder lock (e2e)', () => {
-  it('should remove its lock file on a clean stop and take over the lock left by a killed server', async () => {
-    const { existsSync } = await import('node:fs');
+  it('should keep its (unlocked) lock file on a clean stop and start again after a stop and after a kill', async () => {
+    const { existsSync, readFileSync } = await import('node:fs');
     const path = await import('node:path');
     const first = await startServer();
     const lockFile = path.join(first.dataDir, 'vectorstore.lock');
-    expect(existsSync(lockFile)).toBe(true);
+    expect(readFileSync(lockFile, 'utf8')).toBe(String(first.pid));
     await first.stop();
-    expect(existsSync(lockFile)).toBe(false);
+    expect(existsSync(lockFile)).toBe(true);
     const second = await first.restart();
+    expect(readFileSync(lockFile, 'utf8')).toBe(String(second.pid));
     await second.kill();
-    expect(existsSync(lockFile)).toBe(true);
     const third = await second.restart();
-    expect(existsSync(lockFile)).toBe(true);
+    expect(readFileSync(lockFile, 'utf8')).toBe(String(third.pid));
     await third.stop();
   });
 });

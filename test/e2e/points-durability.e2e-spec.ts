@@ -11,7 +11,6 @@ import {
 import {
   JsonObject,
   RetrievedPoint,
-  Rng,
   caller,
   fetchPoints,
   fromPayload,
@@ -19,6 +18,7 @@ import {
   pointProblems,
   toPayload,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
 jest.setTimeout(60_000);

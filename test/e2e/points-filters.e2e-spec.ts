@@ -11,7 +11,6 @@ import {
   DistanceName,
   JsonObject,
   RetrievedPoint,
-  Rng,
   ScoredPoint,
   caller,
   compareKeys,
@@ -22,6 +21,7 @@ import {
   toPayload,
   topK,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
 jest.setTimeout(60_000);

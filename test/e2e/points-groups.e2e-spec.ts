@@ -11,7 +11,6 @@ import {
   DistanceName,
   JsonObject,
   RetrievedPoint,
-  Rng,
   ScoredPoint,
   caller,
   denseOf,
@@ -26,10 +25,10 @@ import {
   toPayload,
   unnamed,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { QdrantClient } = require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
 
 jest.setTimeout(60_000);

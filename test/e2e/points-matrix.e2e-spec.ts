@@ -9,7 +9,6 @@ import {
 import {
   DistanceName,
   JsonObject,
-  Rng,
   caller,
   compareKeys,
   expectGrpcError,
@@ -22,10 +21,10 @@ import {
   score,
   toPayload,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { QdrantClient } = require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
 
 jest.setTimeout(60_000);

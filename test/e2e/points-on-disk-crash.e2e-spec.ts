@@ -11,7 +11,6 @@ import {
 import {
   JsonObject,
   RetrievedPoint,
-  Rng,
   caller,
   fetchPoints,
   fromPayload,
@@ -20,6 +19,7 @@ import {
   pollUntil,
   toPayload,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { filesUnder } from './support/data-files';
 import { RunningServer, startServer } from './support/server-harness';
 

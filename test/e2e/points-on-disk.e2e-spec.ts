@@ -9,7 +9,6 @@ import {
   unary,
 } from './support/grpc-clients';
 import {
-  Rng,
   RetrievedPoint,
   ScoredPoint,
   caller,
@@ -22,6 +21,7 @@ import {
   toPayload,
   topK,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { filesUnder } from './support/data-files';
 import { RunningServer, startServer } from './support/server-harness';
 
@@ -79,13 +79,11 @@ describe('Vectors and payloads on disk (e2e)', () => {
       const response = await call('Upsert', {
         collectionName: name,
         wait: true,
-        points: data
-          .slice(i, i + 300)
-          .map(([key, v], j) => ({
-            id: pid(key.slice(2)),
-            vectors: { vector: { dense: { data: v } } },
-            payload: toPayload(payloadOf(i + j)),
-          })),
+        points: data.slice(i, i + 300).map(([key, v], j) => ({
+          id: pid(key.slice(2)),
+          vectors: { vector: { dense: { data: v } } },
+          payload: toPayload(payloadOf(i + j)),
+        })),
       });
       expect(response.result.status).toBe('Completed');
     }

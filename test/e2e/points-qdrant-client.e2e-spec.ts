@@ -3,11 +3,9 @@ import { RunningServer, startServer } from './support/server-harness';
 jest.setTimeout(60_000);
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build; runs on Node 20 despite its engines field).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { QdrantClient, Distance, FieldType, UpdateStatus, RetrievedPointSchema, CollectionInfoSchema } =
   require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
 // protobuf-es v2 messages are plain objects; canonical JSON (uint64 as string) comes from toJson(schema, message).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { toJson } = require('@bufbuild/protobuf') as typeof import('@bufbuild/protobuf');
 
 type Client = InstanceType<typeof QdrantClient>;
@@ -150,13 +148,11 @@ describe('official @qdrant/js-client-grpc: points (integration steps 7-12, e2e)'
   });
 
   it('step 10: should get a point by id with its payload listValue', async () => {
-    const { result } = await client
-      .api('points')
-      .get({
-        collectionName: COLLECTION,
-        ids: [num(2n)],
-        withPayload: { selectorOptions: { case: 'enable', value: true } },
-      });
+    const { result } = await client.api('points').get({
+      collectionName: COLLECTION,
+      ids: [num(2n)],
+      withPayload: { selectorOptions: { case: 'enable', value: true } },
+    });
     expect(result).toHaveLength(1);
     expect(toJson(RetrievedPointSchema, result[0])).toMatchObject({
       id: { num: '2' },

@@ -6,7 +6,8 @@ import {
   credentials,
   unary,
 } from './support/grpc-clients';
-import { Rng, ScoredPoint, caller, idOf, pid, sleep, topK } from './support/points-helpers';
+import { ScoredPoint, caller, idOf, pid, sleep, topK } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
 jest.setTimeout(60_000);

@@ -1,7 +1,6 @@
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build; runs on Node 20 despite its engines field).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { QdrantClient, Distance, ConnectError } =
   require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
 

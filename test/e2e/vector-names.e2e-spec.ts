@@ -9,7 +9,6 @@ import {
 import {
   DistanceName,
   RetrievedPoint,
-  Rng,
   ScoredPoint,
   caller,
   denseOf,
@@ -21,10 +20,10 @@ import {
   pollUntil,
   topK,
 } from './support/points-helpers';
+import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official client, unchanged, on the /qdrant.* paths (CommonJS build).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { QdrantClient, Distance, Modifier, UpdateStatus } =
   require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc');
 

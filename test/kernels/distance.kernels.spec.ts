@@ -1,5 +1,5 @@
 import { f16ToF32, f32ToF16, Kernels, reference, roundF16, roundU8 } from '@vectorstore/engine';
-import { seeded } from './random-data';
+import { seeded } from '../support/seeded-random';
 
 const DIMS = [1, 3, 4, 15, 16, 17, 128, 784, 1536];
 const NAMES = ['dot', 'l2sq', 'l1'] as const;

@@ -1,5 +1,5 @@
 import { Distance, VectorIndex, reference } from '@vectorstore/engine';
-import { clustered, seeded } from '../kernels/random-data';
+import { clustered, seeded } from '../support/seeded-random';
 
 const N = 4000;
 const DIM = 48;

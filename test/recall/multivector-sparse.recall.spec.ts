@@ -1,5 +1,5 @@
 import { EngineInputError, MultiVectorIndex, SparseIndex, reference } from '@vectorstore/engine';
-import { seeded } from '../kernels/random-data';
+import { seeded } from '../support/seeded-random';
 
 describe(MultiVectorIndex.name, () => {
   const rnd = seeded(5);

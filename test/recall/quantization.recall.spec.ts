@@ -1,5 +1,5 @@
 import { Distance, QuantizationConfig, VectorIndex } from '@vectorstore/engine';
-import { clustered } from '../kernels/random-data';
+import { clustered } from '../support/seeded-random';
 
 const N = 4000;
 const DIM = 64;

@@ -1,5 +1,5 @@
 import { VectorIndex, reference } from '@vectorstore/engine';
-import { clustered } from '../kernels/random-data';
+import { clustered } from '../support/seeded-random';
 
 const N = 8000;
 const DIM = 32;

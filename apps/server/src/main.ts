@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, loadConfig } from '@vectorstore/config';
-import { DataDirLock } from '@vectorstore/persistence';
+import { DataDirInUseError, DataDirLock } from '@vectorstore/persistence';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { grpcServerOptions } from './grpc/grpc-server.options';
@@ -19,7 +19,17 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
-  const lock = await DataDirLock.acquire(config.dataDir);
+  let lock: DataDirLock;
+  try {
+    lock = await DataDirLock.acquire(config.dataDir);
+  } catch (error) {
+    // An expected refusal, not a bug: the message says it all.
+    if (error instanceof DataDirInUseError) {
+      process.stderr.write(`vectorstore failed to start: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bufferLogs: true,
     bodyParser: false,

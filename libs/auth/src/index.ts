@@ -1,18 +1,20 @@
-export * from './access/access.model';
-export * from './access/access.decorators';
-export * from './access/access-policy';
-export * from './access/manage-operations';
-export * from './api-keys/api-key.verifier';
-export * from './auth.errors';
-export * from './auth.module';
-export * from './auth.service';
-export * from './credentials/credential.verifier';
-export * from './passwords/password-hasher';
-export * from './throttling/login-throttle';
-export * from './tokens/access-token.service';
-export * from './tokens/refresh-token.store';
-export * from './users/email';
-export * from './users/first-admin';
-export * from './users/user-admin.service';
-export * from './users/user.model';
-export * from './users/user.store';
+// @vectorstore/auth: who a caller is (credentials, tokens, users) and what it may do (access by operation).
+// See docs/auth.md and docs/architecture.md.
+
+// Access rules the transports' guards apply.
+export { isRole, type Role, type Principal, type RequiredAccess } from './access/access.model';
+export { Public, IS_PUBLIC_KEY, REQUIRED_ACCESS_KEY } from './access/access.decorators';
+export { assertAccess, requiredAccess } from './access/access-policy';
+export { MANAGE_OPERATIONS, operationOfGrpcPath } from './access/manage-operations';
+export { CredentialVerifier } from './credentials/credential.verifier';
+
+// Login, tokens and users.
+export { AuthModule } from './auth.module';
+export { AuthService, type LoginResult, type TokenPair } from './auth.service';
+export { AuthErrors, AuthMessages } from './auth.errors';
+export { AccessTokenService, ACCESS_TOKEN_VERIFY_OPTIONS } from './tokens/access-token.service';
+export { UserAdminService } from './users/user-admin.service';
+export { FileUserStore } from './users/user.store';
+export type { PublicUser } from './users/user.model';
+export { EMAIL_OPTIONS, MAX_EMAIL_LENGTH } from './users/email';
+export { MAX_PASSWORD_LENGTH, PasswordHasher } from './passwords/password-hasher';

@@ -1,22 +1,8 @@
 import { DomainError, ErrorKind } from '@vectorstore/common';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { AliasesService } from './aliases.service';
 import { CollectionCatalog } from './catalog/collection-catalog';
-import { FileCatalogStore } from './catalog/file-catalog.store';
 import { CollectionsService } from './collections.service';
-import { EmptyCollectionStatsProvider } from './stats/collection-stats.provider';
-
-async function rejectionOf(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
+import { collectionsFixture, openCatalog, rejectionOf, removeTempDir } from './testing/collections-fixtures';
 
 describe(AliasesService.name, () => {
   let dir: string;
@@ -25,17 +11,14 @@ describe(AliasesService.name, () => {
   let aliases: AliasesService;
 
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-aliases-'));
-    catalog = new CollectionCatalog(new FileCatalogStore(dir));
-    await catalog.load();
-    collections = new CollectionsService(catalog, new EmptyCollectionStatsProvider());
+    ({ dir, catalog, collections } = await collectionsFixture('vs-aliases-'));
     aliases = new AliasesService(catalog);
     await collections.create({ name: 'a', vectors: { params: { size: 2, distance: 'Dot' } } });
     await collections.create({ name: 'b', vectors: { params: { size: 2, distance: 'Dot' } } });
   });
 
   afterEach(() => {
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   });
 
   describe('update', () => {
@@ -164,8 +147,7 @@ describe(AliasesService.name, () => {
     it('should persist aliases', async () => {
       await aliases.update([{ createAlias: { collectionName: 'a', aliasName: 'al' } }]);
 
-      const reopened = new CollectionCatalog(new FileCatalogStore(dir));
-      await reopened.load();
+      const reopened = await openCatalog(dir);
 
       expect(new AliasesService(reopened).list()).toEqual([{ aliasName: 'al', collectionName: 'a' }]);
     });

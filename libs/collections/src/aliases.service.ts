@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '@vectorstore/common';
+import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { CatalogState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { AliasAction, AliasDescription } from './model/requests.model';
 import { checkAliasName, checkCollectionNameReference } from './validation/name.rules';
-import { ValidationIssues } from '@vectorstore/common';
 
 /**
  * Alias changes. A batch is all-or-nothing: Qdrant keeps the actions before a failing one, but a

@@ -1,35 +1,18 @@
-import { DomainError, ErrorKind } from '@vectorstore/common';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { ErrorKind } from '@vectorstore/common';
 import { AliasesService } from './aliases.service';
 import { CollectionCatalog } from './catalog/collection-catalog';
-import { FileCatalogStore } from './catalog/file-catalog.store';
 import { ClusterService } from './cluster.service';
 import { CollectionsService } from './collections.service';
 import { EmptyCollectionStatsProvider } from './stats/collection-stats.provider';
+import {
+  collectionsFixture,
+  domainErrorOf,
+  openCatalog,
+  rejectionOf,
+  removeTempDir,
+} from './testing/collections-fixtures';
 
 const PEER_ID = '12345';
-
-async function rejectionOf(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
-
-function throwOf(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
 
 describe(ClusterService.name, () => {
   let dir: string;
@@ -38,17 +21,14 @@ describe(ClusterService.name, () => {
   let cluster: ClusterService;
 
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-cluster-'));
-    catalog = new CollectionCatalog(new FileCatalogStore(dir));
-    await catalog.load();
-    collections = new CollectionsService(catalog, new EmptyCollectionStatsProvider());
+    ({ dir, catalog, collections } = await collectionsFixture('vs-cluster-'));
     cluster = new ClusterService(catalog, PEER_ID, new EmptyCollectionStatsProvider());
     await collections.create({ name: 'auto', shardNumber: 3 });
     await collections.create({ name: 'custom', shardingMethod: 'Custom', shardNumber: 2, replicationFactor: 1 });
   });
 
   afterEach(() => {
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   });
 
   describe('clusterInfo', () => {
@@ -93,7 +73,7 @@ describe(ClusterService.name, () => {
     });
 
     it('should answer NotFound for an unknown collection', () => {
-      const error = throwOf(() => cluster.clusterInfo('missing'));
+      const error = domainErrorOf(() => cluster.clusterInfo('missing'));
 
       expect(error.kind).toBe(ErrorKind.NotFound);
       expect(error.message).toBe("Not found: Collection `missing` doesn't exist!");
@@ -189,8 +169,7 @@ describe(ClusterService.name, () => {
     it('should keep u64 number keys exact', async () => {
       await cluster.createShardKey('custom', { shardKey: { number: '18446744073709551615' }, shardsNumber: 1 });
 
-      const reopened = new CollectionCatalog(new FileCatalogStore(dir));
-      await reopened.load();
+      const reopened = await openCatalog(dir);
 
       expect(new ClusterService(reopened, PEER_ID, new EmptyCollectionStatsProvider()).listShardKeys('custom')).toEqual(
         [{ number: '18446744073709551615' }],
@@ -290,7 +269,7 @@ describe(ClusterService.name, () => {
       'restartTransfer',
       'replicatePoints',
     ] as const)('should answer Unimplemented for %s, saying the node runs standalone', (operation) => {
-      const error = throwOf(() => cluster.rejectPeerOperation(operation));
+      const error = domainErrorOf(() => cluster.rejectPeerOperation(operation));
 
       expect(error.kind).toBe(ErrorKind.Unimplemented);
       expect(error.message).toContain('running in standalone mode');

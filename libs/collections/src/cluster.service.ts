@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '@vectorstore/common';
+import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { CatalogState, resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { PEER_ID } from './cluster/node-identity';
@@ -14,7 +14,6 @@ import { CollectionRecord } from './model/collection.model';
 import { CreateShardKeyRequest, PeerTransferOperation } from './model/requests.model';
 import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
 import { checkCollectionNameReference } from './validation/name.rules';
-import { ValidationIssues } from '@vectorstore/common';
 
 /** A single node holds every shard; this is the most shards one key may ask for. */
 export const MAX_SHARDS_PER_KEY = 1024;

@@ -1,39 +1,17 @@
-import { DomainError, ErrorKind } from '@vectorstore/common';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { ErrorKind } from '@vectorstore/common';
 import { AliasesService } from './aliases.service';
 import { CollectionCatalog } from './catalog/collection-catalog';
-import { FileCatalogStore } from './catalog/file-catalog.store';
 import { CollectionsService } from './collections.service';
-import { CreateCollectionRequest } from './model/requests.model';
-import { EmptyCollectionStatsProvider } from './stats/collection-stats.provider';
-
-async function rejectionOf(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
-
-function throwOf(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
-
-const withVectors = (name: string, extra: Partial<CreateCollectionRequest> = {}): CreateCollectionRequest => ({
-  name,
-  vectors: { params: { size: 4, distance: 'Cosine' } },
-  ...extra,
-});
+import {
+  collectionsFixture,
+  collectionsServiceOver,
+  domainErrorOf,
+  makeTempDir,
+  openCatalog,
+  rejectionOf,
+  removeTempDir,
+  withVectors,
+} from './testing/collections-fixtures';
 
 describe(CollectionsService.name, () => {
   let dir: string;
@@ -42,21 +20,16 @@ describe(CollectionsService.name, () => {
   let aliases: AliasesService;
 
   async function open(): Promise<CollectionsService> {
-    const fresh = new CollectionCatalog(new FileCatalogStore(dir));
-    await fresh.load();
-    return new CollectionsService(fresh, new EmptyCollectionStatsProvider());
+    return collectionsServiceOver(await openCatalog(dir));
   }
 
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-collections-'));
-    catalog = new CollectionCatalog(new FileCatalogStore(dir));
-    await catalog.load();
-    service = new CollectionsService(catalog, new EmptyCollectionStatsProvider());
+    ({ dir, catalog, collections: service } = await collectionsFixture('vs-collections-'));
     aliases = new AliasesService(catalog);
   });
 
   afterEach(() => {
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   });
 
   describe('create', () => {
@@ -184,18 +157,18 @@ describe(CollectionsService.name, () => {
     });
 
     it("should answer NotFound in Qdrant's wording for an unknown collection", () => {
-      const error = throwOf(() => service.get('x'));
+      const error = domainErrorOf(() => service.get('x'));
 
       expect(error.kind).toBe(ErrorKind.NotFound);
       expect(error.message).toBe("Not found: Collection `x` doesn't exist!");
     });
 
     it('should accept a legacy name (with ":") as a reference', () => {
-      expect(throwOf(() => service.get('old:name')).kind).toBe(ErrorKind.NotFound);
+      expect(domainErrorOf(() => service.get('old:name')).kind).toBe(ErrorKind.NotFound);
     });
 
     it('should reject a name with "/" as invalid', () => {
-      expect(throwOf(() => service.get('a/b')).kind).toBe(ErrorKind.InvalidArgument);
+      expect(domainErrorOf(() => service.get('a/b')).kind).toBe(ErrorKind.InvalidArgument);
     });
 
     it('should return a copy that callers cannot use to change the stored config', async () => {
@@ -207,7 +180,7 @@ describe(CollectionsService.name, () => {
     });
 
     it.each(['constructor', '__proto__'])('should answer NotFound for %p on an empty catalog', (name) => {
-      expect(throwOf(() => service.get(name)).kind).toBe(ErrorKind.NotFound);
+      expect(domainErrorOf(() => service.get(name)).kind).toBe(ErrorKind.NotFound);
     });
   });
 
@@ -394,7 +367,7 @@ describe(CollectionsService.name, () => {
 
 describe('CollectionsService names that are Object.prototype keys', () => {
   it('should treat constructor, toString and __proto__ as ordinary names that survive a reload', async () => {
-    const dir = require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'vs-proto-'));
+    const dir = makeTempDir('vs-proto-');
     const {
       CollectionCatalog,
       FileCatalogStore,
@@ -416,6 +389,6 @@ describe('CollectionsService names that are Object.prototype keys', () => {
     expect(again.list()).toEqual(['__proto__', 'constructor', 'toString']);
     expect(again.get('hasOwnProperty').config.params.shardNumber).toBe(1);
     expect(await again.delete('valueOf')).toBe(false);
-    require('node:fs').rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   });
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '@vectorstore/common';
+import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { randomUUID } from 'node:crypto';
 import { resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
@@ -14,7 +14,6 @@ import {
   validateUpdateCollection,
 } from './validation/collection-config.validator';
 import { checkCollectionNameReference } from './validation/name.rules';
-import { ValidationIssues } from '@vectorstore/common';
 
 /** Creates, describes, changes and removes collections. */
 @Injectable()

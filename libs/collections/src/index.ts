@@ -1,18 +1,29 @@
-export * from './model/vectors.model';
-export * from './model/index-config.model';
-export * from './model/cluster.model';
-export * from './model/collection.model';
-export * from './model/payload-index.model';
-export * from './model/requests.model';
-export * from './config/defaults';
-export * from './catalog/catalog-state';
-export * from './catalog/catalog.store';
-export * from './catalog/collection-catalog';
-export * from './catalog/file-catalog.store';
-export * from './cluster/node-identity';
-export * from './stats/collection-stats.provider';
-export * from './collections.service';
-export * from './aliases.service';
-export * from './cluster.service';
-export * from './vector-names.service';
-export * from './collections.module';
+// @vectorstore/collections: the collection catalog, aliases and cluster metadata. See docs/architecture.md.
+
+// The domain vocabulary: configs, requests, cluster shapes.
+export type * from './model/vectors.model';
+export type * from './model/index-config.model';
+export type * from './model/cluster.model';
+export type * from './model/collection.model';
+export type * from './model/payload-index.model';
+export type * from './model/requests.model';
+export { PAYLOAD_SCHEMA_TYPES } from './model/collection.model';
+export { shardKeyEquals, describeShardKey } from './model/cluster.model';
+
+// Services the transports call.
+export { CollectionsModule } from './collections.module';
+export { CollectionsService } from './collections.service';
+export { AliasesService } from './aliases.service';
+export { ClusterService } from './cluster.service';
+export { VectorNamesService } from './vector-names.service';
+
+// What libs/points builds its storage on: the catalog it follows and the statistics it reports.
+export type { CatalogState } from './catalog/catalog-state';
+export { CollectionCatalog } from './catalog/collection-catalog';
+export { FileCatalogStore } from './catalog/file-catalog.store';
+export {
+  CollectionStatsRegistry,
+  EmptyCollectionStatsProvider,
+  emptyCollectionStats,
+  type CollectionStatsProvider,
+} from './stats/collection-stats.provider';

@@ -1,24 +1,10 @@
-import { DomainError, ErrorKind } from '@vectorstore/common';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { ErrorKind } from '@vectorstore/common';
 import { AliasesService } from './aliases.service';
 import { CollectionCatalog } from './catalog/collection-catalog';
-import { FileCatalogStore } from './catalog/file-catalog.store';
 import { CollectionsService } from './collections.service';
 import { CollectionParams } from './model/collection.model';
-import { EmptyCollectionStatsProvider } from './stats/collection-stats.provider';
+import { collectionsFixture, openCatalog, rejectionOf, removeTempDir } from './testing/collections-fixtures';
 import { VectorNamesService } from './vector-names.service';
-
-async function rejectionOf(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
 
 describe(VectorNamesService.name, () => {
   let dir: string;
@@ -29,10 +15,7 @@ describe(VectorNamesService.name, () => {
   const params = (name = 'c', from = catalog): CollectionParams => from.require(name).config.params;
 
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-vector-names-'));
-    catalog = new CollectionCatalog(new FileCatalogStore(dir));
-    await catalog.load();
-    collections = new CollectionsService(catalog, new EmptyCollectionStatsProvider());
+    ({ dir, catalog, collections } = await collectionsFixture('vs-vector-names-'));
     names = new VectorNamesService(catalog);
     await collections.create({
       name: 'c',
@@ -42,7 +25,7 @@ describe(VectorNamesService.name, () => {
   });
 
   afterEach(() => {
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   });
 
   describe('create', () => {
@@ -54,8 +37,7 @@ describe(VectorNamesService.name, () => {
           config: { dense: { size: 3, distance: 'Euclid', datatype: 'Float16' } },
         }),
       ).toBe(true);
-      const reopened = new CollectionCatalog(new FileCatalogStore(dir));
-      await reopened.load();
+      const reopened = await openCatalog(dir);
       expect(params('c', reopened).vectors).toEqual({
         paramsMap: {
           text: { size: 4, distance: 'Dot', onDisk: true },

@@ -1,52 +1,98 @@
-import { promises as fs, rmSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, promises as fs, readFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
+import { tryLockFile, unlockFile } from './flock';
 
-const LOCK_FILE = 'vectorstore.lock';
+export const DATA_DIR_LOCK_FILE = 'vectorstore.lock';
 
-/**
- * Makes sure only one server process uses a data folder. The lock records the owner's pid;
- * a lock left by a process that no longer runs (kill -9) is taken over.
- */
-export class DataDirLock {
-  private constructor(private readonly lockPath: string) {}
+/** How long {@link DataDirLock.acquire} waits for a busy lock by default (ms). */
+export const DATA_DIR_LOCK_WAIT_MS = 2_000;
 
-  static async acquire(dataDir: string): Promise<DataDirLock> {
-    await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
-    const lockPath = path.join(dataDir, LOCK_FILE);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const handle = await fs.open(lockPath, 'wx', 0o600);
-        await handle.writeFile(String(process.pid));
-        await handle.close();
-        return new DataDirLock(lockPath);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const owner = Number.parseInt((await fs.readFile(lockPath, 'utf8').catch(() => '')).trim(), 10);
-        if (Number.isInteger(owner) && owner !== process.pid && isProcessAlive(owner)) {
-          throw new Error(`data folder ${dataDir} is in use by process ${owner} (${lockPath})`);
-        }
-        await fs.rm(lockPath, { force: true });
-      }
-    }
-    throw new Error(`could not lock data folder ${dataDir}`);
-  }
+export interface DataDirLockOptions {
+  /**
+   * Wait this long (ms) for a lock that is held before giving up. A process killed with SIGKILL
+   * keeps its lock until the kernel has torn it down (its memory first, then its files), which
+   * may take a moment for a large heap; a restart right after the kill should not fail over that.
+   */
+  waitMs?: number;
+}
 
-  async release(): Promise<void> {
-    await fs.rm(this.lockPath, { force: true });
-  }
-
-  /** For `process.on('exit')`, where asynchronous work no longer runs. */
-  releaseSync(): void {
-    rmSync(this.lockPath, { force: true });
+/** Another open of the lock file holds it: a second server on the same data folder. */
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly lockPath: string,
+    /** As written by the holder, for the message only; undefined when unreadable. */
+    readonly holderPid: number | undefined,
+  ) {
+    const holder = holderPid === undefined ? '' : `pid ${holderPid}; `;
+    super(`data folder ${dataDir} is in use by another vectorstore server (${holder}lock ${lockPath})`);
+    this.name = 'DataDirInUseError';
   }
 }
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to another user). */
-export function isProcessAlive(pid: number): boolean {
+/**
+ * Makes sure only one server process uses a data folder: an exclusive flock(2) on
+ * `<dataDir>/vectorstore.lock`, held through an open descriptor for the life of the process. The
+ * kernel releases it when the process dies however it dies, so there is nothing stale to detect
+ * and take over. The file holds the holder's pid, only to name it in the error; the decision never
+ * reads it (a pid can be a zombie or reused by an unrelated process). The file is never removed:
+ * unlinking a locked file would let the next server lock a new file while someone still holds the
+ * old one. A file left by an earlier version (pid text, no flock) is simply locked and overwritten.
+ */
+export class DataDirLock {
+  private fd: number | undefined;
+
+  private constructor(
+    readonly lockPath: string,
+    fd: number,
+  ) {
+    this.fd = fd;
+  }
+
+  static async acquire(dataDir: string, options: DataDirLockOptions = {}): Promise<DataDirLock> {
+    const waitMs = options.waitMs ?? DATA_DIR_LOCK_WAIT_MS;
+    await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+    const lockPath = path.join(dataDir, DATA_DIR_LOCK_FILE);
+    // Not O_TRUNC: the pid in it belongs to the holder until we hold the lock. Node opens with
+    // O_CLOEXEC, so processes the server might spawn do not inherit the descriptor (nor the lock).
+    const fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o600);
+    try {
+      const deadline = Date.now() + waitMs;
+      for (let delay = 10; !tryLockFile(fd); delay = Math.min(delay * 2, 100)) {
+        if (Date.now() >= deadline) throw new DataDirInUseError(dataDir, lockPath, readPid(lockPath));
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+      ftruncateSync(fd, 0);
+      writeSync(fd, String(process.pid), 0);
+      return new DataDirLock(lockPath, fd);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  async release(): Promise<void> {
+    this.releaseSync();
+  }
+
+  /** Unlocks and closes (the file stays). Also fine from `process.on('exit')`; a second call does nothing. */
+  releaseSync(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      unlockFile(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+function readPid(lockPath: string): number | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    const text = readFileSync(lockPath, 'utf8').trim();
+    return /^[1-9]\d{0,9}$/.test(text) ? Number(text) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -1,2 +1,3 @@
 export * from './atomic-file';
 export * from './data-dir-lock';
+export { tryLockFile, unlockFile } from './flock';

@@ -1,23 +1,27 @@
-export * from './model';
-export * from './filter';
-export * from './payload-index';
-export * from './wal';
-export * from './storage/vector-space';
-export * from './storage/segment';
-export * from './storage/local-shard';
-export * from './storage/collection-storage';
-export * from './storage/points-storage';
-export * from './storage/shard-log';
-export * from './service/strict-mode';
-export * from './service/points-writer';
-export * from './service/points-reader';
-export * from './service/query-engine';
-export * from './service/candidate';
-export * from './service/discovery';
-export * from './service/grouping';
-export * from './service/collection-context';
-export * from './optimizer/optimization-planner';
-export * from './optimizer/optimizer.service';
-export * from './points.module';
-export * from './service/distance-matrix';
-export * from './service/vector-names';
+// @vectorstore/points: what the server app needs from points storage and search. Storage internals (segments,
+// shards, the WAL) stay inside the library; see docs/architecture.md.
+
+// The domain vocabulary: requests, results, filters, vectors, point ids.
+export type * from './model/point-id.model';
+export type * from './model/filter.model';
+export type * from './model/vectors.model';
+export type * from './model/point.model';
+export type * from './model/selectors.model';
+export type * from './model/operations.model';
+export type * from './model/query.model';
+export { canonicalUuid, MAX_U64 } from './model/point-id.model';
+export { parseDatetimeMicros } from './filter/datetime';
+
+// Services the transports call.
+export { PointsModule } from './points.module';
+export { PointsWriter } from './service/points-writer';
+export { PointsReader } from './service/points-reader';
+export { QueryEngine } from './service/query-engine';
+export { VectorNameOperations } from './service/vector-names';
+export {
+  DistanceMatrixService,
+  MATRIX_DEFAULT_LIMIT,
+  MATRIX_DEFAULT_SAMPLE,
+  type DistanceMatrix,
+  type DistanceMatrixRequest,
+} from './service/distance-matrix';

@@ -8,61 +8,6 @@ export type JsonObject = { [key: string]: Json };
 /** proto-loader shape of vectorstore.Value (input: oneof members as plain fields). */
 export type ProtoValue = Record<string, unknown>;
 
-/** mulberry32: a tiny seeded PRNG so every suite sees the same data on every run. */
-export class Rng {
-  private state: number;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** Integer in [lo, hi] inclusive. */
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.next() * (hi - lo + 1));
-  }
-
-  float(lo: number, hi: number): number {
-    return lo + this.next() * (hi - lo);
-  }
-
-  bool(p = 0.5): boolean {
-    return this.next() < p;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
-
-  gaussian(): number {
-    const u = Math.max(this.next(), 1e-12);
-    const v = this.next();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-  }
-
-  /** A random version-4 UUID, lower case. */
-  uuid(): string {
-    const hex = Array.from({ length: 32 }, () => this.int(0, 15).toString(16));
-    hex[12] = '4';
-    hex[16] = ((this.int(0, 15) & 0x3) | 0x8).toString(16);
-    const s = hex.join('');
-    return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
-  }
-
-  /** A float32-representable vector with components in [-1, 1). */
-  vector(dim: number): number[] {
-    return Array.from({ length: dim }, () => Math.fround(this.float(-1, 1)));
-  }
-}
-
 /** JSON -> proto Value (integers as integer_value, other numbers as double_value). */
 export function toValue(value: Json): ProtoValue {
   if (value === null) return { nullValue: 'NULL_VALUE' };

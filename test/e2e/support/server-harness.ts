@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
-const SERVER_ENTRY = path.join(REPO_ROOT, 'dist', 'apps', 'server', 'src', 'main.js');
+export const SERVER_ENTRY = path.join(REPO_ROOT, 'dist', 'apps', 'server', 'src', 'main.js');
 
 export interface StartOptions {
   /** Extra or overriding environment variables. */

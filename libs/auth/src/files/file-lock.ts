@@ -1,48 +1,65 @@
-import { isProcessAlive } from '@vectorstore/persistence';
-import { promises as fs } from 'node:fs';
+import { tryLockFile, unlockFile } from '@vectorstore/persistence';
+import { constants, promises as fs } from 'node:fs';
 
 export interface FileLockOptions {
   /** Give up after this long (ms). */
   timeoutMs?: number;
-  /** A lock older than this (ms) is considered abandoned even if its pid looks alive. */
-  staleMs?: number;
 }
 
 /**
- * A cross-process advisory lock: a file created with O_EXCL holding the owner's pid. Used so the
- * server and the user CLI never interleave read-modify-write cycles on the same file. A lock left
- * by a dead process (or older than `staleMs`) is taken over.
+ * A cross-process lock held for a short read-modify-write: an exclusive flock(2) on `lockPath`.
+ * Used so the server and the user CLI never interleave changes to the same file. The kernel drops
+ * the lock when its holder closes the file or dies (kill -9 too), so there is no stale lock to
+ * detect; a busy lock is retried until `timeoutMs`. The file holds the holder's pid, only to name it
+ * in the time-out message.
+ *
+ * The file is removed on release, while still locked. A waiter may have opened it before that and
+ * then lock a file that is no longer at `lockPath`; it therefore checks, once locked, that `lockPath`
+ * still names the file it locked, and starts over if not. So only the file at `lockPath` ever grants
+ * the lock, and a waiter never holds a lock on an unlinked file while another process holds the new one.
  */
 export class FileLock {
-  private constructor(private readonly lockPath: string) {}
+  private constructor(
+    private readonly lockPath: string,
+    private readonly handle: fs.FileHandle,
+  ) {}
 
   static async acquire(lockPath: string, options: FileLockOptions = {}): Promise<FileLock> {
     const timeoutMs = options.timeoutMs ?? 10_000;
-    const staleMs = options.staleMs ?? 30_000;
     const deadline = Date.now() + timeoutMs;
     for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+      // Not O_TRUNC: until we hold the lock, the pid in it is the holder's.
+      const handle = await fs.open(lockPath, constants.O_RDWR | constants.O_CREAT, 0o600);
+      let locked = false;
       try {
-        const handle = await fs.open(lockPath, 'wx', 0o600);
-        try {
-          await handle.writeFile(String(process.pid));
-        } finally {
-          await handle.close();
+        locked = tryLockFile(handle.fd);
+        if (locked && (await isAt(handle, lockPath))) {
+          await handle.truncate(0);
+          await handle.write(String(process.pid), 0);
+          return new FileLock(lockPath, handle);
         }
-        return new FileLock(lockPath);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        await handle.close();
+        throw error;
       }
-      if (await isAbandoned(lockPath, staleMs)) {
-        await fs.rm(lockPath, { force: true });
-        continue;
-      }
-      if (Date.now() >= deadline) throw new Error(`timed out waiting for lock ${lockPath}`);
+      await handle.close();
+      // Locked a file its holder had already removed: the lock is free, take the new file at once.
+      if (locked) continue;
+      if (Date.now() >= deadline) throw new Error(`timed out waiting for lock ${lockPath}${await holderOf(lockPath)}`);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 
   async release(): Promise<void> {
-    await fs.rm(this.lockPath, { force: true });
+    try {
+      await fs.rm(this.lockPath, { force: true });
+    } finally {
+      try {
+        unlockFile(this.handle.fd);
+      } finally {
+        await this.handle.close();
+      }
+    }
   }
 
   /** Runs `task` while holding the lock at `lockPath`. */
@@ -56,16 +73,19 @@ export class FileLock {
   }
 }
 
-async function isAbandoned(lockPath: string, staleMs: number): Promise<boolean> {
+/** Whether `lockPath` still names the file open in `handle`. */
+async function isAt(handle: fs.FileHandle, lockPath: string): Promise<boolean> {
   try {
-    const [text, stat] = await Promise.all([fs.readFile(lockPath, 'utf8'), fs.stat(lockPath)]);
-    if (Date.now() - stat.mtimeMs > staleMs) return true;
-    const owner = Number.parseInt(text.trim(), 10);
-    // An empty file is a lock being written right now; give its owner time.
-    return Number.isInteger(owner) && !isProcessAlive(owner);
+    const [open, named] = await Promise.all([handle.stat(), fs.stat(lockPath)]);
+    return open.ino === named.ino && open.dev === named.dev;
   } catch (error) {
-    // Released between our attempt and the check: try again at once.
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
+}
+
+/** " (held by pid N)" from the lock file, or nothing when it names none. */
+async function holderOf(lockPath: string): Promise<string> {
+  const text = (await fs.readFile(lockPath, 'utf8').catch(() => '')).trim();
+  return /^[1-9]\d{0,9}$/.test(text) ? ` (held by pid ${text})` : '';
 }

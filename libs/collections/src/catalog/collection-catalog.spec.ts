@@ -1,12 +1,12 @@
 import { DomainError, ErrorKind } from '@vectorstore/common';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { CollectionRecord } from '../model/collection.model';
 import { CatalogState, emptyCatalog } from './catalog-state';
 import { CatalogStore } from './catalog.store';
 import { CollectionCatalog } from './collection-catalog';
 import { FileCatalogStore } from './file-catalog.store';
+import { makeTempDir, removeTempDir } from '../testing/collections-fixtures';
 
 /** An in-memory store that records saves and can be told to fail. */
 class MemoryStore implements CatalogStore {
@@ -220,11 +220,11 @@ describe(FileCatalogStore.name, () => {
   let dir: string;
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-catalog-'));
+    dir = makeTempDir('vs-catalog-');
   });
 
   afterEach(() => {
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   });
 
   describe('load', () => {

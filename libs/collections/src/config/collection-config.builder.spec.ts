@@ -1,11 +1,9 @@
-import { DomainError, ErrorKind } from '@vectorstore/common';
+import { ErrorKind } from '@vectorstore/common';
 import { CollectionConfig } from '../model/collection.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from '../model/requests.model';
-import { VectorParams } from '../model/vectors.model';
 import { applyCollectionUpdate, buildCollectionConfig } from './collection-config.builder';
 import { DEFAULT_OPTIMIZERS_CONFIG } from './defaults';
-
-const dense = (params: Partial<VectorParams> = {}): VectorParams => ({ size: 4, distance: 'Cosine', ...params });
+import { dense, domainErrorOf } from '../testing/collections-fixtures';
 
 function build(request: Partial<CreateCollectionRequest> = {}): CollectionConfig {
   return buildCollectionConfig({ name: 'c', ...request });
@@ -13,16 +11,6 @@ function build(request: Partial<CreateCollectionRequest> = {}): CollectionConfig
 
 function update(config: CollectionConfig, diff: Omit<UpdateCollectionRequest, 'name'>): CollectionConfig {
   return applyCollectionUpdate(config, { name: 'c', ...diff });
-}
-
-function domainErrorOf(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
 }
 
 describe('buildCollectionConfig', () => {

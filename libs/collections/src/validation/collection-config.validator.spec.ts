@@ -1,33 +1,22 @@
-import { DomainError, ErrorKind } from '@vectorstore/common';
+import { ErrorKind } from '@vectorstore/common';
 import { buildCollectionConfig } from '../config/collection-config.builder';
 import { CollectionConfig } from '../model/collection.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from '../model/requests.model';
 import { Distance, VectorParams } from '../model/vectors.model';
+import { dense, thrownDomainError } from '../testing/collections-fixtures';
 import {
   validateCreateCollection,
   validateMergedConfig,
   validateUpdateCollection,
 } from './collection-config.validator';
 
-function errorOf(run: () => void): DomainError | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  return undefined;
-}
-
 function createError(request: Partial<CreateCollectionRequest>): string | undefined {
-  return errorOf(() => validateCreateCollection({ name: 'c', ...request }))?.message;
+  return thrownDomainError(() => validateCreateCollection({ name: 'c', ...request }))?.message;
 }
 
 function updateError(request: Partial<UpdateCollectionRequest>): string | undefined {
-  return errorOf(() => validateUpdateCollection({ name: 'c', ...request }))?.message;
+  return thrownDomainError(() => validateUpdateCollection({ name: 'c', ...request }))?.message;
 }
-
-const dense = (params: Partial<VectorParams> = {}): VectorParams => ({ size: 4, distance: 'Cosine', ...params });
 
 describe('validateCreateCollection', () => {
   it('should accept a minimal request, with or without vectors', () => {
@@ -37,7 +26,9 @@ describe('validateCreateCollection', () => {
   });
 
   it('should throw an InvalidArgument DomainError in the validation format', () => {
-    const error = errorOf(() => validateCreateCollection({ name: 'c', vectors: { params: dense({ size: 0 }) } }));
+    const error = thrownDomainError(() =>
+      validateCreateCollection({ name: 'c', vectors: { params: dense({ size: 0 }) } }),
+    );
 
     expect(error?.kind).toBe(ErrorKind.InvalidArgument);
     expect(error?.message).toBe(
@@ -294,25 +285,27 @@ describe('validateMergedConfig', () => {
     buildCollectionConfig({ name: 'c', ...request });
 
   it('should accept the defaults', () => {
-    expect(errorOf(() => validateMergedConfig(config({ vectors: { params: dense() } })))).toBeUndefined();
+    expect(thrownDomainError(() => validateMergedConfig(config({ vectors: { params: dense() } })))).toBeUndefined();
   });
 
   it('should reject m 0 without payload_m', () => {
-    expect(errorOf(() => validateMergedConfig(config({ hnswConfig: { m: 0 } })))?.message).toBe(
+    expect(thrownDomainError(() => validateMergedConfig(config({ hnswConfig: { m: 0 } })))?.message).toBe(
       'Validation error in body: [hnsw_config.m: value 0 invalid, must be 1 or larger unless payload_m is set]',
     );
   });
 
   it('should reject m 0 with payload_m 0', () => {
-    expect(errorOf(() => validateMergedConfig(config({ hnswConfig: { m: 0, payloadM: 0 } })))).toBeDefined();
+    expect(thrownDomainError(() => validateMergedConfig(config({ hnswConfig: { m: 0, payloadM: 0 } })))).toBeDefined();
   });
 
   it('should accept m 0 when payload_m is above 0', () => {
-    expect(errorOf(() => validateMergedConfig(config({ hnswConfig: { m: 0, payloadM: 16 } })))).toBeUndefined();
+    expect(
+      thrownDomainError(() => validateMergedConfig(config({ hnswConfig: { m: 0, payloadM: 16 } }))),
+    ).toBeUndefined();
   });
 
   it('should check a per-vector override merged over the collection config', () => {
-    const message = errorOf(() =>
+    const message = thrownDomainError(() =>
       validateMergedConfig(config({ vectors: { paramsMap: { image: dense({ hnswConfig: { m: 0 } }) } } })),
     )?.message;
 
@@ -322,11 +315,11 @@ describe('validateMergedConfig', () => {
   it('should let a per-vector m 0 inherit the collection payload_m', () => {
     const merged = config({ hnswConfig: { payloadM: 8 }, vectors: { params: dense({ hnswConfig: { m: 0 } }) } });
 
-    expect(errorOf(() => validateMergedConfig(merged))).toBeUndefined();
+    expect(thrownDomainError(() => validateMergedConfig(merged))).toBeUndefined();
   });
 
   it('should reject a per-vector m 0 on the unnamed vector with its path', () => {
-    const message = errorOf(() =>
+    const message = thrownDomainError(() =>
       validateMergedConfig(config({ vectors: { params: dense({ hnswConfig: { m: 0 } }) } })),
     )?.message;
 

@@ -15,7 +15,7 @@ export function f32ToF16(value: number): number {
   const exp = (x >>> 23) & 0xff;
   let mant = x & 0x7fffff;
   if (exp === 0 && mant === 0) return sign;
-  let e = exp - 127 + 15;
+  const e = exp - 127 + 15;
   if (e >= 0x1f) return sign | 0x7bff;
   if (e <= 0) {
     // subnormal half

@@ -9,32 +9,21 @@ import {
   SearchResult,
   VectorIndex,
 } from '../index';
-
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Rng } from '../../../../test/support/seeded-random';
 
 /** n random vectors: uniform in -1..1, or whole numbers 0..255 for uint8 storage. */
 function randomVectors(n: number, dim: number, datatype: Datatype, seed: number): Float32Array[] {
-  const rnd = seeded(seed);
+  const rng = new Rng(seed);
   const u8 = datatype === 'uint8';
   return Array.from({ length: n }, () =>
-    Float32Array.from({ length: dim }, () => (u8 ? Math.floor(rnd() * 256) : 2 * rnd() - 1)),
+    u8 ? Float32Array.from({ length: dim }, () => rng.below(256)) : rng.floats(dim, -1, 1),
   );
 }
 
 /** Queries: fractional values in the data's range, so scores do not tie. */
 function randomQueries(n: number, dim: number, datatype: Datatype, seed: number): Float32Array[] {
-  const rnd = seeded(seed);
-  return Array.from({ length: n }, () =>
-    Float32Array.from({ length: dim }, () => (datatype === 'uint8' ? rnd() * 255 : 2 * rnd() - 1)),
-  );
+  const rng = new Rng(seed);
+  return Array.from({ length: n }, () => (datatype === 'uint8' ? rng.floats(dim, 0, 255) : rng.floats(dim, -1, 1)));
 }
 
 const higher = (d: Distance): boolean => d === 'Cosine' || d === 'Dot';

@@ -4,7 +4,8 @@ import { Condition, FieldCondition, Filter } from '../model/filter.model';
 import { matchesFilter, PointView } from '../filter/filter-evaluator';
 import { validateFilter } from '../filter/filter-validation';
 import { PayloadIndexSet } from './payload-index-set';
-import { PayloadGenerator, seededRandom } from './testing/random-payloads';
+import { PayloadGenerator } from './testing/random-payloads';
+import { seeded } from '../../../../test/support/seeded-random';
 
 const INDEXED: [string, PayloadSchemaType, PayloadIndexParams?][] = [
   ['kw', 'Keyword'],
@@ -50,7 +51,7 @@ function trueSlots(filter: Filter, points: PointView[], set: PayloadIndexSet): n
 }
 
 describe(PayloadIndexSet.name, () => {
-  const gen = new PayloadGenerator(seededRandom(20240611));
+  const gen = new PayloadGenerator(seeded(20240611));
   const payloads = Array.from({ length: 2000 }, () => gen.payload());
   const points = views(payloads);
   const set = build(payloads);
@@ -110,7 +111,7 @@ describe(PayloadIndexSet.name, () => {
   describe('exactMatches', () => {
     it('should equal the plain evaluator whenever it answers', () => {
       let answered = 0;
-      const rnd = new PayloadGenerator(seededRandom(5150));
+      const rnd = new PayloadGenerator(seeded(5150));
       const simple = (): Filter => {
         const conditions = (n: number): Condition[] =>
           Array.from({ length: n }, () => ({ field: rnd.fieldCondition() }));
@@ -146,7 +147,7 @@ describe(PayloadIndexSet.name, () => {
     it('should keep indexes equal to a fresh build after overwrites and deletes', () => {
       const local = payloads.slice(0, 300);
       const live = build(local);
-      const rnd = new PayloadGenerator(seededRandom(7));
+      const rnd = new PayloadGenerator(seeded(7));
       const current: (JsonObject | undefined)[] = [...local];
       for (let i = 0; i < 200; i++) {
         const slot = Math.floor(rnd.random() * local.length);
@@ -173,7 +174,7 @@ describe(PayloadIndexSet.name, () => {
     it('should restore indexes that answer exactly as before', () => {
       const restored = PayloadIndexSet.fromBytes(set.toBytes());
       expect(restored.info()).toEqual(set.info());
-      const rnd = new PayloadGenerator(seededRandom(99));
+      const rnd = new PayloadGenerator(seeded(99));
       for (let i = 0; i < 200; i++) {
         const c = rnd.fieldCondition();
         expect(restored.get(c.key)?.filter(c)).toEqual(set.get(c.key)?.filter(c));

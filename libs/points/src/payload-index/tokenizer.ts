@@ -25,10 +25,10 @@ interface SnowballModule {
   algorithms(): string[];
 }
 // Neither package ships type declarations; narrow them here, once.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+/* eslint-disable @typescript-eslint/no-require-imports -- untyped CommonJS packages */
 const snowball = require('snowball-stemmers') as SnowballModule;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const stopwordLists = require('stopword') as Record<string, unknown>;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Qdrant's stopword language names → the `stopword` package's ISO-639-3 lists. */
 const STOPWORD_LANGUAGES: Record<string, string> = {

@@ -5,6 +5,7 @@ import { VectorSpace } from '../storage/vector-space';
 import { CollectionContexts } from './collection-context';
 import { DistanceMatrixService, MatrixNeighbour, nearestPerRow, Reservoir } from './distance-matrix';
 import { StrictModeGuard } from './strict-mode';
+import { seeded } from '../../../../test/support/seeded-random';
 
 const hnsw = { m: 16, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 1 };
 const dense = (name: string, distance: 'Dot' | 'Euclid'): VectorSpace => ({
@@ -16,15 +17,6 @@ const dense = (name: string, distance: 'Dot' | 'Euclid'): VectorSpace => ({
   hnsw,
   onDisk: false,
 });
-
-/** A seeded generator, so sampling is reproducible in the test. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 4294967296;
-  };
-}
 
 /** Contexts over two in-memory segments (as two shards would hold them) with one collection. */
 function contextsOver(spaces: Map<string, VectorSpace>, segments: Segment[]): CollectionContexts {

@@ -90,7 +90,6 @@ describe(WriteAheadLog.name, () => {
           if (!Buffer.from(data).equals(Buffer.from(recordFor(opNum))))
             throw new Error(`op ${opNum} has the wrong content`);
         }
-        // eslint-disable-next-line no-console
         console.log(
           `round ${round}: ${run.acknowledged.length} acknowledged with ${concurrency} appenders, log holds 1..${lastPresent}, recovery ${JSON.stringify(wal.recovery)}`,
         );

@@ -1,18 +1,6 @@
 import { JsonObject, JsonValue } from '@vectorstore/common';
 import { Condition, FieldCondition, Filter, Match } from '../../model/filter.model';
 
-/** Seeded PRNG (mulberry32) for reproducible property tests. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export const KEYWORDS = ['red', 'green', 'blue', 'Red', 'teal', 'navy', 'rose', 'redwood'];
 export const WORDS = [
   'the',

@@ -1,4 +1,4 @@
-import type { Filter } from '@vectorstore/points/model';
+import type { Filter } from '@vectorstore/points';
 import type { CountPoints__Output } from '../../generated/vectorstore/CountPoints';
 import type { Filter as ProtoFilter } from '../../generated/vectorstore/Filter';
 import { countPointsFromProto } from './points-read.mapper';

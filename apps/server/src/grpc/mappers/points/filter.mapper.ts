@@ -9,7 +9,7 @@ import type {
   Match,
   Range,
   ValuesCount,
-} from '@vectorstore/points/model';
+} from '@vectorstore/points';
 import type { Condition__Output } from '../../generated/vectorstore/Condition';
 import type { DatetimeRange__Output } from '../../generated/vectorstore/DatetimeRange';
 import type { FieldCondition__Output } from '../../generated/vectorstore/FieldCondition';

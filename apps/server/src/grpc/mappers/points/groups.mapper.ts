@@ -7,7 +7,7 @@ import type {
   RecommendRequest,
   SearchRequest,
   WithLookup,
-} from '@vectorstore/points/model';
+} from '@vectorstore/points';
 import type { GroupId as ProtoGroupId } from '../../generated/vectorstore/GroupId';
 import type { PointGroup as ProtoPointGroup } from '../../generated/vectorstore/PointGroup';
 import type { QueryGroupsResponse } from '../../generated/vectorstore/QueryGroupsResponse';

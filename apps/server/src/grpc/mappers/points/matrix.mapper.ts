@@ -4,7 +4,7 @@ import {
   DistanceMatrixRequest,
   MATRIX_DEFAULT_LIMIT,
   MATRIX_DEFAULT_SAMPLE,
-} from '@vectorstore/points/service/distance-matrix';
+} from '@vectorstore/points';
 import type { SearchMatrixOffsetsResponse } from '../../generated/vectorstore/SearchMatrixOffsetsResponse';
 import type { SearchMatrixPairsResponse } from '../../generated/vectorstore/SearchMatrixPairsResponse';
 import type { SearchMatrixPoints__Output } from '../../generated/vectorstore/SearchMatrixPoints';

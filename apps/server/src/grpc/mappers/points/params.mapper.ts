@@ -1,5 +1,5 @@
 import { ValidationIssues } from '@vectorstore/common';
-import { parseDatetimeMicros } from '@vectorstore/points/filter/datetime';
+import { parseDatetimeMicros } from '@vectorstore/points';
 import type {
   Direction,
   LookupLocation,
@@ -7,7 +7,7 @@ import type {
   RecommendStrategy,
   SearchParams,
   StartFrom,
-} from '@vectorstore/points/model';
+} from '@vectorstore/points';
 import type { LookupLocation__Output } from '../../generated/vectorstore/LookupLocation';
 import type { OrderBy__Output } from '../../generated/vectorstore/OrderBy';
 import type { SearchParams__Output } from '../../generated/vectorstore/SearchParams';

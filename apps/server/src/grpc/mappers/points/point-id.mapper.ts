@@ -1,5 +1,5 @@
 import { ValidationIssues } from '@vectorstore/common';
-import { canonicalUuid, MAX_U64, PointId } from '@vectorstore/points/model';
+import { canonicalUuid, MAX_U64, PointId } from '@vectorstore/points';
 import type { PointId as ProtoPointId, PointId__Output } from '../../generated/vectorstore/PointId';
 
 /**

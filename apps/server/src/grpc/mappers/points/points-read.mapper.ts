@@ -1,5 +1,5 @@
 import { ValidationIssues } from '@vectorstore/common';
-import type { CountRequest, FacetRequest, GetRequest, ScrollRequest } from '@vectorstore/points/model';
+import type { CountRequest, FacetRequest, GetRequest, ScrollRequest } from '@vectorstore/points';
 import type { CountPoints__Output } from '../../generated/vectorstore/CountPoints';
 import type { FacetCounts__Output } from '../../generated/vectorstore/FacetCounts';
 import type { GetPoints__Output } from '../../generated/vectorstore/GetPoints';

@@ -1,4 +1,4 @@
-import type { RetrievedPoint, ScoredPoint } from '@vectorstore/points/model';
+import type { RetrievedPoint, ScoredPoint } from '@vectorstore/points';
 import type { CountResponse__Output } from '../../generated/vectorstore/CountResponse';
 import type { FacetResponse__Output } from '../../generated/vectorstore/FacetResponse';
 import type { GetResponse__Output } from '../../generated/vectorstore/GetResponse';

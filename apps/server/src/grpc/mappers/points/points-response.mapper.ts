@@ -1,11 +1,4 @@
-import type {
-  FacetHit,
-  OrderValue,
-  PointId,
-  RetrievedPoint,
-  ScoredPoint,
-  UpdateResult,
-} from '@vectorstore/points/model';
+import type { FacetHit, OrderValue, PointId, RetrievedPoint, ScoredPoint, UpdateResult } from '@vectorstore/points';
 import type { BatchResult } from '../../generated/vectorstore/BatchResult';
 import type { CountResponse } from '../../generated/vectorstore/CountResponse';
 import type { FacetHit as ProtoFacetHit } from '../../generated/vectorstore/FacetHit';

@@ -1,4 +1,4 @@
-import type { UpdateOperation } from '@vectorstore/points/model';
+import type { UpdateOperation } from '@vectorstore/points';
 import type { ClearPayloadPoints__Output } from '../../generated/vectorstore/ClearPayloadPoints';
 import type { CreateFieldIndexCollection__Output } from '../../generated/vectorstore/CreateFieldIndexCollection';
 import type { DeleteFieldIndexCollection__Output } from '../../generated/vectorstore/DeleteFieldIndexCollection';

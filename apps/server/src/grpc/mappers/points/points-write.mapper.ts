@@ -8,7 +8,7 @@ import type {
   UpdateMode,
   UpdateOperation,
   UpdateRequest,
-} from '@vectorstore/points/model';
+} from '@vectorstore/points';
 import type { ClearPayloadPoints__Output } from '../../generated/vectorstore/ClearPayloadPoints';
 import type { CreateFieldIndexCollection__Output } from '../../generated/vectorstore/CreateFieldIndexCollection';
 import type { DeleteFieldIndexCollection__Output } from '../../generated/vectorstore/DeleteFieldIndexCollection';

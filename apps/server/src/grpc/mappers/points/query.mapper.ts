@@ -10,7 +10,7 @@ import type {
   SearchRequest,
   Vector,
   VectorInput,
-} from '@vectorstore/points/model';
+} from '@vectorstore/points';
 import type { ContextExamplePair__Output } from '../../generated/vectorstore/ContextExamplePair';
 import type { ContextInputPair__Output } from '../../generated/vectorstore/ContextInputPair';
 import type { DiscoverBatchPoints__Output } from '../../generated/vectorstore/DiscoverBatchPoints';

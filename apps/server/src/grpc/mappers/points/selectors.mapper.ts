@@ -1,6 +1,6 @@
 import type { ShardKey } from '@vectorstore/collections';
 import { ValidationIssues } from '@vectorstore/common';
-import type { PayloadSelector, PointsSelector, ShardKeySelector, VectorSelector } from '@vectorstore/points/model';
+import type { PayloadSelector, PointsSelector, ShardKeySelector, VectorSelector } from '@vectorstore/points';
 import type { PointsSelector__Output } from '../../generated/vectorstore/PointsSelector';
 import type { ShardKeySelector__Output } from '../../generated/vectorstore/ShardKeySelector';
 import type { WithPayloadSelector__Output } from '../../generated/vectorstore/WithPayloadSelector';

@@ -7,7 +7,7 @@ import type {
   NewVectorConfig,
 } from '@vectorstore/collections';
 import { ValidationIssues } from '@vectorstore/common';
-import type { UpdateStatus } from '@vectorstore/points/model';
+import type { UpdateStatus } from '@vectorstore/points';
 import type { CreateVectorNameRequest__Output } from '../../generated/vectorstore/CreateVectorNameRequest';
 import type { DeleteVectorNameRequest__Output } from '../../generated/vectorstore/DeleteVectorNameRequest';
 import type { PointsOperationResponse } from '../../generated/vectorstore/PointsOperationResponse';

@@ -1,4 +1,4 @@
-import type { NamedVectors, Vector } from '@vectorstore/points/model';
+import type { NamedVectors, Vector } from '@vectorstore/points';
 import type { GetResponse__Output } from '../../generated/vectorstore/GetResponse';
 import type { UpsertPoints__Output } from '../../generated/vectorstore/UpsertPoints';
 import type { Vector as ProtoVector } from '../../generated/vectorstore/Vector';

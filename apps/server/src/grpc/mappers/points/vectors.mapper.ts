@@ -6,7 +6,7 @@ import type {
   SparseVector,
   Vector,
   VectorInput,
-} from '@vectorstore/points/model';
+} from '@vectorstore/points';
 import type { DenseVector__Output } from '../../generated/vectorstore/DenseVector';
 import type { MultiDenseVector__Output } from '../../generated/vectorstore/MultiDenseVector';
 import type { SparseIndices__Output } from '../../generated/vectorstore/SparseIndices';
