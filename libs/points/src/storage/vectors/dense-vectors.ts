@@ -57,7 +57,8 @@ export class DenseSegmentVectors implements SegmentVectors {
   }
 
   dispose(): void {
-    this.index.dispose();
+    // worker threads stop in the background; the contract's dispose is synchronous
+    void this.index.dispose();
   }
 
   get count(): number {
