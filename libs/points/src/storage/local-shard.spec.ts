@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { WriteAheadLog } from '../wal/write-ahead-log';
 import { LocalShard } from './local-shard';
 import { Segment } from './segment';
-import { SparseSegmentVectors } from './segment-vectors';
+import { SparseSegmentVectors } from './vectors/sparse-vectors';
 import { VectorSpace } from './vector-space';
 
 const spaces = new Map<string, VectorSpace>([

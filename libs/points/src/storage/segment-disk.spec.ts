@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { JsonObject } from '@vectorstore/common';
 import { Filter } from '../model/filter.model';
 import { DiskPayloads } from './disk-payloads';
-import { denseDimsOf, Segment, SegmentPoint } from './segment';
-import { collectColumns } from './segment-columns';
+import { Segment, SegmentPoint } from './segment';
+import { collectColumns, denseDimsOf } from './segment-columns';
 import { SegmentFile } from './segment-file';
 import { VectorSpace } from './vector-space';
 
