@@ -1,10 +1,15 @@
-import type { SlotHits } from './segment-vectors';
+import { SlotHits } from './segment-vectors';
 
 /** Maps point slots to engine slots and back. */
 export class SlotMap {
   private toEngine: Int32Array = new Int32Array(64).fill(-1);
   private toPoint: Int32Array = new Int32Array(64).fill(-1);
-  live = 0;
+  private linked = 0;
+
+  /** Number of point slots linked to an engine slot. */
+  get live(): number {
+    return this.linked;
+  }
 
   engineSlot(pointSlot: number): number {
     return pointSlot < this.toEngine.length ? this.toEngine[pointSlot] : -1;
@@ -17,7 +22,7 @@ export class SlotMap {
   link(pointSlot: number, engineSlot: number): void {
     this.toEngine = grow(this.toEngine, pointSlot);
     this.toPoint = grow(this.toPoint, engineSlot);
-    if (this.toEngine[pointSlot] < 0) this.live++;
+    if (this.toEngine[pointSlot] < 0) this.linked++;
     this.toEngine[pointSlot] = engineSlot;
     this.toPoint[engineSlot] = pointSlot;
   }
@@ -27,20 +32,20 @@ export class SlotMap {
     if (engineSlot >= 0) {
       this.toEngine[pointSlot] = -1;
       this.toPoint[engineSlot] = -1;
-      this.live--;
+      this.linked--;
     }
     return engineSlot;
   }
 
   toJSON(): { toEngine: Int32Array; toPoint: Int32Array; live: number } {
-    return { toEngine: this.toEngine, toPoint: this.toPoint, live: this.live };
+    return { toEngine: this.toEngine, toPoint: this.toPoint, live: this.linked };
   }
 
   static from(state: { toEngine: Int32Array; toPoint: Int32Array; live: number }): SlotMap {
     const map = new SlotMap();
     map.toEngine = state.toEngine;
     map.toPoint = state.toPoint;
-    map.live = state.live;
+    map.linked = state.live;
     return map;
   }
 

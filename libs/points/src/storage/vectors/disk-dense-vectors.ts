@@ -1,22 +1,12 @@
 import { AllowedSlots, higherIsBetter, VectorIndex } from '@vectorstore/engine';
 import { serialize } from 'node:v8';
-import { SearchParams } from '../model/query.model';
-import { Vector } from '../model/vectors.model';
-import { SegmentFile } from './segment-file';
-import type { SegmentVectors, SlotHits } from './segment-vectors';
-import { wrongKind } from './segment-vectors';
+import { SearchParams } from '../../model/query.model';
+import { Vector } from '../../model/vectors.model';
+import { SegmentFile } from '../segment-file';
+import { VectorSpace } from '../vector-space';
+import { DiskVectorsLayout, SavedDenseVectors } from './saved-dense-vectors';
+import { SegmentVectors, SlotHits, wrongKind } from './segment-vectors';
 import { SlotMap } from './slot-map';
-import { VectorSpace } from './vector-space';
-
-/** Where a space's original vectors are in the segment's vector file. */
-export interface DiskVectorsLayout {
-  file: string;
-  /** Byte offset of engine slot 0's row. */
-  offset: number;
-  rowBytes: number;
-  /** True when the int8 codes the graph is walked on were added for the disk (the collection configures no quantization). */
-  internalQuantization: boolean;
-}
 
 /**
  * Candidates fetched per wanted hit when the graph is walked on internal int8 codes; they are then
@@ -49,7 +39,8 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     this.higherIsBetter = higherIsBetter(space.distance);
     const needed = layout.offset + index.size * layout.rowBytes;
     // a truncated file fails the segment's load (Red), not single queries later
-    if (file.byteLength < needed) throw new Error(`${file.path}: ${file.byteLength} bytes, but the vectors of \`${space.name}\` need ${needed}`);
+    if (file.byteLength < needed)
+      throw new Error(`${file.path}: ${file.byteLength} bytes, but the vectors of \`${space.name}\` need ${needed}`);
   }
 
   get count(): number {
@@ -86,7 +77,12 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     });
   }
 
-  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined, params: SearchParams | undefined): SlotHits {
+  search(
+    query: Vector,
+    k: number,
+    allowed: ((pointSlot: number) => boolean) | undefined,
+    params: SearchParams | undefined,
+  ): SlotHits {
     if (query.kind !== 'dense') throw wrongKind(this.space, query);
     const live = this.slots.live;
     if (live === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
@@ -116,7 +112,13 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
   }
 
   save(): Uint8Array {
-    return serialize({ slots: this.slots.toJSON(), index: this.index.save({ vectors: false }), indexed: true, disk: this.layout });
+    const state: SavedDenseVectors = {
+      slots: this.slots.toJSON(),
+      index: this.index.save({ vectors: false }),
+      indexed: true,
+      disk: this.layout,
+    };
+    return serialize(state);
   }
 
   dispose(): void {
@@ -158,7 +160,10 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
   }
 
   /** Live (and allowed) engine slots in file order, in batches of SCAN_ROWS with their rows. */
-  private forEachLive(allowed: ((pointSlot: number) => boolean) | undefined, visit: (engineSlots: number[], rows: Uint8Array) => void): void {
+  private forEachLive(
+    allowed: ((pointSlot: number) => boolean) | undefined,
+    visit: (engineSlots: number[], rows: Uint8Array) => void,
+  ): void {
     const batch: number[] = [];
     const batchRows = Math.max(1, Math.min(SCAN_ROWS, Math.floor(SCAN_BYTES / this.layout.rowBytes)));
     const flush = () => {

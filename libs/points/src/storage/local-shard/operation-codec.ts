@@ -1,5 +1,5 @@
 import { deserialize, serialize } from 'node:v8';
-import { UpdateOperation } from '../model/operations.model';
+import { UpdateOperation } from '../../model/operations.model';
 
 /**
  * WAL record encoding of an operation. The structured-clone format keeps bigint ids, typed-array
