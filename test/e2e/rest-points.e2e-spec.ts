@@ -263,7 +263,8 @@ describe('points over REST through @qdrant/js-client-rest (e2e)', () => {
       points: [{ id: 11, vector: { bm: { indices: [3, 1], values: [0.5, 0.25] } } }],
     });
     let [p] = await client.retrieve('rp', { ids: [11], with_vector: true });
-    expect(p.vector).toEqual({ '': expect.any(Array), bm: { indices: [3, 1], values: [0.5, 0.25] } });
+    // Stored sorted by index, as Qdrant does.
+    expect(p.vector).toEqual({ '': expect.any(Array), bm: { indices: [1, 3], values: [0.25, 0.5] } });
     const sparse = await client.query('rp', { query: { indices: [1], values: [2] }, using: 'bm', limit: 1 });
     expect(sparse.points.map((x) => x.id)).toEqual([11]);
     expect(sparse.points[0].score).toBe(0.5);

@@ -53,7 +53,20 @@ export function sparseVectorOf(
     }
     seen.add(index);
   }
-  return { kind: 'sparse', indices: idx, values: vals };
+  return sortedSparse(idx, vals);
+}
+
+/** Qdrant keeps sparse vectors sorted by index; a pair order that is already sorted is kept as is. */
+function sortedSparse(indices: Uint32Array, values: Float32Array): SparseVector {
+  let sorted = true;
+  for (let i = 1; i < indices.length && sorted; i++) sorted = indices[i - 1] <= indices[i];
+  if (sorted || indices.length !== values.length) return { kind: 'sparse', indices, values };
+  const order = Array.from(indices.keys()).sort((a, b) => indices[a] - indices[b]);
+  return {
+    kind: 'sparse',
+    indices: Uint32Array.from(order, (i) => indices[i]),
+    values: Float32Array.from(order, (i) => values[i]),
+  };
 }
 
 /** A multivector: at least one row, no empty row, fewer than 2^20 floats, rows of one dimension. */

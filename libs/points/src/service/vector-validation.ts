@@ -1,4 +1,5 @@
-import { DomainError, ValidationIssues } from '@vectorstore/common';
+import { DomainError, setOwn, ValidationIssues } from '@vectorstore/common';
+import { UpdateOperation } from '../model/operations.model';
 import { MAX_MULTIVECTOR_FLOATS } from '../model/vector-rules';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { VectorSpace } from '../storage/vector-space';
@@ -88,4 +89,33 @@ export function throwVectorIssues(issues: ValidationIssues): void {
   const badInput = issues.list().find((issue) => issue.includes(': Wrong input: '));
   if (badInput) throw DomainError.invalidArgument(badInput.slice(badInput.indexOf('Wrong input: ')));
   issues.throwIfAny();
+}
+
+/** As Qdrant does, a dense vector given for a multivector field is a multivector of one row. */
+export function asSpaceKind(space: VectorSpace | undefined, vector: Vector): Vector {
+  return space?.kind === 'multi' && vector.kind === 'dense' ? { kind: 'multi', vectors: [vector.values] } : vector;
+}
+
+function fitNamed(vectors: NamedVectors, spaces: Map<string, VectorSpace>): NamedVectors {
+  let changed = false;
+  const fitted: NamedVectors = {};
+  for (const [name, vector] of Object.entries(vectors)) {
+    const fit = asSpaceKind(spaces.get(name), vector);
+    changed ||= fit !== vector;
+    setOwn(fitted, name, fit);
+  }
+  return changed ? fitted : vectors;
+}
+
+/** The operation with dense vectors for multivector fields made one-row multivectors (upserts and vector updates). */
+export function fitVectorKinds(operation: UpdateOperation, spaces: Map<string, VectorSpace>): UpdateOperation {
+  if ('upsert' in operation) {
+    const points = operation.upsert.points.map((p) => ({ ...p, vectors: fitNamed(p.vectors, spaces) }));
+    return { upsert: { ...operation.upsert, points } };
+  }
+  if ('updateVectors' in operation) {
+    const points = operation.updateVectors.points.map((p) => ({ ...p, vectors: fitNamed(p.vectors, spaces) }));
+    return { updateVectors: { ...operation.updateVectors, points } };
+  }
+  return operation;
 }

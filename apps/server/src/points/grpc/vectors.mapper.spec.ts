@@ -40,7 +40,8 @@ describe('vectorsFromProto', () => {
     expect(
       vectorsOverWire({ vectors: { vectors: { text: { sparse: { indices: [7, 2], values: [0.5, 1] } } } } }),
     ).toEqual({
-      text: { kind: 'sparse', indices: Uint32Array.from([7, 2]), values: f32(0.5, 1) },
+      // Sorted by index with their values, as Qdrant stores sparse vectors.
+      text: { kind: 'sparse', indices: Uint32Array.from([2, 7]), values: f32(1, 0.5) },
     });
   });
 

@@ -133,7 +133,9 @@ export function orderByFromRest(value: unknown, path: string): OrderBy | undefin
 /** A result limit: absent gives `fallback`; a set value must be at least 1 (422). */
 export function limitFromRest(issues: ValidationIssues, value: unknown, path: string, fallback: number): number {
   if (value === undefined || value === null) return fallback;
-  const limit = u64(value, path);
+  // Any u64 is a valid limit; beyond 2^53 it means "everything" and is held to the largest exact integer.
+  const limit =
+    typeof value === 'bigint' && value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : u64(value, path);
   issues.range(path, limit, 1);
   return limit;
 }
