@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { QueryEngine } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
+import { encodeList } from './rest/chunked-json';
 import { groupsToRest, readOptionsFromRest, scoredPointToRest } from './rest/points-read.rest-mapper';
 import { batchOf, queryFromRest, queryGroupsFromRest, queryRequestAt } from './rest/query.rest-mapper';
 
@@ -13,9 +14,9 @@ export class PointsQueryHttpController {
   @Operation('Points/Query')
   @Post()
   @HttpCode(200)
-  query(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+  async query(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
-    return { points: this.queries.query(c, queryFromRest(body, timeout)).map(scoredPointToRest) };
+    return { points: await encodeList(this.queries.query(c, queryFromRest(body, timeout)), scoredPointToRest) };
   }
 
   @Operation('Points/QueryBatch')

@@ -3,6 +3,7 @@ import { Operation } from '@vectorstore/auth';
 import { DomainError } from '@vectorstore/common';
 import { DistanceMatrixService, PointsReader } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
+import { encodeList } from './rest/chunked-json';
 import { pointIdFromPath } from './rest/point-id.rest-mapper';
 import {
   countFromRest,
@@ -15,7 +16,6 @@ import {
   recordToRest,
   retrieveFromRest,
   scrollFromRest,
-  scrollToRest,
 } from './rest/points-read.rest-mapper';
 
 /** Point reads: get by id, retrieve, scroll, count, facet and the distance matrix. */
@@ -38,15 +38,16 @@ export class PointsReadHttpController {
   @Operation('Points/Get')
   @Post('points')
   @HttpCode(200)
-  retrieve(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return this.reader.get(c, retrieveFromRest(body, q)).map(recordToRest);
+  retrieve(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    return encodeList(this.reader.get(c, retrieveFromRest(body, q)), recordToRest);
   }
 
   @Operation('Points/Scroll')
   @Post('points/scroll')
   @HttpCode(200)
-  scroll(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return scrollToRest(this.reader.scroll(c, scrollFromRest(body, q)));
+  async scroll(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    const page = this.reader.scroll(c, scrollFromRest(body, q));
+    return { points: await encodeList(page.points, recordToRest), next_page_offset: page.nextPageOffset ?? null };
   }
 
   @Operation('Points/Count')

@@ -177,10 +177,6 @@ export function recordToRest(p: RetrievedPoint): Record<string, unknown> {
   return out;
 }
 
-export function scrollToRest(page: { points: RetrievedPoint[]; nextPageOffset?: PointId }): unknown {
-  return { points: page.points.map(recordToRest), next_page_offset: page.nextPageOffset ?? null };
-}
-
 export function facetToRest(hits: readonly FacetHit[]): unknown {
   return {
     hits: hits.map((hit) => {

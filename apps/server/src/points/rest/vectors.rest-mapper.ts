@@ -9,7 +9,7 @@ import {
 } from '@vectorstore/points';
 import { describeJson, isPlainObject } from '../../core/rest/rest-decoders';
 import { bodyFormatError } from '../../core/rest/rest-format.error';
-import { f32Text } from '../../core/rest/rest-json';
+import { f32ArrayText } from '../../core/rest/rest-json';
 import { pointIdDecoder } from './point-id.rest-mapper';
 
 /**
@@ -143,21 +143,15 @@ export function vectorInputFromRest(issues: ValidationIssues, value: unknown, pa
 // Output
 // ---------------------------------------------------------------------------
 
-function floatsToRest(values: Float32Array): unknown[] {
-  const out = new Array<unknown>(values.length);
-  for (let i = 0; i < values.length; i++) out[i] = f32Text(values[i]);
-  return out;
-}
-
 /** One vector as Qdrant writes it: floats as their shortest f32 text. */
 export function vectorToRest(vector: Vector): unknown {
   switch (vector.kind) {
     case 'dense':
-      return floatsToRest(vector.values);
+      return f32ArrayText(vector.values);
     case 'sparse':
-      return { indices: Array.from(vector.indices), values: floatsToRest(vector.values) };
+      return { indices: Array.from(vector.indices), values: f32ArrayText(vector.values) };
     case 'multi':
-      return vector.vectors.map(floatsToRest);
+      return vector.vectors.map(f32ArrayText);
   }
 }
 
