@@ -33,6 +33,7 @@ export const LIBRARY_DEPENDENCIES = {
   collections: ['common', 'persistence'],
   auth: ['common', 'config', 'persistence'],
   points: ['common', 'engine', 'persistence', 'collections'],
+  snapshots: ['common', 'persistence'],
 };
 
 export default tseslint.config(
