@@ -126,14 +126,14 @@ async function checkFirstBlock(archive: FileHandle): Promise<void> {
   const block = Buffer.alloc(TAR_BLOCK);
   const { bytesRead } = await archive.read(block, 0, TAR_BLOCK, 0);
   if (bytesRead < TAR_BLOCK) throw invalidSnapshot('the archive is empty or truncated (less than one tar block)');
+  const notTar = invalidSnapshot('not a tar archive (the first block is not a tar header)');
   let header: Header;
   try {
     header = new Header(block);
-  } catch (error) {
-    throw invalidSnapshot(`not a tar archive (${messageOf(error)})`);
+  } catch {
+    throw notTar;
   }
-  if (header.nullBlock || !header.cksumValid)
-    throw invalidSnapshot('not a tar archive (the first block is not a tar header)');
+  if (header.nullBlock || !header.cksumValid) throw notTar;
   if (header.path !== MANIFEST_ENTRY || header.type !== 'File') {
     throw invalidSnapshot(
       `the manifest ${MANIFEST_ENTRY} must be the first entry, found ${JSON.stringify(header.path)} (${header.type})`,

@@ -96,7 +96,10 @@ export interface ManifestOverrides {
 }
 
 /** A valid version 1 collection manifest for `files` (size and sha256 computed), with overrides. */
-export function manifestFor(files: { path: string; data: Buffer | string }[], overrides: ManifestOverrides = {}) {
+export function manifestFor(
+  files: readonly { path: string; data: Buffer | string }[],
+  overrides: ManifestOverrides = {},
+) {
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_FORMAT_VERSION,
