@@ -18,7 +18,8 @@ export function snapshotNotFound(name: string): DomainError {
   return DomainError.notFound(`Not found: Snapshot ${name}`);
 }
 
-/** The message of any thrown value, for wrapping causes into messages. */
+/** The message of any thrown value, for wrapping causes into messages (errors from another realm included). */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
 }
