@@ -413,8 +413,19 @@ describe('readSnapshot', () => {
   });
 
   it('should say when the archive does not exist', async () => {
-    const error = await domainErrorOf(read({ requireChecksum: false }));
+    const error = await domainErrorOf(read());
 
     expect(error.message).toBe(`Bad request: Snapshot file "${archivePath}" does not exist`);
+  });
+
+  it('should ignore bytes after the end-of-archive blocks, as tar does, without buffering them', async () => {
+    const bytes = Buffer.concat([archiveWith(goodEntries()), pseudoRandomBytes(8 * 1024 * 1024 + 5)]);
+    writeArchive(archivePath, bytes);
+
+    const result = await read();
+
+    expect(result.archiveSize).toBe(bytes.length);
+    expect(result.sha256).toBe(sha256(bytes));
+    expect(listTree(result.dir).filter((entry) => !entry.endsWith('/'))).toEqual([CONFIG.path, SEGMENT.path]);
   });
 });

@@ -60,7 +60,6 @@ export interface ExtractedSnapshot {
  * outside it. Memory stays bounded (1 MiB reads with backpressure) whatever the archive's size.
  */
 export async function readSnapshot(archivePath: string, options: ReadSnapshotOptions): Promise<ExtractedSnapshot> {
-  const expected = await expectedChecksums(archivePath, options);
   let archive: FileHandle;
   try {
     archive = await fs.open(archivePath, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -75,6 +74,7 @@ export async function readSnapshot(archivePath: string, options: ReadSnapshotOpt
   try {
     const stat = await archive.stat();
     if (!stat.isFile()) throw invalidSnapshot(`${archivePath} is not a regular file`);
+    const expected = await expectedChecksums(archivePath, options);
     let verified: string | undefined;
     if (expected.length > 0) {
       verified = (await sha256OfHandle(archive)).sha256;
@@ -183,6 +183,9 @@ class Extraction {
       const data = chunk.subarray(0, bytesRead);
       hash.update(data);
       size += bytesRead;
+      // Past the end-of-archive blocks tar reads nothing more, and neither do we: the rest is only hashed (the
+      // parser would otherwise keep appending it to one growing buffer).
+      if (this.sawEof) continue;
       if (!parser.write(data)) await Promise.race([once(parser, 'drain').catch(() => undefined), this.stopped]);
     }
     if (this.failure === undefined) parser.end();
