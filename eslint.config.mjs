@@ -1,30 +1,12 @@
 // Lint: eslint's and typescript-eslint's recommended rules, prettier for layout, and the layer rules of
-// docs/architecture.md as import restrictions (one place that says which layer may import which).
+// docs/architecture.md as import restrictions (the one place that says which layer may import which).
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
-const transportPackages = [
-  { group: ['@grpc/*'], message: 'Libraries are transport-neutral: gRPC lives in apps/server.' },
-  {
-    group: ['@nestjs/microservices', '@nestjs/platform-express'],
-    message: 'Libraries are transport-neutral: transports live in apps/server.',
-  },
-  { group: ['express', 'express/*'], message: 'Libraries are transport-neutral: HTTP lives in apps/server.' },
-];
-const noApps = { regex: '(^|/)apps/', message: 'Libraries never import the app.' };
-const noRelativeIntoAnotherPackage = {
-  regex: '^\\.\\.?/(.*/)?(libs|apps|src)/',
-  message: 'Reach another library through its entry point (@vectorstore/<name>), not a relative path.',
-};
-const libraryEntryPointsOnly = {
-  group: ['@vectorstore/*/**'],
-  message:
-    'Import a library through its entry point (@vectorstore/<name>); export what you need from its src/index.ts.',
-};
-
 // Which library may import which: the layers, bottom first. scripts/check-workspace.mjs checks that every folder
-// under libs/ is listed here.
+// under libs/ is listed here; test/lint/layer-rules.spec.ts tries a forbidden and an allowed import of each kind.
 export const LIBRARY_DEPENDENCIES = {
   common: [],
   engine: [],
@@ -35,6 +17,66 @@ export const LIBRARY_DEPENDENCIES = {
   points: ['common', 'engine', 'persistence', 'collections'],
   snapshots: ['common', 'persistence'],
 };
+
+const SOURCE_FILES = '**/*.{ts,mts,cts,js,mjs,cjs}';
+const TEST_FILES = ['**/*.spec.ts', '**/testing/**'];
+
+const transportPackages = [
+  { group: ['@grpc/*'], message: 'Libraries are transport-neutral: gRPC lives in apps/server.' },
+  {
+    group: [
+      '@nestjs/microservices',
+      '@nestjs/microservices/*',
+      '@nestjs/platform-express',
+      '@nestjs/platform-express/*',
+    ],
+    message: 'Libraries are transport-neutral: transports live in apps/server.',
+  },
+  {
+    regex: '^(express|express-serve-static-core|body-parser)(/|$)',
+    message: 'Libraries are transport-neutral: HTTP lives in apps/server.',
+  },
+];
+const noApps = { regex: '(^|/)apps(/|$)', message: 'Libraries never import the app.' };
+const noPathIntoAnotherPackage = {
+  // A relative path that climbs into another library's (or the app's) folder, or a bare path through baseUrl.
+  regex: '^(\\.\\.?/(.*/)?(libs|apps|src)(/|$)|(libs|apps|test|bench|dist)(/|$))',
+  message: 'Reach another library through its entry point (@vectorstore/<name>), not a path.',
+};
+const libraryEntryPointsOnly = {
+  group: ['@vectorstore/*/**'],
+  message:
+    'Import a library through its entry point (@vectorstore/<name>); export what you need from its src/index.ts.',
+};
+const noTestHelpers = {
+  regex: '(^|/)(testing|test|bench)(/|$)',
+  message: 'Production code never imports test helpers (testing/, test/, bench/).',
+};
+// import() and import('…').Type resolve modules too: without this they would slip past the rules above.
+const noDynamicImports = [
+  'error',
+  { selector: 'ImportExpression', message: 'Import statically, so that the layer rules can see it.' },
+  { selector: 'TSImportType', message: 'Import the type statically, so that the layer rules can see it.' },
+];
+
+function libraryPatterns(library, allowed, { production }) {
+  const forbidden = Object.keys(LIBRARY_DEPENDENCIES).filter((other) => !allowed.includes(other));
+  return [
+    ...transportPackages,
+    noApps,
+    noPathIntoAnotherPackage,
+    libraryEntryPointsOnly,
+    {
+      // A library's own entry point is forbidden too: inside a library, import the file.
+      group: forbidden.map((other) => `@vectorstore/${other}`),
+      message:
+        allowed.length === 0
+          ? `libs/${library} is a bottom layer: it imports no other library (and reaches its own files by path).`
+          : `libs/${library} may import only ${allowed.map((name) => `@vectorstore/${name}`).join(', ')} (and reaches its own files by path).`,
+    },
+    ...(production ? [noTestHelpers] : []),
+  ];
+}
 
 export default tseslint.config(
   {
@@ -77,15 +119,7 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
-    languageOptions: {
-      globals: {
-        require: 'readonly',
-        module: 'writable',
-        process: 'readonly',
-        console: 'readonly',
-        __dirname: 'readonly',
-      },
-    },
+    languageOptions: { globals: { ...globals.node } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
@@ -93,47 +127,41 @@ export default tseslint.config(
     files: ['test/**/*.ts', '**/*.spec.ts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  // Layer rules (docs/architecture.md): the app imports libraries through their entry points; each library imports
-  // only the libraries listed for it below, through their entry points, and no transport.
+  // Layer rules (docs/architecture.md). Later blocks replace earlier ones for the same rule and file, so each block
+  // lists its whole set.
   {
-    files: ['apps/**/*.ts'],
+    files: [`apps/${SOURCE_FILES}`],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [libraryEntryPointsOnly, { ...noRelativeIntoAnotherPackage, regex: '(^|/)libs/' }] },
+        {
+          patterns: [
+            libraryEntryPointsOnly,
+            {
+              regex: '(^|/)libs(/|$)|^(test|bench|dist)(/|$)',
+              message: 'Reach a library through its entry point (@vectorstore/<name>), not a path.',
+            },
+            noTestHelpers,
+          ],
+        },
       ],
+      'no-restricted-syntax': noDynamicImports,
     },
   },
-  ...Object.entries(LIBRARY_DEPENDENCIES).map(([library, allowed]) => {
-    const forbidden = Object.keys(LIBRARY_DEPENDENCIES).filter(
-      (other) => other !== library && !allowed.includes(other),
-    );
-    return {
-      files: [`libs/${library}/**/*.ts`],
+  ...Object.entries(LIBRARY_DEPENDENCIES).flatMap(([library, allowed]) => [
+    {
+      files: [`libs/${library}/${SOURCE_FILES}`],
       rules: {
-        'no-restricted-imports': [
-          'error',
-          {
-            patterns: [
-              ...transportPackages,
-              noApps,
-              noRelativeIntoAnotherPackage,
-              libraryEntryPointsOnly,
-              ...(forbidden.length === 0
-                ? []
-                : [
-                    {
-                      group: forbidden.map((other) => `@vectorstore/${other}`),
-                      message:
-                        allowed.length === 0
-                          ? `libs/${library} is a bottom layer: it imports no other library.`
-                          : `libs/${library} may import only ${allowed.map((name) => `@vectorstore/${name}`).join(', ')}.`,
-                    },
-                  ]),
-            ],
-          },
-        ],
+        'no-restricted-imports': ['error', { patterns: libraryPatterns(library, allowed, { production: true }) }],
+        'no-restricted-syntax': noDynamicImports,
       },
-    };
-  }),
+    },
+    {
+      // Specs and test helpers may use test helpers; every other rule holds for them too.
+      files: TEST_FILES.map((pattern) => `libs/${library}/${pattern}`),
+      rules: {
+        'no-restricted-imports': ['error', { patterns: libraryPatterns(library, allowed, { production: false }) }],
+      },
+    },
+  ]),
 );

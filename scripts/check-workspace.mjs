@@ -3,15 +3,21 @@
 // libraries it may import. Part of `npm run lint`.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import ts from 'typescript';
 import { LIBRARY_DEPENDENCIES } from '../eslint.config.mjs';
 
 const require = createRequire(import.meta.url);
-const libraries = readdirSync('libs', { withFileTypes: true })
+const root = join(import.meta.dirname, '..');
+const libraries = readdirSync(join(root, 'libs'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 
-const nest = JSON.parse(readFileSync('nest-cli.json', 'utf8'));
-const paths = JSON.parse(readFileSync('tsconfig.json', 'utf8')).compilerOptions.paths;
+const nest = JSON.parse(readFileSync(join(root, 'nest-cli.json'), 'utf8'));
+// tsconfig.json may hold comments: read it the way tsc does.
+const tsconfig = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
+if (tsconfig.error) throw new Error(ts.flattenDiagnosticMessageText(tsconfig.error.messageText, '\n'));
+const paths = tsconfig.config.compilerOptions.paths;
 const jestMappers = require('../jest.config.js').projects.flatMap((project) => Object.keys(project.moduleNameMapper));
 
 const problems = [];

@@ -1,19 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { CollectionsModule } from '@vectorstore/collections';
 import { AppConfig, ConfigModule } from '@vectorstore/config';
 import { PointsModule } from '@vectorstore/points';
 import { LoggerModule } from 'nestjs-pino';
-import { GrpcAuthModule } from './grpc/auth/grpc-auth.module';
-import { CollectionsGrpcController } from './grpc/collections.grpc.controller';
-import { GrpcTimingInterceptor } from './grpc/grpc-timing.interceptor';
-import { HealthGrpcController } from './grpc/health.grpc.controller';
-import { PointsGrpcController } from './grpc/points.grpc.controller';
-import { AuthHttpModule } from './http/auth/auth-http.module';
-import { HealthHttpController } from './http/health.http.controller';
-import { TransportExceptionFilter } from './transport-exception.filter';
+import { CoreModule } from './core/core.module';
+import { FEATURE_MODULES } from './features';
 
-/** One process: HTTP (health, auth) and gRPC (collections, points, health) over the same domain modules. */
+/** One process: each feature serves HTTP and gRPC over the same domain modules. */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -31,14 +24,8 @@ export class AppModule {
         }),
         CollectionsModule.forRoot({ dataDir: config.dataDir }),
         PointsModule.forRoot({ dataDir: config.dataDir }),
-        // Auth: /api/auth routes plus the global HTTP and gRPC guards (everything closed unless @Public).
-        AuthHttpModule,
-        GrpcAuthModule,
-      ],
-      controllers: [CollectionsGrpcController, PointsGrpcController, HealthGrpcController, HealthHttpController],
-      providers: [
-        { provide: APP_FILTER, useClass: TransportExceptionFilter },
-        { provide: APP_INTERCEPTOR, useClass: GrpcTimingInterceptor },
+        CoreModule,
+        ...FEATURE_MODULES,
       ],
     };
   }

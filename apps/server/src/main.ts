@@ -6,7 +6,7 @@ import { DataDirInUseError, DataDirLock } from '@vectorstore/persistence';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { grpcServerOptions } from './grpc/grpc-server.options';
-import { configureHttp } from './http/http-setup';
+import { configureHttp } from './core/http-setup';
 
 async function bootstrap(): Promise<void> {
   let config;

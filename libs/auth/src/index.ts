@@ -3,9 +3,9 @@
 
 // Access rules the transports' guards apply.
 export { isRole, type Role, type Principal, type RequiredAccess } from './access/access.model';
-export { Public, IS_PUBLIC_KEY, REQUIRED_ACCESS_KEY } from './access/access.decorators';
+export { Public, Operation, IS_PUBLIC_KEY, OPERATION_KEY } from './access/access.decorators';
 export { assertAccess, requiredAccess } from './access/access-policy';
-export { MANAGE_OPERATIONS, operationOfGrpcPath } from './access/manage-operations';
+export { OPERATION_ACCESS, isOperationName, type OperationName } from './access/operations';
 export { CredentialVerifier } from './credentials/credential.verifier';
 
 // Login, tokens and users.

@@ -11,7 +11,7 @@ import {
   shardKeyEquals,
 } from './model/cluster.model';
 import { CollectionRecord } from './model/collection.model';
-import { CreateShardKeyRequest, PeerTransferOperation } from './model/requests.model';
+import { CreateShardKeyRequest, PeerMembershipOperation, PeerTransferOperation } from './model/requests.model';
 import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
 import { checkCollectionNameReference } from './validation/name.rules';
 
@@ -41,6 +41,13 @@ export class ClusterService {
         .sort((a, b) => a.shardId - b.shardId)
         .map((shard) => ({ ...shard, pointsCount: shardPoints[shard.shardId] ?? 0 })),
     };
+  }
+
+  /** The collection's shard keys; undefined when it shards automatically (REST then leaves the list out). */
+  listShardKeysIfCustom(collectionName: string): ShardKey[] | undefined {
+    checkName(collectionName);
+    const record = this.catalog.require(collectionName);
+    return record.config.params.shardingMethod === 'Custom' ? record.shardKeys.map((entry) => entry.key) : undefined;
   }
 
   listShardKeys(collectionName: string): ShardKey[] {
@@ -105,7 +112,7 @@ export class ClusterService {
   }
 
   /** Operations that need a second peer. */
-  rejectPeerOperation(operation: PeerTransferOperation): never {
+  rejectPeerOperation(operation: PeerTransferOperation | PeerMembershipOperation): never {
     throw DomainError.unimplemented(`Vectorstore is running in standalone mode: ${operation} needs distributed mode`);
   }
 }

@@ -1,4 +1,14 @@
-import { flockSync } from 'fs-ext';
+import type * as FsExt from 'fs-ext';
+
+// fs-ext is a native add-on that V8 cannot load into a second worker thread: the process aborts. The segment
+// builder starts a worker per build, and each loads this library for its atomic writes. So the add-on is loaded on
+// first use, which only the main thread reaches (locks are taken by the server and the CLI, never by workers).
+let fsExt: typeof FsExt | undefined;
+function flockSync(fd: number, flags: 'exnb' | 'un'): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
+  fsExt ??= require('fs-ext') as typeof FsExt;
+  fsExt.flockSync(fd, flags);
+}
 
 /**
  * Tries to take an exclusive flock(2) on `fd` without waiting. False when another open file

@@ -22,6 +22,8 @@ export class PointsModule {
     const openLog: OpenShardLog = (logOptions) => WriteAheadLog.open(logOptions);
     return {
       module: PointsModule,
+      // Global like CollectionsModule: each transport feature module of the app uses these services.
+      global: true,
       providers: [
         { provide: POINTS_DATA_DIR, useValue: options.dataDir },
         { provide: OPEN_SHARD_LOG, useValue: openLog },

@@ -1,27 +1,25 @@
 import { ErrorKind } from '@vectorstore/common';
 import { accessOfRole, grants, weakerAccess } from './access.model';
 import { assertAccess, requiredAccess } from './access-policy';
-import { MANAGE_OPERATIONS, operationOfGrpcPath } from './manage-operations';
+import { OPERATION_ACCESS, OperationName } from './operations';
 
 describe('requiredAccess', () => {
   it('should make public handlers public', () => {
     expect(requiredAccess({ isPublic: true })).toBe('public');
   });
 
-  it('should default to read', () => {
-    expect(requiredAccess({ isPublic: false })).toBe('read');
-    expect(requiredAccess({ isPublic: false, operations: ['Collections/List'] })).toBe('read');
+  it('should take the access of the declared operation', () => {
+    expect(requiredAccess({ isPublic: false, operation: 'Collections/List' })).toBe('read');
+    expect(requiredAccess({ isPublic: false, operation: 'Collections/Create' })).toBe('manage');
   });
 
-  it('should honour a declared manage level', () => {
-    expect(requiredAccess({ isPublic: false, declared: 'manage' })).toBe('manage');
+  it('should fail closed: no operation, or an unknown one, needs manage', () => {
+    expect(requiredAccess({ isPublic: false })).toBe('manage');
+    expect(requiredAccess({ isPublic: false, operation: 'Collections/Nope' })).toBe('manage');
+    expect(requiredAccess({ isPublic: false, operation: 'toString' })).toBe('manage');
   });
 
-  it('should fail closed: a write operation needs manage even when declared read', () => {
-    expect(requiredAccess({ isPublic: false, declared: 'read', operations: ['Collections/Create'] })).toBe('manage');
-  });
-
-  it('should cover every Collections write of Qdrant', () => {
+  it('should make every Collections write of Qdrant a manage operation', () => {
     for (const method of [
       'Create',
       'Update',
@@ -31,7 +29,7 @@ describe('requiredAccess', () => {
       'CreateShardKey',
       'DeleteShardKey',
     ]) {
-      expect(MANAGE_OPERATIONS.has(`Collections/${method}`)).toBe(true);
+      expect(OPERATION_ACCESS[`Collections/${method}` as OperationName]).toBe('manage');
     }
   });
 });
@@ -45,18 +43,6 @@ describe('assertAccess', () => {
 
   it('should deny a write to read access with PermissionDenied', () => {
     expect(() => assertAccess('r', 'manage')).toThrow(expect.objectContaining({ kind: ErrorKind.PermissionDenied }));
-  });
-});
-
-describe('operationOfGrpcPath', () => {
-  it('should strip the package', () => {
-    expect(operationOfGrpcPath('/qdrant.Collections/Create')).toBe('Collections/Create');
-    expect(operationOfGrpcPath('/vectorstore.Collections/Get')).toBe('Collections/Get');
-    expect(operationOfGrpcPath('/grpc.health.v1.Health/Check')).toBe('Health/Check');
-  });
-
-  it('should reject malformed paths', () => {
-    expect(operationOfGrpcPath('Collections')).toBeUndefined();
   });
 });
 

@@ -1,26 +1,23 @@
 import { DomainError } from '@vectorstore/common';
 import { AccessLevel, grants, RequiredAccess } from './access.model';
-import { MANAGE_OPERATIONS } from './manage-operations';
+import { isOperationName, OPERATION_ACCESS } from './operations';
 
-/** What a handler declares, as read from its decorators, plus the RPC it serves (gRPC only). */
+/** What a handler declares, as read from its decorators by a transport's guard. */
 export interface HandlerAccessDeclaration {
   isPublic: boolean;
-  declared?: RequiredAccess;
-  /** `Service/Method` names the handler serves. */
-  operations?: readonly string[];
+  /** The `@Operation` name, if any. */
+  operation?: unknown;
 }
 
 export type AccessRequirement = 'public' | RequiredAccess;
 
 /**
- * The one place deciding what a handler needs: public when marked so; otherwise the stronger of
- * the declared level and the fallback write list; `read` when nothing is declared.
+ * The one place deciding what a handler needs: public when marked so; otherwise the access of its
+ * operation. A handler without a known operation fails closed: it needs manage access.
  */
 export function requiredAccess(declaration: HandlerAccessDeclaration): AccessRequirement {
   if (declaration.isPublic) return 'public';
-  if (declaration.declared === 'manage') return 'manage';
-  if (declaration.operations?.some((operation) => MANAGE_OPERATIONS.has(operation))) return 'manage';
-  return 'read';
+  return isOperationName(declaration.operation) ? OPERATION_ACCESS[declaration.operation] : 'manage';
 }
 
 /** Throws PermissionDenied, in Qdrant's wording, when `level` does not cover `required`. */

@@ -1,15 +1,14 @@
 import { SetMetadata } from '@nestjs/common';
-import type { RequiredAccess } from './access.model';
+import type { OperationName } from './operations';
 
 export const IS_PUBLIC_KEY = 'vectorstore:auth:public';
-export const REQUIRED_ACCESS_KEY = 'vectorstore:auth:required-access';
+export const OPERATION_KEY = 'vectorstore:auth:operation';
 
 /** The handler (or every handler of the class) is open without any credential. Use sparingly. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC_KEY, true);
 
 /**
- * The access level a handler needs. Handlers without a decorator need `read`; writes declare
- * `RequireAccess('manage')`.
+ * The operation a handler serves, on whichever transport; its access comes from
+ * {@link OPERATION_ACCESS}. Every non-public handler declares one (a spec checks it).
  */
-export const RequireAccess = (access: RequiredAccess): MethodDecorator & ClassDecorator =>
-  SetMetadata(REQUIRED_ACCESS_KEY, access);
+export const Operation = (operation: OperationName): MethodDecorator => SetMetadata(OPERATION_KEY, operation);

@@ -79,7 +79,17 @@ export interface CreateShardKeyRequest {
 
 /** Cluster operations that move data between peers; a single node answers them as unimplemented. */
 export type PeerTransferOperation =
-  'moveShard' | 'replicateShard' | 'abortTransfer' | 'dropReplica' | 'restartTransfer' | 'replicatePoints';
+  | 'moveShard'
+  | 'replicateShard'
+  | 'abortTransfer'
+  | 'dropReplica'
+  | 'restartTransfer'
+  | 'replicatePoints'
+  | 'startResharding'
+  | 'abortResharding';
+
+/** Operations on the cluster's membership (REST only); a single node has no cluster to change. */
+export type PeerMembershipOperation = 'recoverRaftState' | 'removePeer';
 
 /** What CreateVectorName adds: a dense (or multi-) vector with its size and distance, or a sparse one. */
 export type NewVectorConfig =

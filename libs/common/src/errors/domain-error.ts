@@ -11,10 +11,16 @@ export enum ErrorKind {
   Internal = 'Internal',
 }
 
+/** Where a request's invalid values were: REST names it (`in JSON body`, `in query parameters`…). */
+export type ValidationLocation = 'body' | 'query' | 'path';
+
 export interface DomainErrorOptions {
   /** Seconds a client should wait before retrying (rate limits). */
   retryAfterSeconds?: number;
   cause?: unknown;
+  /** Set on rule violations (`path: rule` each): REST answers them 422, apart from 400 for bad input. */
+  validationIssues?: readonly string[];
+  validationLocation?: ValidationLocation;
 }
 
 /**
@@ -23,6 +29,8 @@ export interface DomainErrorOptions {
  */
 export class DomainError extends Error {
   readonly retryAfterSeconds?: number;
+  readonly validationIssues?: readonly string[];
+  readonly validationLocation?: ValidationLocation;
 
   constructor(
     readonly kind: ErrorKind,
@@ -32,6 +40,8 @@ export class DomainError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DomainError';
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.validationIssues = options.validationIssues;
+    this.validationLocation = options.validationLocation;
   }
 
   static invalidArgument(message: string): DomainError {
@@ -39,8 +49,11 @@ export class DomainError extends Error {
   }
 
   /** Qdrant's format for request validation failures: `Validation error in body: [path: rule; ...]`. */
-  static validation(issues: readonly string[]): DomainError {
-    return new DomainError(ErrorKind.InvalidArgument, `Validation error in body: [${issues.join('; ')}]`);
+  static validation(issues: readonly string[], location: ValidationLocation = 'body'): DomainError {
+    return new DomainError(ErrorKind.InvalidArgument, `Validation error in body: [${issues.join('; ')}]`, {
+      validationIssues: issues,
+      validationLocation: location,
+    });
   }
 
   static notFound(message: string): DomainError {

@@ -46,7 +46,7 @@ describe('toHttpStatus', () => {
     [ErrorKind.ResourceExhausted]: 429,
     [ErrorKind.Unauthenticated]: 401,
     [ErrorKind.PermissionDenied]: 403,
-    [ErrorKind.Unimplemented]: 501,
+    [ErrorKind.Unimplemented]: 405,
     [ErrorKind.Internal]: 500,
   };
 

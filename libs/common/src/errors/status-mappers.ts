@@ -1,4 +1,4 @@
-import { ErrorKind } from './domain-error';
+import { DomainError, ErrorKind } from './domain-error';
 
 /** gRPC status codes (numeric, per the gRPC spec) so this library needs no transport dependency. */
 export const GrpcCode = {
@@ -62,9 +62,24 @@ export function toHttpStatus(kind: ErrorKind): number {
       return 401;
     case ErrorKind.PermissionDenied:
       return 403;
+    // Qdrant's REST answers operations a standalone node cannot do with 405 (gRPC: UNIMPLEMENTED).
     case ErrorKind.Unimplemented:
-      return 501;
+      return 405;
     case ErrorKind.Internal:
       return 500;
   }
+}
+
+/** The HTTP status of one failure: rule violations are 422 as in Qdrant's REST API, the rest by kind. */
+export function httpStatusOf(error: DomainError): number {
+  return error.validationIssues ? 422 : toHttpStatus(error.kind);
+}
+
+const LOCATION_TEXT = { body: 'JSON body', query: 'query parameters', path: 'path parameters' } as const;
+
+/** The message REST shows: rule violations say where, as Qdrant does (`Validation error in JSON body: […]`). */
+export function httpMessageOf(error: DomainError, fieldPath: (issue: string) => string = (issue) => issue): string {
+  if (!error.validationIssues) return error.message;
+  const issues = error.validationIssues.map(fieldPath).join('; ');
+  return `Validation error in ${LOCATION_TEXT[error.validationLocation ?? 'body']}: [${issues}]`;
 }

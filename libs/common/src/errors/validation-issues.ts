@@ -1,4 +1,4 @@
-import { DomainError } from './domain-error';
+import { DomainError, ValidationLocation } from './domain-error';
 
 /**
  * Collects validation failures as `path: rule` strings (the field named as on the wire, snake_case)
@@ -15,8 +15,8 @@ export class ValidationIssues {
     return this.issues.length === 0;
   }
 
-  throwIfAny(): void {
-    if (!this.empty) throw DomainError.validation(this.issues);
+  throwIfAny(location?: ValidationLocation): void {
+    if (!this.empty) throw DomainError.validation(this.issues, location);
   }
 
   /** Integer range check; `max` may be omitted. Undefined values pass (they are optional). */

@@ -3,8 +3,8 @@ import { CollectionConfig } from '@vectorstore/collections';
 import { randomUUID } from 'node:crypto';
 import { LocalShard } from '../storage/local-shard';
 import { PointsStorage } from '../storage/points-storage';
-import { denseDimsOf, Segment } from '../storage/segment';
-import { collectColumns } from '../storage/segment-columns';
+import { Segment } from '../storage/segment';
+import { collectColumns, denseDimsOf } from '../storage/segment-columns';
 import { OptimizationPlan, maxConcurrentJobs, planOptimizations, storageOptionsOf } from './optimization-planner';
 import { runSegmentBuild } from './segment-build-runner';
 
@@ -69,21 +69,21 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
 
   private start(shard: LocalShard, plan: OptimizationPlan, busy: Set<Segment>, collection: CollectionConfig): void {
     for (const source of plan.sources) busy.add(source);
-    shard.optimization.running++;
+    shard.optimization.jobStarted();
     const job = this.run(shard, plan, collection)
       .then(() => {
-        shard.optimization.error = undefined;
+        shard.optimization.jobSucceeded();
         this.backoff.delete(shard);
       })
       .catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
-        shard.optimization.error = `${plan.kind} optimization failed: ${message}`;
+        shard.optimization.jobFailed(`${plan.kind} optimization failed: ${message}`);
         const delayMs = Math.min(300_000, (this.backoff.get(shard)?.delayMs ?? 2_500) * 2);
         this.backoff.set(shard, { until: Date.now() + delayMs, delayMs });
         this.logger.error({ err: error, retryInMs: delayMs }, shard.optimization.error);
       })
       .finally(() => {
-        shard.optimization.running--;
+        shard.optimization.jobEnded();
         for (const source of plan.sources) busy.delete(source);
         this.running.delete(job);
       });

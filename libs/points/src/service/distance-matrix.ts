@@ -4,8 +4,7 @@ import { Filter } from '../model/filter.model';
 import { comparePointIds, PointId } from '../model/point-id.model';
 import { ShardKeySelector } from '../model/selectors.model';
 import { Segment } from '../storage/segment';
-import { spaceHigherIsBetter } from '../storage/segment-vectors';
-import { requireSpace } from '../storage/vector-space';
+import { requireSpace, spaceHigherIsBetter } from '../storage/vector-space';
 import { CollectionContexts } from './collection-context';
 
 /** Qdrant's defaults for the distance matrix API. */

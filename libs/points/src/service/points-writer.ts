@@ -255,7 +255,7 @@ async function waitUntilOptimized(handle: ShardHandle, thresholdKb: number, maxW
   const unoptimizedKb = () =>
     handle.shard.segments.filter((s) => s.appendable).reduce((kb, s) => kb + s.vectorDataKb(), 0);
   while (unoptimizedKb() >= thresholdKb && !handle.shard.isClosed && Date.now() - started < maxWaitMs) {
-    handle.shard.optimization.triggered = true;
+    handle.shard.optimization.trigger();
     await delay(20);
   }
 }

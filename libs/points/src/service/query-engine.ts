@@ -24,8 +24,7 @@ import {
 } from '../model/query.model';
 import { ShardKeySelector } from '../model/selectors.model';
 import { DEFAULT_VECTOR_NAME, Vector } from '../model/vectors.model';
-import { spaceHigherIsBetter } from '../storage/segment-vectors';
-import { requireSpace, VectorSpace } from '../storage/vector-space';
+import { requireSpace, spaceHigherIsBetter, VectorSpace } from '../storage/vector-space';
 import { Candidate } from './candidate';
 import { CollectionContext, CollectionContexts } from './collection-context';
 import { referencedIdsOf, rawSimilarity, scoreContextQuery } from './discovery';

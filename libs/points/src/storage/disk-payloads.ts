@@ -22,11 +22,15 @@ export class DiskPayloads {
     private readonly offsets: Float64Array,
   ) {
     const needed = offsets[offsets.length - 1] ?? 0;
-    if (file.byteLength < needed) throw new Error(`${file.path}: ${file.byteLength} bytes, but its payloads need ${needed}`);
+    if (file.byteLength < needed)
+      throw new Error(`${file.path}: ${file.byteLength} bytes, but its payloads need ${needed}`);
   }
 
   /** The file body and offsets for `payloads` (slot order). */
-  static encode(payloads: ReadonlyArray<JsonObject | undefined>, slots: number): { body: Uint8Array; offsets: Float64Array } {
+  static encode(
+    payloads: ReadonlyArray<JsonObject | undefined>,
+    slots: number,
+  ): { body: Uint8Array; offsets: Float64Array } {
     const records: Uint8Array[] = [];
     const offsets = new Float64Array(slots + 1);
     let at = 0;

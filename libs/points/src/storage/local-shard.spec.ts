@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { WriteAheadLog } from '../wal/write-ahead-log';
 import { LocalShard } from './local-shard';
 import { Segment } from './segment';
-import { SparseSegmentVectors } from './segment-vectors';
+import { SparseSegmentVectors } from './vectors/sparse-vectors';
 import { VectorSpace } from './vector-space';
 
 const spaces = new Map<string, VectorSpace>([
@@ -61,7 +61,12 @@ describe(LocalShard.name, () => {
       // The state at the last good manifest, as a crash would leave it…
       const crashed = path.join(dir, 'crashed');
       await copyDir(live, crashed);
-      await shard.update({ setPayload: { selector: { filter: { must: [{ field: { key: 'a', match: { keyword: '1' } } }] } }, payload: { b: '1' } } });
+      await shard.update({
+        setPayload: {
+          selector: { filter: { must: [{ field: { key: 'a', match: { keyword: '1' } } }] } },
+          payload: { b: '1' },
+        },
+      });
       await shard.update({ setPayload: { selector: { ids: [1n] }, payload: { a: '1' } } });
       await shard.flush();
       await shard.close();
@@ -85,7 +90,8 @@ describe(LocalShard.name, () => {
       const shard = await open(dir);
       await shard.update({ upsert: { points: [point(1)] } });
       const before = shard.active.save().length;
-      for (let i = 0; i < 300; i++) await shard.update({ setPayload: { selector: { ids: [1n] }, payload: { n: String(i) } } });
+      for (let i = 0; i < 300; i++)
+        await shard.update({ setPayload: { selector: { ids: [1n] }, payload: { n: String(i) } } });
       expect(shard.active.save().length).toBeLessThan(before + 4096);
       await shard.close();
     });
@@ -94,7 +100,9 @@ describe(LocalShard.name, () => {
       const shard = await open(dir);
       await shard.update({ upsert: { points: [point(1)] } });
       // Validation normally stops this key; the shard must still report the failure, not acknowledge it.
-      await expect(shard.update({ setPayload: { selector: { ids: [1n] }, payload: { x: '1' }, key: 'a[0]' } })).rejects.toThrow();
+      await expect(
+        shard.update({ setPayload: { selector: { ids: [1n] }, payload: { x: '1' }, key: 'a[0]' } }),
+      ).rejects.toThrow();
       expect(shard.failure).toBeDefined();
       await shard.close().catch(() => undefined);
       const reopened = await open(dir);
@@ -109,7 +117,12 @@ describe(LocalShard.name, () => {
       await shard.update({ upsert: { points: [point(1, { a: 'x' })] } });
       // An optimizer job that has written its files but not swapped the segment in yet…
       shard.reserveBuild('built');
-      const built = Segment.build(spaces, [2, 3, 4].map((id) => ({ ...point(id, { b: String(id) }), version: 1 })), [], 'built');
+      const built = Segment.build(
+        spaces,
+        [2, 3, 4].map((id) => ({ ...point(id, { b: String(id) }), version: 1 })),
+        [],
+        'built',
+      );
       const body = await built.saveToDisk(shard.segmentsDir, { payloads: true, vectors: new Set(['']) });
       // …and files a crashed build left behind.
       await fs.writeFile(path.join(shard.segmentsDir, 'orphan.vec'), 'x');
@@ -126,7 +139,9 @@ describe(LocalShard.name, () => {
       const reopened = await open(dir);
       const found = reopened.find(3n)!;
       expect(found.segment.payload(found.slot)).toEqual({ b: '3' });
-      expect(Array.from((found.segment.pointVectors(found.slot)[''] as { values: Float32Array }).values)).toEqual([3, 1, 0, 0]);
+      expect(Array.from((found.segment.pointVectors(found.slot)[''] as { values: Float32Array }).values)).toEqual([
+        3, 1, 0, 0,
+      ]);
 
       // once no segment holds them, a failed build's files go at release
       reopened.reserveBuild('failed');
@@ -151,33 +166,41 @@ describe(LocalShard.name, () => {
     }
     const onLinux = process.platform === 'linux' ? it : it.skip;
 
-    onLinux('should close the files of swapped-out segments at once, and all of them when the shard closes', async () => {
-      const shard = await open(dir);
-      const build = async (id: string, ids: number[]) => {
-        shard.reserveBuild(id);
-        const built = Segment.build(spaces, ids.map((n) => ({ ...point(n, { b: String(n) }), version: 1 })), [], id);
-        const body = await built.saveToDisk(shard.segmentsDir, { payloads: true, vectors: new Set(['']) });
-        return Segment.load(body, spaces, shard.segmentsDir);
-      };
-      const first = await build('first', [1, 2, 3]);
-      await shard.swapSegments([], first);
-      await shard.releaseBuild('first', true);
-      expect((await openUnder(shard.segmentsDir)).filter((p) => p.includes('first')).length).toBe(2);
+    onLinux(
+      'should close the files of swapped-out segments at once, and all of them when the shard closes',
+      async () => {
+        const shard = await open(dir);
+        const build = async (id: string, ids: number[]) => {
+          shard.reserveBuild(id);
+          const built = Segment.build(
+            spaces,
+            ids.map((n) => ({ ...point(n, { b: String(n) }), version: 1 })),
+            [],
+            id,
+          );
+          const body = await built.saveToDisk(shard.segmentsDir, { payloads: true, vectors: new Set(['']) });
+          return Segment.load(body, spaces, shard.segmentsDir);
+        };
+        const first = await build('first', [1, 2, 3]);
+        await shard.swapSegments([], first);
+        await shard.releaseBuild('first', true);
+        expect((await openUnder(shard.segmentsDir)).filter((p) => p.includes('first')).length).toBe(2);
 
-      const second = await build('second', [1, 2, 3]);
-      await shard.swapSegments([first], second);
-      await shard.releaseBuild('second', true);
-      const open1 = await openUnder(shard.segmentsDir);
-      expect(open1.filter((p) => p.includes('first'))).toEqual([]);
-      expect(open1.filter((p) => p.includes('second')).length).toBe(2);
-      // a late read of a replaced segment fails loudly instead of reading another file
-      expect(() => first.payload(0)).toThrow(/read after close/);
+        const second = await build('second', [1, 2, 3]);
+        await shard.swapSegments([first], second);
+        await shard.releaseBuild('second', true);
+        const open1 = await openUnder(shard.segmentsDir);
+        expect(open1.filter((p) => p.includes('first'))).toEqual([]);
+        expect(open1.filter((p) => p.includes('second')).length).toBe(2);
+        // a late read of a replaced segment fails loudly instead of reading another file
+        expect(() => first.payload(0)).toThrow(/read after close/);
 
-      await shard.close();
-      expect(await openUnder(shard.segmentsDir)).toEqual([]);
-      // and a swap arriving after close started is refused
-      await expect(shard.swapSegments([], undefined)).rejects.toThrow(/closed/);
-    });
+        await shard.close();
+        expect(await openUnder(shard.segmentsDir)).toEqual([]);
+        // and a swap arriving after close started is refused
+        await expect(shard.swapSegments([], undefined)).rejects.toThrow(/closed/);
+      },
+    );
   });
 
   describe('sparse scores', () => {
@@ -185,9 +208,17 @@ describe(LocalShard.name, () => {
       const store = SparseSegmentVectors.create({ name: 's', kind: 'sparse', idf: false });
       store.set(0, { kind: 'sparse', indices: Uint32Array.from([0]), values: Float32Array.from([2]) });
       store.set(1, { kind: 'sparse', indices: Uint32Array.from([1]), values: Float32Array.from([1]) });
-      const scored = store.score({ kind: 'sparse', indices: Uint32Array.from([0]), values: Float32Array.from([1]) }, [0, 1, 7]);
+      const scored = store.score(
+        { kind: 'sparse', indices: Uint32Array.from([0]), values: Float32Array.from([1]) },
+        [0, 1, 7],
+      );
       // slot 7 has no vector: left out
-      expect(new Map([...scored.slots].map((slot, i) => [slot, scored.scores[i]]))).toEqual(new Map([[0, 2], [1, 0]]));
+      expect(new Map([...scored.slots].map((slot, i) => [slot, scored.scores[i]]))).toEqual(
+        new Map([
+          [0, 2],
+          [1, 0],
+        ]),
+      );
     });
   });
 
@@ -195,14 +226,29 @@ describe(LocalShard.name, () => {
     it('should score with statistics of the whole shard, however points are spread over segments', async () => {
       const sparseSpaces = new Map<string, VectorSpace>([['s', { name: 's', kind: 'sparse', idf: true }]]);
       const openSparse = (at: string) =>
-        LocalShard.open({ dir: at, spaces: sparseSpaces, openLog: (options) => WriteAheadLog.open(options), log: { segmentCapacityBytes: 1 << 20, segmentsAhead: 0, retainClosed: 1 } });
+        LocalShard.open({
+          dir: at,
+          spaces: sparseSpaces,
+          openLog: (options) => WriteAheadLog.open(options),
+          log: { segmentCapacityBytes: 1 << 20, segmentsAhead: 0, retainClosed: 1 },
+        });
       const sparsePoint = (id: number, indices: number[]) => ({
         id: BigInt(id),
-        vectors: { s: { kind: 'sparse' as const, indices: Uint32Array.from(indices), values: Float32Array.from(indices, () => 1) } },
+        vectors: {
+          s: {
+            kind: 'sparse' as const,
+            indices: Uint32Array.from(indices),
+            values: Float32Array.from(indices, () => 1),
+          },
+        },
         payload: {},
       });
       const docs = [[1, 2], [1], [1, 3], [2, 3], [1, 4]];
-      const query = { kind: 'sparse' as const, indices: Uint32Array.from([1, 2, 3]), values: Float32Array.from([1, 1, 1]) };
+      const query = {
+        kind: 'sparse' as const,
+        indices: Uint32Array.from([1, 2, 3]),
+        values: Float32Array.from([1, 1, 1]),
+      };
       const one = await openSparse(path.join(dir, 'one'));
       await one.update({ upsert: { points: docs.map((d, i) => sparsePoint(i + 1, d)) } });
       const split = await openSparse(path.join(dir, 'split'));
@@ -210,7 +256,10 @@ describe(LocalShard.name, () => {
       split.rollActiveSegment();
       await split.update({ upsert: { points: docs.slice(2).map((d, i) => sparsePoint(i + 3, d)) } });
       expect(split.segments.length).toBe(2);
-      const scores = (shard: LocalShard) => shard.search('s', query, 5, undefined, undefined, true).map((h): [unknown, number] => [h.segment.pointId(h.slot), h.score]);
+      const scores = (shard: LocalShard) =>
+        shard
+          .search('s', query, 5, undefined, undefined, true)
+          .map((h): [unknown, number] => [h.segment.pointId(h.slot), h.score]);
       const expected = scores(one);
       const got = scores(split);
       expect(got.length).toBe(5);

@@ -42,7 +42,9 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
     this.closing = true;
     if (this.flushTimer) clearInterval(this.flushTimer);
     for (const storage of this.storages.values()) {
-      await storage.close().catch((error: unknown) => this.logger.error({ err: error }, `closing ${storage.record.name} failed`));
+      await storage
+        .close()
+        .catch((error: unknown) => this.logger.error({ err: error }, `closing ${storage.record.name} failed`));
     }
     this.storages.clear();
   }
@@ -66,7 +68,9 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
       if (!wanted.has(id)) {
         // The collection is gone from the catalog: its data goes even if closing it fails.
         this.storages.delete(id);
-        await storage.close().catch((error: unknown) => this.logger.error({ err: error }, `closing ${storage.record.name} failed`));
+        await storage
+          .close()
+          .catch((error: unknown) => this.logger.error({ err: error }, `closing ${storage.record.name} failed`));
         await fs.rm(storage.dir, { recursive: true, force: true });
       }
     }
@@ -79,10 +83,10 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
       try {
         const dropped = await storage.reconcile(record);
         for (const handle of dropped) await fs.rm(storage.shardDir(handle.shardId), { recursive: true, force: true });
-        storage.failure = undefined;
+        storage.markLoaded();
       } catch (error) {
         // One collection that cannot load must not keep the server (and every other collection) down.
-        storage.failure = error instanceof Error ? error : new Error(String(error));
+        storage.markFailed(error instanceof Error ? error : new Error(String(error)));
         this.logger.error({ err: error }, `collection ${record.name} could not be loaded`);
       }
     }
@@ -99,7 +103,9 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
       const interval = (storage.record.config.optimizerConfig.flushIntervalSec ?? 5) * 1000;
       if (now - (this.lastFlush.get(id) ?? 0) < interval) continue;
       this.lastFlush.set(id, now);
-      await storage.flush().catch((error: unknown) => this.logger.error({ err: error }, `flushing ${storage.record.name} failed`));
+      await storage
+        .flush()
+        .catch((error: unknown) => this.logger.error({ err: error }, `flushing ${storage.record.name} failed`));
     }
   }
 }

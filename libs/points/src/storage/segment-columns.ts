@@ -1,6 +1,7 @@
 import { JsonObject } from '@vectorstore/common';
 import { PointId } from '../model/point-id.model';
 import { NamedVectors, Vector } from '../model/vectors.model';
+import { VectorSpace } from './vector-space';
 
 /**
  * The live points of the segments an optimization rebuilds, column by column: what crosses to the
@@ -24,11 +25,16 @@ export interface ColumnSource {
   pointId(slot: number): PointId;
   pointVersion(slot: number): number;
   vectorNames(): string[];
-  vectorStore(name: string): { readonly count: number; forEach(visit: (slot: number, vector: Vector) => void): void } | undefined;
+  vectorStore(
+    name: string,
+  ): { readonly count: number; forEach(visit: (slot: number, vector: Vector) => void): void } | undefined;
 }
 
 /** The live points of `sources`, in order; vectors of dense spaces are packed per space. */
-export function collectColumns(sources: readonly ColumnSource[], denseDims: ReadonlyMap<string, number>): SegmentColumns {
+export function collectColumns(
+  sources: readonly ColumnSource[],
+  denseDims: ReadonlyMap<string, number>,
+): SegmentColumns {
   const columns: SegmentColumns = { ids: [], versions: [], payloads: [], dense: [], other: [] };
   const dense = new Map<string, { dim: number; points: number[]; values: Float32Array; length: number }>();
   const other = new Map<string, Array<[number, Vector]>>();
@@ -62,14 +68,22 @@ export function collectColumns(sources: readonly ColumnSource[], denseDims: Read
     }
   }
   for (const [name, packed] of dense) {
-    columns.dense.push({ name, dim: packed.dim, points: Int32Array.from(packed.points), values: packed.values.subarray(0, packed.length * packed.dim) });
+    columns.dense.push({
+      name,
+      dim: packed.dim,
+      points: Int32Array.from(packed.points),
+      values: packed.values.subarray(0, packed.length * packed.dim),
+    });
   }
   for (const [name, entries] of other) columns.other.push({ name, entries });
   return columns;
 }
 
 /** Columns of points given one by one (tests, small builds). */
-export function columnsOf(points: ReadonlyArray<{ id: PointId; version: number; payload: JsonObject; vectors: NamedVectors }>, denseDims: ReadonlyMap<string, number>): SegmentColumns {
+export function columnsOf(
+  points: ReadonlyArray<{ id: PointId; version: number; payload: JsonObject; vectors: NamedVectors }>,
+  denseDims: ReadonlyMap<string, number>,
+): SegmentColumns {
   const sources = points.map((point): ColumnSource => ({
     forEachLivePayload: (visit) => visit(0, point.payload),
     pointId: () => point.id,
@@ -91,4 +105,11 @@ export function transferablesOf(columns: SegmentColumns): ArrayBuffer[] {
     buffers.add(d.points.buffer as ArrayBuffer);
   }
   return [...buffers];
+}
+
+/** Dimensions of the dense spaces (the ones packed per space in columns). */
+export function denseDimsOf(spaces: ReadonlyMap<string, VectorSpace>): Map<string, number> {
+  const dims = new Map<string, number>();
+  for (const [name, space] of spaces) if (space.kind === 'dense') dims.set(name, space.dim);
+  return dims;
 }

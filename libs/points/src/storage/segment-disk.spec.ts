@@ -4,14 +4,19 @@ import * as path from 'node:path';
 import { JsonObject } from '@vectorstore/common';
 import { Filter } from '../model/filter.model';
 import { DiskPayloads } from './disk-payloads';
-import { denseDimsOf, Segment, SegmentPoint } from './segment';
-import { collectColumns } from './segment-columns';
+import { Segment, SegmentPoint } from './segment';
+import { collectColumns, denseDimsOf } from './segment-columns';
 import { SegmentFile } from './segment-file';
 import { VectorSpace } from './vector-space';
+import { seeded } from '../../../../test/support/seeded-random';
 
 const DIM = 24;
 
-function space(name: string, distance: 'Cosine' | 'Euclid' | 'Dot', datatype: 'float32' | 'float16' | 'uint8' = 'float32'): VectorSpace {
+function space(
+  name: string,
+  distance: 'Cosine' | 'Euclid' | 'Dot',
+  datatype: 'float32' | 'float16' | 'uint8' = 'float32',
+): VectorSpace {
   return {
     name,
     kind: 'dense',
@@ -23,24 +28,18 @@ function space(name: string, distance: 'Cosine' | 'Euclid' | 'Dot', datatype: 'f
   };
 }
 
-/** Deterministic pseudo-random numbers (tests must not flake). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 function points(n: number, names: readonly string[], datatype: 'float32' | 'uint8' = 'float32'): SegmentPoint[] {
-  const next = rng(7);
+  const next = seeded(7);
   return Array.from({ length: n }, (_, i) => {
     const vectors: SegmentPoint['vectors'] = {};
     for (const name of names) {
-      const values = Float32Array.from({ length: DIM }, () => (datatype === 'uint8' ? Math.floor(next() * 256) : next() * 2 - 1));
+      const values = Float32Array.from({ length: DIM }, () =>
+        datatype === 'uint8' ? Math.floor(next() * 256) : next() * 2 - 1,
+      );
       vectors[name] = { kind: 'dense', values };
     }
-    const payload: JsonObject = i % 5 === 0 ? {} : { group: `g${i % 7}`, big: 9007199254740993n + BigInt(i), nested: { n: i } };
+    const payload: JsonObject =
+      i % 5 === 0 ? {} : { group: `g${i % 7}`, big: 9007199254740993n + BigInt(i), nested: { n: i } };
     return { id: BigInt(i + 1), version: i + 1, payload, vectors };
   });
 }
@@ -66,7 +65,10 @@ describe('on-disk segments', () => {
   }
 
   it('should keep vectors and payloads in files and give them back unchanged', async () => {
-    const spaces = new Map([['', space('', 'Cosine')], ['e', space('e', 'Euclid')]]);
+    const spaces = new Map([
+      ['', space('', 'Cosine')],
+      ['e', space('e', 'Euclid')],
+    ]);
     const data = points(300, ['', 'e']);
     const { memory, disk } = await diskCopy(spaces, data, ['', 'e']);
     expect(await fs.readdir(dir)).toEqual(expect.arrayContaining(['seg-a.vec', 'seg-a.pay']));
@@ -77,7 +79,9 @@ describe('on-disk segments', () => {
       const got = disk.pointVectors(slot);
       const want = memory.pointVectors(slot);
       for (const name of ['', 'e']) {
-        expect(Array.from((got[name] as { values: Float32Array }).values)).toEqual(Array.from((want[name] as { values: Float32Array }).values));
+        expect(Array.from((got[name] as { values: Float32Array }).values)).toEqual(
+          Array.from((want[name] as { values: Float32Array }).values),
+        );
       }
     }
     expect(disk.payloadBytes).toBe(memory.payloadBytes);
@@ -89,27 +93,33 @@ describe('on-disk segments', () => {
     ['Cosine', 'float32'],
     ['Euclid', 'float32'],
     ['Dot', 'uint8'],
-  ] as const)('should answer %s/%s exact searches as brute force and approximate ones with high recall', async (distance, datatype) => {
-    const spaces = new Map([['', space('', distance, datatype)]]);
-    const data = points(2000, [''], datatype === 'uint8' ? 'uint8' : 'float32');
-    const { memory, disk } = await diskCopy(spaces, data, ['']);
-    const next = rng(99);
-    let found = 0;
-    for (let q = 0; q < 20; q++) {
-      const query = { kind: 'dense' as const, values: Float32Array.from({ length: DIM }, () => (datatype === 'uint8' ? next() * 255 : next() * 2 - 1)) };
-      const exactDisk = disk.search('', query, 10, undefined, { exact: true });
-      const exactMemory = memory.search('', query, 10, undefined, { exact: true });
-      expect(Array.from(exactDisk.slots)).toEqual(Array.from(exactMemory.slots));
-      for (let i = 0; i < 10; i++) expect(exactDisk.scores[i]).toBeCloseTo(exactMemory.scores[i], 4);
-      const approx = disk.search('', query, 10, undefined, undefined);
-      const truth = new Set(exactMemory.slots);
-      found += Array.from(approx.slots).filter((s) => truth.has(s)).length;
-      // scores of approximate hits are exact scores, not quantized ones
-      const scored = memory.vectorStore('')!.score(query, approx.slots);
-      for (let i = 0; i < approx.slots.length; i++) expect(approx.scores[i]).toBeCloseTo(scored.scores[i], 4);
-    }
-    expect(found / 200).toBeGreaterThanOrEqual(0.95);
-  });
+  ] as const)(
+    'should answer %s/%s exact searches as brute force and approximate ones with high recall',
+    async (distance, datatype) => {
+      const spaces = new Map([['', space('', distance, datatype)]]);
+      const data = points(2000, [''], datatype === 'uint8' ? 'uint8' : 'float32');
+      const { memory, disk } = await diskCopy(spaces, data, ['']);
+      const next = seeded(99);
+      let found = 0;
+      for (let q = 0; q < 20; q++) {
+        const query = {
+          kind: 'dense' as const,
+          values: Float32Array.from({ length: DIM }, () => (datatype === 'uint8' ? next() * 255 : next() * 2 - 1)),
+        };
+        const exactDisk = disk.search('', query, 10, undefined, { exact: true });
+        const exactMemory = memory.search('', query, 10, undefined, { exact: true });
+        expect(Array.from(exactDisk.slots)).toEqual(Array.from(exactMemory.slots));
+        for (let i = 0; i < 10; i++) expect(exactDisk.scores[i]).toBeCloseTo(exactMemory.scores[i], 4);
+        const approx = disk.search('', query, 10, undefined, undefined);
+        const truth = new Set(exactMemory.slots);
+        found += Array.from(approx.slots).filter((s) => truth.has(s)).length;
+        // scores of approximate hits are exact scores, not quantized ones
+        const scored = memory.vectorStore('')!.score(query, approx.slots);
+        for (let i = 0; i < approx.slots.length; i++) expect(approx.scores[i]).toBeCloseTo(scored.scores[i], 4);
+      }
+      expect(found / 200).toBeGreaterThanOrEqual(0.95);
+    },
+  );
 
   it('should filter on payloads read from the file, and honour deletes', async () => {
     const spaces = new Map([['', space('', 'Euclid')]]);
@@ -131,7 +141,7 @@ describe('on-disk segments', () => {
     const { memory, disk } = await diskCopy(spaces, data, ['']);
     // g3 holds about 230 points of 2000: above the 106 that 10 KB of 24-d vectors covers; g3 with an id range is below
     const few: Filter = { must: [GROUP_FILTER.must![0], { field: { key: 'nested.n', range: { lt: 700 } } }] };
-    const next = rng(5);
+    const next = seeded(5);
     for (let q = 0; q < 30; q++) {
       const query = { kind: 'dense' as const, values: Float32Array.from({ length: DIM }, () => next() * 2 - 1) };
       // no oversampling: a walk on the codes would return their top 10, which differs from the exact one
@@ -156,7 +166,9 @@ describe('on-disk segments', () => {
 
   it('should keep the graph and codes in memory but not the original vectors', async () => {
     // Same int8 codes in both, so the only difference is where the original vectors are.
-    const spaces = new Map<string, VectorSpace>([['', { ...space('', 'Euclid'), quantization: { scalar: { type: 'Int8' } } } as VectorSpace]]);
+    const spaces = new Map<string, VectorSpace>([
+      ['', { ...space('', 'Euclid'), quantization: { scalar: { type: 'Int8' } } } as VectorSpace],
+    ]);
     const data = points(3000, ['']);
     const memory = Segment.build(spaces, data, [], 'seg-m');
     (memory.vectorStore('') as unknown as { index: { quantize(): void } }).index.quantize();
@@ -173,13 +185,19 @@ describe('on-disk segments', () => {
     [{ binary: {} }, 'binary'],
     [{ product: { compression: 'x4' } }, 'product'],
     [{ scalar: { type: 'Int8', quantile: 0.5 } }, 'scalar'],
-  ] as const)('should walk the graph on the configured %j quantization, not the internal int8', async (quantization, kind) => {
-    const spaces = new Map<string, VectorSpace>([['', { ...space('', 'Cosine'), quantization } as VectorSpace]]);
-    const { disk } = await diskCopy(spaces, points(400, ['']), ['']);
-    const store = disk.vectorStore('') as unknown as { index: { quantization: object }; layout: { internalQuantization: boolean } };
-    expect(Object.keys(store.index.quantization)).toEqual([kind]);
-    expect(store.layout.internalQuantization).toBe(false);
-  });
+  ] as const)(
+    'should walk the graph on the configured %j quantization, not the internal int8',
+    async (quantization, kind) => {
+      const spaces = new Map<string, VectorSpace>([['', { ...space('', 'Cosine'), quantization } as VectorSpace]]);
+      const { disk } = await diskCopy(spaces, points(400, ['']), ['']);
+      const store = disk.vectorStore('') as unknown as {
+        index: { quantization: object };
+        layout: { internalQuantization: boolean };
+      };
+      expect(Object.keys(store.index.quantization)).toEqual([kind]);
+      expect(store.layout.internalQuantization).toBe(false);
+    },
+  );
 
   it('should be reloadable after its body is saved again (flush of deletes keeps the files)', async () => {
     const spaces = new Map([['', space('', 'Dot')]]);
@@ -196,15 +214,40 @@ describe('on-disk segments', () => {
   });
 
   it('should rebuild from the columns of several segments, on disk or not, with every live point', async () => {
-    const spaces = new Map<string, VectorSpace>([['', space('', 'Cosine')], ['s', { name: 's', kind: 'sparse', idf: false }]]);
+    const spaces = new Map<string, VectorSpace>([
+      ['', space('', 'Cosine')],
+      ['s', { name: 's', kind: 'sparse', idf: false }],
+    ]);
     const data = points(200, ['']).map((p, i) => ({
       ...p,
-      vectors: i % 3 === 0 ? { ...p.vectors, s: { kind: 'sparse' as const, indices: Uint32Array.from([i, i + 1]), values: Float32Array.from([1, 0.5]) } } : p.vectors,
+      vectors:
+        i % 3 === 0
+          ? {
+              ...p.vectors,
+              s: {
+                kind: 'sparse' as const,
+                indices: Uint32Array.from([i, i + 1]),
+                values: Float32Array.from([1, 0.5]),
+              },
+            }
+          : p.vectors,
     }));
     const inMemory = Segment.build(spaces, data.slice(0, 100), [], 'seg-m');
-    const onDisk = Segment.load(await Segment.build(spaces, data.slice(100), [], 'seg-d').saveToDisk(dir, { payloads: true, vectors: new Set(['']) }), spaces, dir);
+    const onDisk = Segment.load(
+      await Segment.build(spaces, data.slice(100), [], 'seg-d').saveToDisk(dir, {
+        payloads: true,
+        vectors: new Set(['']),
+      }),
+      spaces,
+      dir,
+    );
     onDisk.delete(999, onDisk.slotOf(150n)!);
-    const rebuilt = Segment.buildFromColumns(spaces, collectColumns([inMemory, onDisk], denseDimsOf(spaces)), [], 'seg-r');
+    const rebuilt = Segment.buildFromColumns(
+      spaces,
+      collectColumns([inMemory, onDisk], denseDimsOf(spaces)),
+      [],
+      'seg-r',
+    );
     expect(rebuilt.livePoints()).toEqual([...inMemory.livePoints(), ...onDisk.livePoints()]);
     expect(rebuilt.pointCount).toBe(199);
     expect(rebuilt.slotOf(150n)).toBeUndefined();
@@ -258,7 +301,9 @@ describe(SegmentFile.name, () => {
       const file = SegmentFile.open(path.join(dir, 'f'));
       const rows = [5, 6, 7, 2, 63, 0, 1];
       const got = file.readRows(0, 4, rows);
-      rows.forEach((row, i) => expect(Array.from(got.subarray(i * 4, i * 4 + 4))).toEqual(Array.from(bytes.subarray(row * 4, row * 4 + 4))));
+      rows.forEach((row, i) =>
+        expect(Array.from(got.subarray(i * 4, i * 4 + 4))).toEqual(Array.from(bytes.subarray(row * 4, row * 4 + 4))),
+      );
       expect(() => file.read(250, 8)).toThrow(/past the end/);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });

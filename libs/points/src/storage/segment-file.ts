@@ -44,7 +44,9 @@ export class SegmentFile {
   read(position: number, length: number, into: Uint8Array = new Uint8Array(length), at = 0): Uint8Array {
     if (this.closed) throw new Error(`${this.path}: read after close (its segment was replaced or its shard closed)`);
     if (position < 0 || position + length > this.byteLength) {
-      throw new Error(`${this.path}: read of ${length} bytes at ${position} is past the end (${this.byteLength} bytes)`);
+      throw new Error(
+        `${this.path}: read of ${length} bytes at ${position} is past the end (${this.byteLength} bytes)`,
+      );
     }
     let done = 0;
     while (done < length) {
@@ -74,7 +76,11 @@ export class SegmentFile {
         this.read(base + first * rowBytes, count * rowBytes, out, i * rowBytes);
       } else {
         const run = this.read(base + first * rowBytes, count * rowBytes);
-        for (let r = i; r < j; r++) out.set(run.subarray((rows[order[r]] - first) * rowBytes, (rows[order[r]] - first + 1) * rowBytes), order[r] * rowBytes);
+        for (let r = i; r < j; r++)
+          out.set(
+            run.subarray((rows[order[r]] - first) * rowBytes, (rows[order[r]] - first + 1) * rowBytes),
+            order[r] * rowBytes,
+          );
       }
       i = j;
     }

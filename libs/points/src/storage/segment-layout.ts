@@ -20,7 +20,11 @@ export interface SegmentStorageOptions {
  * Which parts of a segment with `vectorKb` KB of vectors go to files: payloads with
  * `on_disk_payload`; the dense spaces with `on_disk`, or all of them above `memmap_threshold`.
  */
-export function diskLayoutOf(vectorKb: number, spaces: Iterable<VectorSpace>, storage: SegmentStorageOptions): SegmentDiskLayout {
+export function diskLayoutOf(
+  vectorKb: number,
+  spaces: Iterable<VectorSpace>,
+  storage: SegmentStorageOptions,
+): SegmentDiskLayout {
   const threshold = storage.memmapThresholdKb ?? 0;
   const large = threshold > 0 && vectorKb > threshold;
   const vectors = new Set<string>();
@@ -34,7 +38,11 @@ export function diskLayoutOf(vectorKb: number, spaces: Iterable<VectorSpace>, st
  * config-mismatch optimization). Search-time settings (full_scan_threshold) and build threads are left out.
  */
 export function segmentProfile(spaces: Iterable<VectorSpace>, layout: SegmentDiskLayout): string {
-  return JSON.stringify({ spaces: spacesKey(spaces), payloadsOnDisk: layout.payloads, vectorsOnDisk: [...layout.vectors].sort() });
+  return JSON.stringify({
+    spaces: spacesKey(spaces),
+    payloadsOnDisk: layout.payloads,
+    vectorsOnDisk: [...layout.vectors].sort(),
+  });
 }
 
 /**
@@ -42,9 +50,18 @@ export function segmentProfile(spaces: Iterable<VectorSpace>, layout: SegmentDis
  * disk when `on_disk` or `memmap_threshold` asks for it, but back to memory only once neither does
  * (`on_disk` off, memmap disabled): a segment that shrinks below the threshold by deletes stays.
  */
-export function isStaleProfile(profile: string, spaces: ReadonlyMap<string, VectorSpace>, vectorKb: number, storage: SegmentStorageOptions): boolean {
+export function isStaleProfile(
+  profile: string,
+  spaces: ReadonlyMap<string, VectorSpace>,
+  vectorKb: number,
+  storage: SegmentStorageOptions,
+): boolean {
   const built = JSON.parse(profile) as { spaces: unknown; payloadsOnDisk: boolean; vectorsOnDisk: string[] };
-  if (JSON.stringify(built.spaces) !== JSON.stringify(spacesKey(spaces.values())) || built.payloadsOnDisk !== storage.payloadsOnDisk) return true;
+  if (
+    JSON.stringify(built.spaces) !== JSON.stringify(spacesKey(spaces.values())) ||
+    built.payloadsOnDisk !== storage.payloadsOnDisk
+  )
+    return true;
   const wanted = diskLayoutOf(vectorKb, spaces.values(), storage).vectors;
   const onDisk = new Set(built.vectorsOnDisk);
   const memmap = (storage.memmapThresholdKb ?? 0) > 0;
@@ -62,8 +79,14 @@ function spacesKey(spaces: Iterable<VectorSpace>): object[] {
       space.kind === 'sparse'
         ? { name: space.name, kind: space.kind, idf: space.idf }
         : {
-            name: space.name, kind: space.kind, dim: space.dim, distance: space.distance, datatype: space.datatype,
-            m: space.hnsw.m, efConstruct: space.hnsw.efConstruct, quantization: space.quantization ?? null,
+            name: space.name,
+            kind: space.kind,
+            dim: space.dim,
+            distance: space.distance,
+            datatype: space.datatype,
+            m: space.hnsw.m,
+            efConstruct: space.hnsw.efConstruct,
+            quantization: space.quantization ?? null,
           },
     )
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

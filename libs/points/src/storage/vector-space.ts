@@ -1,5 +1,6 @@
 import { CollectionConfig, HnswConfig, QuantizationConfig, VectorParams } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
+import { higherIsBetter } from '@vectorstore/engine';
 import { DEFAULT_VECTOR_NAME } from '../model/vectors.model';
 
 /** One named vector space of a collection, resolved from its config: what storage and search need. */
@@ -20,10 +21,16 @@ export type VectorSpace =
 export function vectorSpacesOf(config: CollectionConfig): Map<string, VectorSpace> {
   const spaces = new Map<string, VectorSpace>();
   const vectors = config.params.vectors;
-  const dense = 'params' in vectors ? [[DEFAULT_VECTOR_NAME, vectors.params] as const] : Object.entries(vectors.paramsMap);
+  const dense =
+    'params' in vectors ? [[DEFAULT_VECTOR_NAME, vectors.params] as const] : Object.entries(vectors.paramsMap);
   for (const [name, params] of dense) spaces.set(name, denseSpace(name, params, config));
   for (const [name, params] of Object.entries(config.params.sparseVectors ?? {})) {
-    spaces.set(name, { name, kind: 'sparse', idf: params.modifier === 'Idf', fullScanThreshold: params.index?.fullScanThreshold });
+    spaces.set(name, {
+      name,
+      kind: 'sparse',
+      idf: params.modifier === 'Idf',
+      fullScanThreshold: params.index?.fullScanThreshold,
+    });
   }
   return spaces;
 }
@@ -58,4 +65,9 @@ export function requireSpace(spaces: Map<string, VectorSpace>, name: string): Ve
     );
   }
   return space;
+}
+
+/** Whether higher scores are better for a space (sparse and multi are similarities). */
+export function spaceHigherIsBetter(space: VectorSpace): boolean {
+  return space.kind !== 'dense' || higherIsBetter(space.distance);
 }

@@ -1,0 +1,31 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Operation } from '@vectorstore/auth';
+import { AliasesService } from '@vectorstore/collections';
+import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
+import { aliasActionsFromRest, aliasesToRest } from './rest/aliases.rest-mapper';
+
+/** Qdrant's alias routes. */
+@Controller()
+export class AliasesHttpController {
+  constructor(private readonly aliases: AliasesService) {}
+
+  @Operation('Collections/UpdateAliases')
+  @Post('collections/aliases')
+  @HttpCode(200)
+  update(@Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
+    const timeout = readMetaTimeout(query);
+    return this.aliases.update(aliasActionsFromRest(body), timeout);
+  }
+
+  @Operation('Collections/ListCollectionAliases')
+  @Get('collections/:collection_name/aliases')
+  listFor(@Param('collection_name') name: string): unknown {
+    return aliasesToRest(this.aliases.listFor(name));
+  }
+
+  @Operation('Collections/ListAliases')
+  @Get('aliases')
+  list(): unknown {
+    return aliasesToRest(this.aliases.list());
+  }
+}

@@ -1,0 +1,98 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Operation } from '@vectorstore/auth';
+import { ClusterService } from '@vectorstore/collections';
+import { pathFormatError } from '../core/rest/rest-format.error';
+import { readBoolParam, readMetaTimeout, RestQuery } from '../core/rest/rest-query';
+import {
+  clusterInfoToRest,
+  clusterOperationFromRest,
+  createShardKeyFromRest,
+  dropShardKeyFromRest,
+  shardKeyToRest,
+} from './rest/cluster.rest-mapper';
+
+/** Qdrant's cluster routes, answered as a standalone node answers them. */
+@Controller()
+export class ClusterHttpController {
+  constructor(private readonly cluster: ClusterService) {}
+
+  /** Qdrant's tests read this to tell standalone from distributed mode. */
+  @Operation('Cluster/Status')
+  @Get('cluster')
+  status(): { status: 'disabled' } {
+    return { status: 'disabled' };
+  }
+
+  @Operation('Cluster/Recover')
+  @Post('cluster/recover')
+  @HttpCode(200)
+  recover(): never {
+    return this.cluster.rejectPeerOperation('recoverRaftState');
+  }
+
+  @Operation('Cluster/RemovePeer')
+  @Delete('cluster/peer/:peer_id')
+  removePeer(@Param('peer_id') peerId: string, @Query() query: RestQuery): never {
+    if (!/^\d+$/.test(peerId)) throw pathFormatError('peer_id', `invalid digit found in string \`${peerId}\``);
+    readMetaTimeout(query);
+    readBoolParam(query, 'force');
+    return this.cluster.rejectPeerOperation('removePeer');
+  }
+
+  @Operation('Collections/CollectionClusterInfo')
+  @Get('collections/:collection_name/cluster')
+  info(@Param('collection_name') name: string): unknown {
+    return clusterInfoToRest(this.cluster.clusterInfo(name));
+  }
+
+  @Operation('Collections/UpdateCollectionClusterSetup')
+  @Post('collections/:collection_name/cluster')
+  @HttpCode(200)
+  async update(
+    @Param('collection_name') name: string,
+    @Body() body: unknown,
+    @Query() query: RestQuery,
+  ): Promise<boolean> {
+    const timeout = readMetaTimeout(query);
+    const operation = clusterOperationFromRest(body);
+    switch (operation.kind) {
+      case 'createShardKey':
+        return this.cluster.createShardKey(name, operation.request, timeout);
+      case 'deleteShardKey':
+        return this.cluster.deleteShardKey(name, operation.shardKey, timeout);
+      case 'peerTransfer':
+        return this.cluster.rejectPeerOperation(operation.operation);
+    }
+  }
+
+  /** Auto-sharded collections answer `{}`, as Qdrant leaves the list out. */
+  @Operation('Collections/ListShardKeys')
+  @Get('collections/:collection_name/shards')
+  listShardKeys(@Param('collection_name') name: string): unknown {
+    const keys = this.cluster.listShardKeysIfCustom(name);
+    return keys ? { shard_keys: keys.map((key) => ({ key: shardKeyToRest(key) })) } : {};
+  }
+
+  @Operation('Collections/CreateShardKey')
+  @Put('collections/:collection_name/shards')
+  createShardKey(
+    @Param('collection_name') name: string,
+    @Body() body: unknown,
+    @Query() query: RestQuery,
+  ): Promise<boolean> {
+    const timeout = readMetaTimeout(query);
+    return this.cluster.createShardKey(name, createShardKeyFromRest(body), timeout);
+  }
+
+  @Operation('Collections/DeleteShardKey')
+  @Post('collections/:collection_name/shards/delete')
+  @HttpCode(200)
+  deleteShardKey(
+    @Param('collection_name') name: string,
+    @Body() body: unknown,
+    @Query() query: RestQuery,
+  ): Promise<boolean> {
+    const timeout = readMetaTimeout(query);
+    return this.cluster.deleteShardKey(name, dropShardKeyFromRest(body), timeout);
+  }
+}

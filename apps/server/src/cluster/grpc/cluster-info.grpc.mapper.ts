@@ -1,0 +1,22 @@
+import { CollectionClusterInfo } from '@vectorstore/collections';
+import type { CollectionClusterInfoResponse } from '../../grpc/generated/vectorstore/CollectionClusterInfoResponse';
+import { defined } from '../../core/scalars';
+import { shardKeyToProto } from './shard-key.grpc.mapper';
+
+export function clusterInfoToProto(info: CollectionClusterInfo): CollectionClusterInfoResponse {
+  return {
+    peerId: info.peerId,
+    shardCount: info.shardCount,
+    localShards: info.localShards.map((shard) =>
+      defined({
+        shardId: shard.shardId,
+        pointsCount: shard.pointsCount,
+        state: shard.state,
+        shardKey: shard.shardKey ? shardKeyToProto(shard.shardKey) : undefined,
+      }),
+    ),
+    remoteShards: [],
+    shardTransfers: [],
+    reshardingOperations: [],
+  };
+}

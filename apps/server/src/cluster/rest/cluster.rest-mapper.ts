@@ -1,0 +1,130 @@
+import {
+  CollectionClusterInfo,
+  CreateShardKeyRequest,
+  PeerTransferOperation,
+  ReplicaState,
+  ShardKey,
+} from '@vectorstore/collections';
+import { bodyFormatError } from '../../core/rest/rest-format.error';
+import {
+  array,
+  Decoder,
+  decodeBody,
+  describeJson,
+  enumOf,
+  object,
+  objectValue,
+  u32,
+  u64Text,
+} from '../../core/rest/rest-decoders';
+import { defined } from '../../core/scalars';
+
+const REPLICA_STATE_NAMES: Record<string, ReplicaState> = Object.fromEntries(
+  (
+    [
+      'Active',
+      'Dead',
+      'Partial',
+      'Initializing',
+      'Listener',
+      'PartialSnapshot',
+      'Recovery',
+      'Resharding',
+      'ReshardingScaleDown',
+      'ActiveRead',
+      'ManualRecovery',
+    ] as const
+  ).map((state) => [state, state]),
+);
+
+/** A keyword (string) or a u64. */
+export const shardKeyDecoder: Decoder<ShardKey> = (value, path) => {
+  if (typeof value === 'string') return { keyword: value };
+  if (typeof value === 'bigint') return { number: u64Text(value, path) };
+  throw bodyFormatError(path, `invalid type: ${describeJson(value)}, expected a string or an unsigned integer`);
+};
+
+export const createShardKeyDecoder: Decoder<CreateShardKeyRequest> = object(
+  {
+    shard_key: shardKeyDecoder,
+    shards_number: u32,
+    replication_factor: u32,
+    placement: array(u64Text),
+    initial_state: enumOf(REPLICA_STATE_NAMES),
+  },
+  ['shard_key'],
+);
+
+const dropShardKeyDecoder = object<{ shardKey: ShardKey }>({ shard_key: shardKeyDecoder }, ['shard_key']);
+
+export function createShardKeyFromRest(body: unknown): CreateShardKeyRequest {
+  return decodeBody(body, createShardKeyDecoder);
+}
+
+export function dropShardKeyFromRest(body: unknown): ShardKey {
+  return decodeBody(body, dropShardKeyDecoder).shardKey;
+}
+
+export type ClusterOperationFromRest =
+  | { kind: 'createShardKey'; request: CreateShardKeyRequest }
+  | { kind: 'deleteShardKey'; shardKey: ShardKey }
+  | { kind: 'peerTransfer'; operation: PeerTransferOperation };
+
+const transfer = object({ shard_id: u32, from_peer_id: u64Text, to_peer_id: u64Text, to_shard_id: u32 }, [
+  'shard_id',
+  'from_peer_id',
+  'to_peer_id',
+]);
+const PEER_OPERATIONS: Record<string, [PeerTransferOperation, Decoder<unknown>]> = {
+  move_shard: ['moveShard', transfer],
+  replicate_shard: ['replicateShard', transfer],
+  abort_transfer: ['abortTransfer', transfer],
+  restart_transfer: ['restartTransfer', transfer],
+  drop_replica: ['dropReplica', object({ shard_id: u32, peer_id: u64Text }, ['shard_id', 'peer_id'])],
+  start_resharding: ['startResharding', object({ direction: enumOf({ up: 'up', down: 'down' }) }, ['direction'])],
+  abort_resharding: ['abortResharding', objectValue],
+  replicate_points: ['replicatePoints', object({ from_shard_key: shardKeyDecoder, to_shard_key: shardKeyDecoder })],
+};
+
+/** `POST /collections/{c}/cluster`: exactly one operation; its body is decoded before anything else. */
+export function clusterOperationFromRest(body: unknown): ClusterOperationFromRest {
+  const input = decodeBody(body, objectValue);
+  if (input.create_sharding_key !== undefined) {
+    return { kind: 'createShardKey', request: createShardKeyDecoder(input.create_sharding_key, 'create_sharding_key') };
+  }
+  if (input.drop_sharding_key !== undefined) {
+    return {
+      kind: 'deleteShardKey',
+      shardKey: dropShardKeyDecoder(input.drop_sharding_key, 'drop_sharding_key').shardKey,
+    };
+  }
+  for (const [name, [operation, decode]] of Object.entries(PEER_OPERATIONS)) {
+    if (input[name] !== undefined) {
+      decode(input[name], name);
+      return { kind: 'peerTransfer', operation };
+    }
+  }
+  throw bodyFormatError('', 'data did not match any variant of untagged enum ClusterOperations');
+}
+
+export function shardKeyToRest(key: ShardKey): string | bigint {
+  return 'keyword' in key ? key.keyword : BigInt(key.number);
+}
+
+/** `GET /collections/{c}/cluster`. */
+export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
+  return {
+    peer_id: BigInt(info.peerId),
+    shard_count: info.shardCount,
+    local_shards: info.localShards.map((shard) =>
+      defined({
+        shard_id: shard.shardId,
+        shard_key: shard.shardKey && shardKeyToRest(shard.shardKey),
+        points_count: shard.pointsCount,
+        state: shard.state,
+      }),
+    ),
+    remote_shards: [],
+    shard_transfers: [],
+  };
+}

@@ -1,0 +1,74 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { raw } from 'express';
+import { parseRestJson } from './rest-json';
+
+/** Qdrant's `service.max_request_size_mb` default: larger bodies are refused with 400. */
+export const REST_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
+/** Qdrant parses a body as JSON when the type says JSON (or `*+json`), or when no type is given. */
+function isJsonType(contentType: string | undefined): boolean {
+  if (contentType === undefined || contentType === '') return true;
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+function reject(response: Response, message: string): void {
+  response.status(400).json({ status: { error: message }, time: 0 });
+}
+
+const readRaw = raw({ type: () => true, limit: REST_BODY_LIMIT_BYTES });
+
+/**
+ * Reads Qdrant API bodies: at most 32 MiB, JSON only, parsed bigint-safe ({@link parseRestJson}).
+ * Every failure is a 400 in the REST envelope, never a 413 or a 500. An empty body stays
+ * `undefined`; routes that need one answer serde's EOF error.
+ */
+export const restBodyMiddleware: RequestHandler = (request: Request, response: Response, next: NextFunction) => {
+  readRaw(request, response, (error?: unknown) => {
+    if (error) {
+      const { type, length } = error as { type?: string; length?: number };
+      if (type === 'entity.too.large') {
+        reject(
+          response,
+          `JSON payload (${length ?? 'more than ' + REST_BODY_LIMIT_BYTES} bytes) is larger than allowed (limit: ${REST_BODY_LIMIT_BYTES} bytes).`,
+        );
+      } else {
+        reject(response, `Payload error: ${error instanceof Error ? error.message : 'cannot read the body'}`);
+      }
+      return;
+    }
+    const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    if (bytes.length === 0) {
+      request.body = undefined;
+      next();
+      return;
+    }
+    if (!isJsonType(request.headers['content-type'])) {
+      reject(response, 'Content type error');
+      return;
+    }
+    try {
+      request.body = parseRestJson(bytes.toString('utf8'));
+    } catch (parseError) {
+      const detail =
+        parseError instanceof RangeError
+          ? 'recursion limit exceeded'
+          : (parseError as Error).message || 'malformed JSON';
+      reject(response, `Format error in JSON body: ${detail}`);
+      return;
+    }
+    next();
+  });
+};
+
+/**
+ * Qdrant merges repeated `/` and drops a trailing `/` before routing (`//collections/x/` is
+ * `/collections/x`).
+ */
+export const normalisePathMiddleware: RequestHandler = (request: Request, _response: Response, next: NextFunction) => {
+  const queryAt = request.url.indexOf('?');
+  const path = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
+  const normalised = path.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
+  if (normalised !== path) request.url = normalised + (queryAt < 0 ? '' : request.url.slice(queryAt));
+  next();
+};

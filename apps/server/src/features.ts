@@ -1,0 +1,16 @@
+import { AliasesFeatureModule } from './aliases/aliases-feature.module';
+import { AuthFeatureModule } from './auth/auth-feature.module';
+import { ClusterFeatureModule } from './cluster/cluster-feature.module';
+import { CollectionsFeatureModule } from './collections/collections-feature.module';
+import { HealthFeatureModule } from './health/health-feature.module';
+import { PointsFeatureModule } from './points/points-feature.module';
+
+/** The app's feature modules: each serves one area over gRPC and HTTP. */
+export const FEATURE_MODULES = [
+  AuthFeatureModule,
+  HealthFeatureModule,
+  CollectionsFeatureModule,
+  AliasesFeatureModule,
+  ClusterFeatureModule,
+  PointsFeatureModule,
+];

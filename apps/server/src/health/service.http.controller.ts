@@ -1,0 +1,65 @@
+import { Controller, Delete, Get, Header, Query } from '@nestjs/common';
+import { Operation } from '@vectorstore/auth';
+import { CollectionsService } from '@vectorstore/collections';
+import { randomUUID } from 'node:crypto';
+import { RequestMetrics } from '../core/metrics/request-metrics';
+import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
+import { readBoolParam, readUintParam, RestQuery } from '../core/rest/rest-query';
+import { renderMetrics } from './rest/metrics.renderer';
+import { telemetryToRest } from './rest/telemetry.mapper';
+
+/** Qdrant's node-level routes: `/metrics`, `/telemetry`, `/issues`. Each needs a credential, as in Qdrant. */
+@Controller()
+export class ServiceHttpController {
+  private readonly id = randomUUID();
+  private readonly startedAt = new Date();
+
+  constructor(
+    private readonly collections: CollectionsService,
+    private readonly metrics: RequestMetrics,
+  ) {}
+
+  @Operation('Service/Metrics')
+  @Get('metrics')
+  @RawRestResponse()
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  metricsText(@Query() query: RestQuery): Promise<string> {
+    readBoolParam(query, 'anonymize');
+    readUintParam(query, 'timeout');
+    const perCollection = readBoolParam(query, 'per_collection') ?? false;
+    const counts = this.collections.list().map((name) => {
+      const info = this.collections.get(name);
+      return { name, points: info.pointsCount, indexedVectors: info.indexedVectorsCount };
+    });
+    return renderMetrics(counts, (perCollection ? this.metrics.perCollection : this.metrics.global).registry);
+  }
+
+  @Operation('Service/Telemetry')
+  @Get('telemetry')
+  telemetry(@Query() query: RestQuery): unknown {
+    readBoolParam(query, 'anonymize');
+    readBoolParam(query, 'per_collection');
+    readUintParam(query, 'timeout');
+    return telemetryToRest({
+      id: this.id,
+      startedAt: this.startedAt,
+      detailsLevel: readUintParam(query, 'details_level') ?? 0,
+      collections: this.collections.list().map((name) => ({ name, info: this.collections.get(name) })),
+      rest: this.metrics.restStats.snapshot(),
+      grpc: this.metrics.grpcStats.snapshot(),
+    });
+  }
+
+  /** A single healthy node reports no issues. */
+  @Operation('Service/Issues')
+  @Get('issues')
+  issues(): { issues: never[] } {
+    return { issues: [] };
+  }
+
+  @Operation('Service/ClearIssues')
+  @Delete('issues')
+  clearIssues(): boolean {
+    return true;
+  }
+}

@@ -1,0 +1,173 @@
+import { CollectionRecord } from '@vectorstore/collections';
+import { ReadWriteLock, stringifyJson } from '@vectorstore/common';
+import * as path from 'node:path';
+import { PointId } from '../../model/point-id.model';
+import { ShardKeySelector } from '../../model/selectors.model';
+import { LocalShard } from '../local-shard';
+import { OpenShardLog } from '../shard-log';
+import { VectorSpace, vectorSpacesOf } from '../vector-space';
+import { DroppedVectors, vectorsDroppedBy } from './dropped-vectors';
+import { readShards, routeWrite, ShardHandle, writeShardsForFilter } from './shard-routing';
+
+/**
+ * The points of one collection on this node: one LocalShard per shard of the catalog record,
+ * routing reads and writes to them (shard-routing) and keeping dropped vector names from coming
+ * back (dropped-vectors).
+ */
+export class CollectionStorage {
+  private readonly shardHandles = new Map<number, ShardHandle>();
+  private currentRecord: CollectionRecord;
+  private currentSpaces: Map<string, VectorSpace>;
+  private loadFailure: Error | undefined;
+  /**
+   * Writes hold the shared side from validation until applied; a change of the vector names takes
+   * the exclusive side, so no write checked against the old names is applied after the change.
+   */
+  readonly schemaLock = new ReadWriteLock();
+  private readonly droppedVectors = new DroppedVectors();
+
+  constructor(
+    record: CollectionRecord,
+    readonly dir: string,
+    private readonly openLog: OpenShardLog,
+  ) {
+    this.currentRecord = record;
+    this.currentSpaces = vectorSpacesOf(record.config);
+  }
+
+  /** The catalog record of the last reconcile. */
+  get record(): CollectionRecord {
+    return this.currentRecord;
+  }
+
+  /** The vector spaces of the collection's config (without names being dropped). */
+  get spaces(): Map<string, VectorSpace> {
+    return this.currentSpaces;
+  }
+
+  /** The open shards, by shard id. */
+  get shards(): ReadonlyMap<number, ShardHandle> {
+    return this.shardHandles;
+  }
+
+  /** Set when a shard could not be opened: the collection reports Red and refuses requests. */
+  get failure(): Error | undefined {
+    return this.loadFailure;
+  }
+
+  /** The last reconcile opened every shard. */
+  markLoaded(): void {
+    this.loadFailure = undefined;
+  }
+
+  /** The last reconcile failed to open a shard. */
+  markFailed(error: Error): void {
+    this.loadFailure = error;
+  }
+
+  /** Opens shards the record has and we don't; closes (and reports) shards it no longer has. */
+  async reconcile(record: CollectionRecord): Promise<ShardHandle[]> {
+    // A changed config may leave segments built with the old one: let the optimizer look again.
+    const configChanged = stringifyJson(record.config) !== stringifyJson(this.record.config);
+    this.currentRecord = record;
+    const previous = this.currentSpaces;
+    this.currentSpaces = vectorSpacesOf(record.config);
+    // Names gone from the config, or whose vectors changed shape, lose their stored vectors.
+    const droppedVectors = vectorsDroppedBy(previous, this.spaces);
+    droppedVectors.forEach((name) => this.rememberDrop(name));
+    const wanted = new Map(record.shards.map((s) => [s.shardId, s]));
+    const dropped: ShardHandle[] = [];
+    for (const [shardId, handle] of this.shards) {
+      if (!wanted.has(shardId)) {
+        await handle.shard.close();
+        this.shardHandles.delete(shardId);
+        dropped.push(handle);
+      }
+    }
+    for (const handle of this.shards.values()) {
+      handle.shard.updateSpaces(this.spaces, droppedVectors);
+      if (configChanged) handle.shard.optimization.trigger();
+    }
+    for (const shard of record.shards) {
+      if (this.shards.has(shard.shardId)) continue;
+      const wal = record.config.walConfig;
+      const local = await LocalShard.open({
+        dir: this.shardDir(shard.shardId),
+        spaces: this.spaces,
+        openLog: this.openLog,
+        log: {
+          segmentCapacityBytes: (wal.walCapacityMb ?? 32) * 1024 * 1024,
+          segmentsAhead: wal.walSegmentsAhead ?? 0,
+          retainClosed: Math.max(1, wal.walRetainClosed ?? 1),
+        },
+      });
+      this.shardHandles.set(shard.shardId, { shardId: shard.shardId, shardKey: shard.shardKey, shard: local });
+    }
+    return dropped;
+  }
+
+  /**
+   * Deletes a vector name's data from every shard and makes that durable (segments written again
+   * without it, and the log acknowledged past it) before the catalog forgets the name, so neither a
+   * restart nor a later vector of the same name can bring the old vectors back. From now on writes
+   * and searches naming it are refused.
+   */
+  async dropVector(name: string): Promise<void> {
+    const spaces = new Map(this.spaces);
+    spaces.delete(name);
+    this.currentSpaces = spaces;
+    this.rememberDrop(name);
+    for (const handle of this.shards.values()) handle.shard.updateSpaces(spaces, [name]);
+    await this.flush();
+  }
+
+  /**
+   * Before a vector name dropped since start is created again: waits (up to `maxWaitMs`) until the
+   * segment builds that were running when it was dropped have ended, and flushes, so operations that
+   * still carried the old vectors are behind the log's replay point.
+   */
+  async settleDroppedVector(name: string, maxWaitMs = 60_000): Promise<void> {
+    if (!this.droppedVectors.has(name)) return;
+    await this.droppedVectors.waitForBuilds(name, maxWaitMs);
+    await this.flush();
+    this.droppedVectors.forget(name);
+  }
+
+  private rememberDrop(name: string): void {
+    this.droppedVectors.remember(
+      name,
+      [...this.shards.values()].map((handle) => handle.shard),
+    );
+  }
+
+  shardDir(shardId: number): string {
+    return path.join(this.dir, 'shards', String(shardId));
+  }
+
+  /** Shards a read fans out to: all of them, or those of the selected shard keys. */
+  readShards(selector: ShardKeySelector | undefined): ShardHandle[] {
+    return readShards(this.shards, selector);
+  }
+
+  /** The shard each point is written to. */
+  routeWrite(ids: readonly PointId[], selector: ShardKeySelector | undefined): Map<ShardHandle, PointId[]> {
+    return routeWrite(this.shards, this.record, ids, selector);
+  }
+
+  /** Every shard, for writes chosen by filter (they touch whatever shard holds a matching point). */
+  writeShardsForFilter(selector: ShardKeySelector | undefined): ShardHandle[] {
+    return writeShardsForFilter(this.shards, this.record, selector);
+  }
+
+  async flush(): Promise<void> {
+    for (const handle of this.shards.values()) await handle.shard.flush();
+  }
+
+  /** Closes every shard, even when one fails; the first failure is rethrown after. */
+  async close(): Promise<void> {
+    const results = await Promise.allSettled([...this.shards.values()].map((handle) => handle.shard.close()));
+    this.shardHandles.clear();
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+}

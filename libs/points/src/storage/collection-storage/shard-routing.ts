@@ -1,0 +1,96 @@
+import { CollectionRecord, describeShardKey, ShardKey, shardKeyEquals } from '@vectorstore/collections';
+import { DomainError } from '@vectorstore/common';
+import { createHash } from 'node:crypto';
+import { PointId, pointIdKey } from '../../model/point-id.model';
+import { ShardKeySelector } from '../../model/selectors.model';
+import { LocalShard } from '../local-shard';
+
+/** A local shard with what routing needs to know about it. */
+export interface ShardHandle {
+  shardId: number;
+  shardKey?: ShardKey;
+  shard: LocalShard;
+}
+
+/** Shards a read fans out to: all of them, or those of the selected shard keys. */
+export function readShards(
+  shards: ReadonlyMap<number, ShardHandle>,
+  selector: ShardKeySelector | undefined,
+): ShardHandle[] {
+  if (!selector || selector.shardKeys.length === 0) return [...shards.values()];
+  return keyShards(shards, selector);
+}
+
+/** The shard each point is written to: by id (auto sharding) or by shard key, then id (custom sharding). */
+export function routeWrite(
+  shards: ReadonlyMap<number, ShardHandle>,
+  record: CollectionRecord,
+  ids: readonly PointId[],
+  selector: ShardKeySelector | undefined,
+): Map<ShardHandle, PointId[]> {
+  const routes = new Map<ShardHandle, PointId[]>();
+  const add = (handle: ShardHandle, id: PointId) => {
+    const list = routes.get(handle);
+    if (list) list.push(id);
+    else routes.set(handle, [id]);
+  };
+  if (record.config.params.shardingMethod === 'Custom') {
+    if (!selector || selector.shardKeys.length === 0) {
+      throw DomainError.invalidArgument(
+        'Bad request: shard_key_selector is required for a collection with custom sharding',
+      );
+    }
+    const candidates = keyShards(shards, selector);
+    // Within a key's shards, points spread by id; with several keys each point goes to each key.
+    const byKey = new Map<string, ShardHandle[]>();
+    for (const handle of candidates) {
+      const k = JSON.stringify(handle.shardKey);
+      byKey.set(k, [...(byKey.get(k) ?? []), handle]);
+    }
+    for (const id of ids) for (const group of byKey.values()) add(group[hashToShard(id, group.length)], id);
+    return routes;
+  }
+  if (selector && selector.shardKeys.length > 0) {
+    throw DomainError.invalidArgument(
+      'Bad request: shard_key_selector is only valid for a collection with custom sharding',
+    );
+  }
+  const handles = [...shards.values()].sort((a, b) => a.shardId - b.shardId);
+  if (handles.length === 0) throw DomainError.failedPrecondition(`Collection \`${record.name}\` has no shards`);
+  for (const id of ids) add(handles[hashToShard(id, handles.length)], id);
+  return routes;
+}
+
+/** Every shard, for writes chosen by filter (they touch whatever shard holds a matching point). */
+export function writeShardsForFilter(
+  shards: ReadonlyMap<number, ShardHandle>,
+  record: CollectionRecord,
+  selector: ShardKeySelector | undefined,
+): ShardHandle[] {
+  if (record.config.params.shardingMethod === 'Custom' && selector && selector.shardKeys.length > 0) {
+    return keyShards(shards, selector);
+  }
+  return [...shards.values()];
+}
+
+function keyShards(shards: ReadonlyMap<number, ShardHandle>, selector: ShardKeySelector): ShardHandle[] {
+  const result: ShardHandle[] = [];
+  for (const key of selector.shardKeys) {
+    let matched = [...shards.values()].filter((h) => h.shardKey && shardKeyEquals(h.shardKey, key));
+    if (matched.length === 0 && selector.fallback) {
+      const fallback = selector.fallback;
+      matched = [...shards.values()].filter((h) => h.shardKey && shardKeyEquals(h.shardKey, fallback));
+    }
+    if (matched.length === 0)
+      throw DomainError.notFound(`Not found: Shard key ${describeShardKey(key)} does not exist`);
+    for (const handle of matched) if (!result.includes(handle)) result.push(handle);
+  }
+  return result;
+}
+
+/** Stable placement of a point among `count` shards. */
+export function hashToShard(id: PointId, count: number): number {
+  if (count <= 1) return 0;
+  const digest = createHash('sha1').update(pointIdKey(id)).digest();
+  return digest.readUInt32BE(0) % count;
+}

@@ -1,0 +1,4 @@
+export { LocalShard } from './local-shard';
+export type { LocalShardOptions } from './local-shard';
+export type { FieldIndexSchema } from './field-index-schema';
+export type { PointRef, ShardHit } from './shard-query';

@@ -1,0 +1,263 @@
+import * as path from 'node:path';
+import { Filter } from '../../model/filter.model';
+import { UpdateOperation } from '../../model/operations.model';
+import { PointId } from '../../model/point-id.model';
+import { SearchParams } from '../../model/query.model';
+import { PointsSelector } from '../../model/selectors.model';
+import { Vector } from '../../model/vectors.model';
+import { Segment } from '../segment';
+import { OpenShardLog, ShardLog, ShardLogOptions } from '../shard-log';
+import { VectorSpace } from '../vector-space';
+import { BuildReservations } from './build-reservations';
+import { FieldIndexSchema } from './field-index-schema';
+import { applyOperation } from './operation-dispatch';
+import { OptimizationStatus } from './optimization-status';
+import { FlushSource, ShardManifest } from './shard-manifest';
+import {
+  findPoint,
+  indexedVectorCount,
+  livePointCount,
+  PointRef,
+  searchSegments,
+  selectPoints,
+  ShardHit,
+} from './shard-query';
+import { ShardSegments } from './shard-segments';
+import { ShardWal } from './shard-wal';
+
+export interface LocalShardOptions {
+  dir: string;
+  spaces: Map<string, VectorSpace>;
+  log: Omit<ShardLogOptions, 'dir'>;
+  openLog: OpenShardLog;
+}
+
+/**
+ * One shard on this node: a write-ahead log (shard-wal) in front of segments (shard-segments),
+ * persisted under a manifest (shard-manifest). A write is logged and fsynced, then applied in
+ * op-number order (operation-dispatch); a flush persists segments and lets the log drop what they
+ * hold; opening replays the log past the last flush, so an acknowledged write survives any crash.
+ */
+export class LocalShard {
+  private readonly fieldIndexSchemas: Map<string, FieldIndexSchema>;
+  private readonly segmentSet: ShardSegments;
+  private readonly wal: ShardWal;
+  private readonly builds: BuildReservations;
+  private readonly flushSource: FlushSource;
+  private currentSpaces: Map<string, VectorSpace>;
+  private closed = false;
+  /** Set when close() starts; closed is set once it finished. */
+  private closing = false;
+  /** What the optimizer is doing here; read for the collection status. */
+  readonly optimization = new OptimizationStatus();
+
+  private constructor(
+    options: LocalShardOptions,
+    private readonly manifest: ShardManifest,
+    loaded: { segments: Segment[]; fieldIndexes: Map<string, FieldIndexSchema> },
+    log: ShardLog,
+  ) {
+    this.currentSpaces = options.spaces;
+    this.fieldIndexSchemas = loaded.fieldIndexes;
+    this.segmentSet = new ShardSegments(loaded.segments, () => this.newAppendableSegment());
+    this.builds = new BuildReservations(manifest.segmentsDir);
+    const target = { segments: this.segmentSet, fieldIndexes: this.fieldIndexSchemas };
+    this.wal = new ShardWal(
+      log,
+      (opNum, operation) => applyOperation(target, opNum, operation),
+      manifest.persistedOpNum,
+    );
+    this.flushSource = {
+      lastApplied: () => this.wal.lastApplied,
+      segments: () => this.segmentSet.all,
+      fieldIndexes: () => this.fieldIndexSchemas,
+      buildsInProgress: () => this.builds.ids(),
+      ackLog: (opNum) => this.wal.ack(opNum),
+    };
+  }
+
+  static async open(options: LocalShardOptions): Promise<LocalShard> {
+    const { manifest, ...loaded } = await ShardManifest.open(options.dir, options.spaces);
+    const log = await options.openLog({ ...options.log, dir: path.join(options.dir, 'wal') });
+    const shard = new LocalShard(options, manifest, loaded, log);
+    await shard.wal.replay();
+    return shard;
+  }
+
+  get spaces(): Map<string, VectorSpace> {
+    return this.currentSpaces;
+  }
+
+  /** Segments, the active appendable one first. */
+  get segments(): readonly Segment[] {
+    return this.segmentSet.all;
+  }
+
+  /** The appendable segment writes go to. */
+  get active(): Segment {
+    return this.segmentSet.active;
+  }
+
+  /** The payload indexes every segment keeps, by field. */
+  get fieldIndexes(): ReadonlyMap<string, FieldIndexSchema> {
+    return this.fieldIndexSchemas;
+  }
+
+  /** The op number every operation up to has been applied. */
+  get lastApplied(): number {
+    return this.wal.lastApplied;
+  }
+
+  /** Set when an operation failed to apply: the shard reports Red and refuses writes. */
+  get failure(): Error | undefined {
+    return this.wal.failure;
+  }
+
+  /** True from the moment close() starts. */
+  get isClosed(): boolean {
+    return this.closing;
+  }
+
+  /** Where segment files live; the optimizer writes a new segment's vector and payload files here. */
+  get segmentsDir(): string {
+    return this.manifest.segmentsDir;
+  }
+
+  /**
+   * Takes a changed collection config (HNSW, quantization): new and rebuilt segments use it;
+   * existing segments keep what they were built with until the optimizer rebuilds them.
+   *
+   * Vector names in `dropped` (deleted from the collection) lose their store in every segment at
+   * once, and those segments are written again, without it, by the next flush, so no file the
+   * manifest lists keeps the old vectors. A name the active segment has no store for (one just
+   * added) gets one by moving the active segment's live points into a new active segment with every
+   * current space; other segments answer for it as having no such vectors until rebuilt.
+   */
+  updateSpaces(spaces: Map<string, VectorSpace>, dropped: readonly string[] = []): void {
+    this.currentSpaces = spaces;
+    const rewrite = this.segmentSet.all.filter((segment) =>
+      dropped.map((name) => segment.dropVectorStore(name)).some(Boolean),
+    );
+    if (rewrite.length > 0) this.manifest.rewriteAfterRunningFlush(rewrite.map((segment) => segment.id));
+    if ([...spaces.keys()].every((name) => this.active.vectorStore(name) !== undefined)) return;
+    const previous = this.segmentSet.renewActive();
+    this.manifest.forget(previous.id);
+    previous.dispose();
+  }
+
+  /** Logs the operation durably, applies it, and returns its op number. */
+  async update(operation: UpdateOperation): Promise<number> {
+    if (this.closed) throw new Error('shard is closed');
+    if (this.failure) throw this.failure;
+    this.optimization.trigger();
+    return this.wal.write(operation);
+  }
+
+  // ---- reads ----
+
+  /** Where a live point is, if anywhere. */
+  find(id: PointId): PointRef | undefined {
+    return findPoint(this.segmentSet.all, id);
+  }
+
+  /** Live points chosen by ids or a filter. */
+  select(selector: PointsSelector): PointRef[] {
+    return selectPoints(this.segmentSet.all, selector);
+  }
+
+  get pointCount(): number {
+    return livePointCount(this.segmentSet.all);
+  }
+
+  /** Number of vectors held in indexed (graph-searched) segments. */
+  get indexedVectorCount(): number {
+    return indexedVectorCount(this.segmentSet.all);
+  }
+
+  /**
+   * The `k` best hits for a query on vector space `name` among points passing `filter`, best
+   * first. `higherIsBetter` orders scores (false for distances).
+   */
+  search(
+    name: string,
+    query: Vector,
+    k: number,
+    filter: Filter | undefined,
+    params: SearchParams | undefined,
+    higherIsBetter: boolean,
+  ): ShardHit[] {
+    return searchSegments(this.segmentSet.all, name, query, k, filter, params, higherIsBetter);
+  }
+
+  // ---- persistence ----
+
+  /** Persists the segments changed since the last flush under a new manifest (see {@link ShardManifest.flush}). */
+  flush(): Promise<void> {
+    return this.manifest.flush(this.flushSource);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    // From here no optimization may swap segments in: the folder may be about to go.
+    this.closing = true;
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      await this.wal.close();
+      for (const segment of this.segmentSet.all) segment.dispose();
+    }
+  }
+
+  // ---- segment swaps and the builds that produce them ----
+
+  /**
+   * Replaces `sources` with `replacement` (an optimized segment) and persists the change. The
+   * sources' files are closed afterwards: every read of a segment runs synchronously, so none can
+   * still be using them.
+   */
+  async swapSegments(sources: readonly Segment[], replacement: Segment | undefined): Promise<void> {
+    if (this.closing) throw new Error('shard is closed');
+    this.segmentSet.replace(sources, replacement);
+    for (const source of sources) {
+      this.manifest.forget(source.id);
+    }
+    try {
+      await this.flush();
+    } finally {
+      for (const source of sources) source.dispose();
+    }
+  }
+
+  /** Seals the active segment (for the optimizer) and starts a fresh one for writes. */
+  rollActiveSegment(): Segment {
+    return this.segmentSet.roll();
+  }
+
+  /**
+   * Keeps the files of a segment being built (its id) from being removed as unlisted until
+   * {@link releaseBuild}; a build that fails removes them then.
+   */
+  reserveBuild(id: string): void {
+    this.builds.reserve(id);
+  }
+
+  /** Ids of the segments being built now. */
+  buildsInProgress(): string[] {
+    return this.builds.ids();
+  }
+
+  isBuilding(id: string): boolean {
+    return this.builds.has(id);
+  }
+
+  async releaseBuild(id: string, built: boolean): Promise<void> {
+    await this.builds.release(id, built || this.segmentSet.all.some((s) => s.id === id));
+  }
+
+  private newAppendableSegment(): Segment {
+    const segment = Segment.create(this.currentSpaces, { appendable: true, indexed: false });
+    for (const [field, schema] of this.fieldIndexSchemas) segment.createFieldIndex(field, schema.type, schema.params);
+    return segment;
+  }
+}

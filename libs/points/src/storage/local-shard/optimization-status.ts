@@ -1,0 +1,43 @@
+/** What the optimizer is doing on a shard; the collection status (Grey, Yellow, Red) is read from it. */
+export class OptimizationStatus {
+  private wanted = false;
+  private jobs = 0;
+  private lastError: string | undefined;
+
+  /** Optimizations run only once a write arrived since start (after a restart pending work shows Grey). */
+  get triggered(): boolean {
+    return this.wanted;
+  }
+
+  /** Optimization jobs running now. */
+  get running(): number {
+    return this.jobs;
+  }
+
+  /** Why the last optimization failed; cleared when one succeeds. */
+  get error(): string | undefined {
+    return this.lastError;
+  }
+
+  /** A write arrived, or the collection config changed: the optimizer may look at the shard. */
+  trigger(): void {
+    this.wanted = true;
+  }
+
+  jobStarted(): void {
+    this.jobs++;
+  }
+
+  jobSucceeded(): void {
+    this.lastError = undefined;
+  }
+
+  jobFailed(error: string): void {
+    this.lastError = error;
+  }
+
+  /** A job ended, whether it succeeded or failed. */
+  jobEnded(): void {
+    this.jobs--;
+  }
+}

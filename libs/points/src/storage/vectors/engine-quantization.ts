@@ -1,0 +1,23 @@
+import { QuantizationConfig } from '@vectorstore/collections';
+import { QuantizationConfig as EngineQuantization } from '@vectorstore/engine';
+
+/** Our quantization names (Qdrant's) to the engine's. */
+export function engineQuantization(q: QuantizationConfig | undefined): EngineQuantization | undefined {
+  if (!q) return undefined;
+  if ('scalar' in q) return { scalar: { type: 'int8', quantile: q.scalar.quantile, alwaysRam: q.scalar.alwaysRam } };
+  if ('product' in q) return { product: { compression: q.product.compression, alwaysRam: q.product.alwaysRam } };
+  const encoding = { OneBit: 'one_bit', TwoBits: 'two_bits', OneAndHalfBits: 'one_and_half_bits' } as const;
+  const queryEncoding = {
+    Default: 'default',
+    Binary: 'binary',
+    Scalar4Bits: 'scalar4bits',
+    Scalar8Bits: 'scalar8bits',
+  } as const;
+  return {
+    binary: {
+      alwaysRam: q.binary.alwaysRam,
+      encoding: q.binary.encoding ? encoding[q.binary.encoding] : undefined,
+      queryEncoding: q.binary.queryEncoding ? queryEncoding[q.binary.queryEncoding] : undefined,
+    },
+  } as EngineQuantization;
+}

@@ -1,0 +1,89 @@
+import { SlotHits } from './segment-vectors';
+
+/** Maps point slots to engine slots and back. */
+export class SlotMap {
+  private toEngine: Int32Array = new Int32Array(64).fill(-1);
+  private toPoint: Int32Array = new Int32Array(64).fill(-1);
+  private linked = 0;
+
+  /** Number of point slots linked to an engine slot. */
+  get live(): number {
+    return this.linked;
+  }
+
+  engineSlot(pointSlot: number): number {
+    return pointSlot < this.toEngine.length ? this.toEngine[pointSlot] : -1;
+  }
+
+  pointSlot(engineSlot: number): number {
+    return engineSlot < this.toPoint.length ? this.toPoint[engineSlot] : -1;
+  }
+
+  link(pointSlot: number, engineSlot: number): void {
+    this.toEngine = grow(this.toEngine, pointSlot);
+    this.toPoint = grow(this.toPoint, engineSlot);
+    if (this.toEngine[pointSlot] < 0) this.linked++;
+    this.toEngine[pointSlot] = engineSlot;
+    this.toPoint[engineSlot] = pointSlot;
+  }
+
+  unlink(pointSlot: number): number {
+    const engineSlot = this.engineSlot(pointSlot);
+    if (engineSlot >= 0) {
+      this.toEngine[pointSlot] = -1;
+      this.toPoint[engineSlot] = -1;
+      this.linked--;
+    }
+    return engineSlot;
+  }
+
+  toJSON(): { toEngine: Int32Array; toPoint: Int32Array; live: number } {
+    return { toEngine: this.toEngine, toPoint: this.toPoint, live: this.linked };
+  }
+
+  static from(state: { toEngine: Int32Array; toPoint: Int32Array; live: number }): SlotMap {
+    const map = new SlotMap();
+    map.toEngine = state.toEngine;
+    map.toPoint = state.toPoint;
+    map.linked = state.live;
+    return map;
+  }
+
+  /** The point slots that have a vector here, and their engine slots (parallel). */
+  withVectors(pointSlots: ArrayLike<number>): { kept: number[]; engineSlots: number[] } {
+    const kept: number[] = [];
+    const engineSlots: number[] = [];
+    for (let i = 0; i < pointSlots.length; i++) {
+      const engineSlot = this.engineSlot(pointSlots[i]);
+      if (engineSlot >= 0) {
+        kept.push(pointSlots[i]);
+        engineSlots.push(engineSlot);
+      }
+    }
+    return { kept, engineSlots };
+  }
+
+  /** Engine-slot predicate for a point-slot predicate. */
+  engineFilter(allowed: ((pointSlot: number) => boolean) | undefined): ((engineSlot: number) => boolean) | undefined {
+    if (!allowed) return undefined;
+    return (engineSlot) => {
+      const pointSlot = this.pointSlot(engineSlot);
+      return pointSlot >= 0 && allowed(pointSlot);
+    };
+  }
+
+  toPointHits(hits: { slots: Uint32Array; scores: Float32Array }): SlotHits {
+    const slots = new Uint32Array(hits.slots.length);
+    for (let i = 0; i < hits.slots.length; i++) slots[i] = this.pointSlot(hits.slots[i]);
+    return { slots, scores: hits.scores };
+  }
+}
+
+function grow(array: Int32Array, index: number): Int32Array {
+  if (index < array.length) return array;
+  let size = array.length;
+  while (size <= index) size *= 2;
+  const next = new Int32Array(size).fill(-1);
+  next.set(array);
+  return next;
+}

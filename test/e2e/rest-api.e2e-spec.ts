@@ -1,0 +1,366 @@
+import * as grpc from '@grpc/grpc-js';
+import { createCollectionsClient, credentials, unary } from './support/grpc-clients';
+import { RunningServer, startServer } from './support/server-harness';
+
+// The official REST client, unchanged (CommonJS build; runs on Node 20 despite its engines field).
+const { QdrantClient } = require('@qdrant/js-client-rest') as typeof import('@qdrant/js-client-rest');
+
+jest.setTimeout(60_000);
+
+interface Telemetry {
+  app: object;
+  collections: object;
+  requests: { rest: { responses: Record<string, Record<string, { count: number }>> } };
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  type: string;
+  json: () => { result?: unknown; status?: unknown; time?: unknown };
+}
+
+describe('Qdrant REST API (e2e)', () => {
+  let server: RunningServer;
+  let client: InstanceType<typeof QdrantClient>;
+  let grpcCollections: grpc.Client;
+
+  async function http(
+    method: string,
+    path: string,
+    body?: string,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> {
+    const response = await fetch(`${server.httpUrl}${path}`, {
+      method,
+      headers: {
+        'api-key': server.apiKey,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body,
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      text,
+      type: response.headers.get('content-type') ?? '',
+      json: () => JSON.parse(text),
+    };
+  }
+
+  beforeAll(async () => {
+    server = await startServer();
+    client = new QdrantClient({ url: server.httpUrl, apiKey: server.apiKey, checkCompatibility: false });
+    grpcCollections = createCollectionsClient(
+      server.grpcAddress,
+      credentials(server.apiKey),
+      'qdrant',
+    ) as unknown as grpc.Client;
+  });
+
+  afterAll(async () => {
+    grpcCollections?.close();
+    await server?.stop();
+  });
+
+  describe('through @qdrant/js-client-rest', () => {
+    it('should pass the client’s version check: GET / is Qdrant’s bare VersionInfo', async () => {
+      const info = await client.versionInfo();
+      expect(info).toEqual({
+        title: 'qdrant - vector search engine',
+        version: '1.19.0',
+        commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+      });
+    });
+
+    it('should create, read, list, update and delete a collection', async () => {
+      expect(await client.deleteCollection('js')).toBe(false);
+      expect(
+        await client.createCollection('js', {
+          vectors: { size: 4, distance: 'Cosine', datatype: 'float16' },
+          sparse_vectors: { bm: { modifier: 'idf' } },
+          hnsw_config: { m: 8 },
+          quantization_config: { scalar: { type: 'int8', quantile: 0.99 } },
+          replication_factor: 2,
+        }),
+      ).toBe(true);
+      expect(await client.collectionExists('js')).toEqual({ exists: true });
+      expect(await client.getCollections()).toEqual({ collections: [{ name: 'js' }] });
+      const info = await client.getCollection('js');
+      expect(info).toMatchObject({
+        status: 'green',
+        optimizer_status: 'ok',
+        points_count: 0,
+        config: {
+          params: {
+            vectors: { size: 4, distance: 'Cosine', datatype: 'float16' },
+            sparse_vectors: { bm: { modifier: 'idf' } },
+          },
+          hnsw_config: { m: 8, ef_construct: 100 },
+          quantization_config: { scalar: { type: 'int8', quantile: 0.99 } },
+          optimizer_config: { max_optimization_threads: null },
+        },
+        payload_schema: {},
+      });
+      expect(
+        await client.updateCollection('js', {
+          optimizers_config: { indexing_threshold: 1000 },
+          quantization_config: 'Disabled',
+        }),
+      ).toBe(true);
+      const updated = await client.getCollection('js');
+      expect(updated.config.optimizer_config.indexing_threshold).toBe(1000);
+      expect(updated.config.quantization_config).toBeNull();
+      expect(await client.deleteCollection('js')).toBe(true);
+      expect(await client.collectionExists('js')).toEqual({ exists: false });
+    });
+
+    it('should manage aliases and payload indexes', async () => {
+      await client.createCollection('books', { vectors: { size: 2, distance: 'Dot' } });
+      expect(
+        await client.updateCollectionAliases({
+          actions: [{ create_alias: { collection_name: 'books', alias_name: 'library' } }],
+        }),
+      ).toBe(true);
+      expect(await client.getAliases()).toEqual({ aliases: [{ alias_name: 'library', collection_name: 'books' }] });
+      expect(await client.getCollectionAliases('books')).toEqual({
+        aliases: [{ alias_name: 'library', collection_name: 'books' }],
+      });
+      expect(await client.collectionExists('library')).toEqual({ exists: true });
+      expect(
+        await client.createPayloadIndex('books', { field_name: 'city', field_schema: 'keyword', wait: true }),
+      ).toEqual({
+        operation_id: expect.any(Number),
+        status: 'completed',
+      });
+      await client.createPayloadIndex('books', {
+        field_name: 'title',
+        field_schema: { type: 'text', tokenizer: 'word', lowercase: true },
+        wait: true,
+      });
+      const schema = (await client.getCollection('books')).payload_schema;
+      expect(schema.city).toEqual({ data_type: 'keyword', points: 0 });
+      expect(schema.title).toMatchObject({
+        data_type: 'text',
+        params: { type: 'text', tokenizer: 'word', lowercase: true },
+      });
+      expect((await client.deletePayloadIndex('books', 'city', { wait: true })).status).toBe('completed');
+      await client.updateCollectionAliases({
+        actions: [{ rename_alias: { old_alias_name: 'library', new_alias_name: 'shelf' } }],
+      });
+      await client.updateCollectionAliases({ actions: [{ delete_alias: { alias_name: 'shelf' } }] });
+      expect(await client.getAliases()).toEqual({ aliases: [] });
+    });
+
+    it('should report cluster info and custom shard keys of a single node', async () => {
+      await client.createCollection('sharded', { vectors: { size: 2, distance: 'Dot' }, sharding_method: 'custom' });
+      expect(await client.createShardKey('sharded', { shard_key: 'eu' })).toBe(true);
+      expect(await client.createShardKey('sharded', { shard_key: 7 })).toBe(true);
+      expect(await client.listShardKeys('sharded')).toEqual({ shard_keys: [{ key: 'eu' }, { key: 7 }] });
+      const cluster = await client.collectionClusterInfo('sharded');
+      expect(cluster.shard_count).toBe(2);
+      expect(cluster.local_shards.map((s) => s.shard_key)).toEqual(['eu', 7]);
+      expect(await client.deleteShardKey('sharded', { shard_key: 7 })).toBe(true);
+      expect(await client.listShardKeys('books')).toEqual({});
+    });
+  });
+
+  describe('one state behind both transports', () => {
+    it('should show gRPC what REST created, and REST what gRPC created', async () => {
+      await client.createCollection('from-rest', { vectors: { size: 3, distance: 'Euclid' }, metadata: { team: 'a' } });
+      const got = await unary<
+        object,
+        { result: { config: { params: { vectorsConfig: { params: { size: string } } } } } }
+      >(grpcCollections, 'Get', { collectionName: 'from-rest' });
+      expect(Number(got.result.config.params.vectorsConfig.params.size)).toBe(3);
+      await unary(grpcCollections, 'Create', {
+        collectionName: 'from-grpc',
+        vectorsConfig: { params: { size: 5, distance: 'Dot' } },
+      });
+      expect((await client.getCollection('from-grpc')).config.params.vectors).toEqual({ size: 5, distance: 'Dot' });
+      await unary(grpcCollections, 'UpdateAliases', {
+        actions: [{ createAlias: { collectionName: 'from-rest', aliasName: 'both' } }],
+      });
+      expect(await client.getCollectionAliases('from-rest')).toEqual({
+        aliases: [{ alias_name: 'both', collection_name: 'from-rest' }],
+      });
+    });
+  });
+
+  describe('wire details (raw HTTP)', () => {
+    it('should wrap results in {result, status, time}', async () => {
+      const answer = await http('GET', '/collections');
+      expect(answer.type).toContain('application/json');
+      expect(answer.json()).toEqual({ result: expect.any(Object), status: 'ok', time: expect.any(Number) });
+    });
+
+    it('should keep u64 integers exact and 1.0 a float in metadata', async () => {
+      const body =
+        '{"vectors": {"size": 2, "distance": "Dot"}, "metadata": {"big": 18446744073709551615, "one": 1, "float": 1.0, "f": 0.1}}';
+      expect((await http('PUT', '/collections/exact', body)).status).toBe(200);
+      const text = (await http('GET', '/collections/exact')).text;
+      expect(text).toContain('"metadata":{"big":18446744073709551615,"one":1,"float":1.0,"f":0.1}');
+    });
+
+    it('should normalise repeated and trailing slashes', async () => {
+      expect((await http('GET', '//collections//exact/exists/')).json().result).toEqual({ exists: true });
+    });
+
+    it.each([
+      ['malformed JSON', 'PUT', '/collections/bad', '{"vectors":', 400, /^Format error in JSON body/],
+      ['an empty body', 'PUT', '/collections/bad', '', 400, /^Format error in JSON body: EOF/],
+      [
+        'a wrong type',
+        'PUT',
+        '/collections/bad',
+        '{"vectors": {"size": "4", "distance": "Dot"}}',
+        400,
+        /^Format error in JSON body: vectors.size: invalid type/,
+      ],
+      [
+        'a negative unsigned',
+        'PUT',
+        '/collections/bad',
+        '{"vectors": {"size": 4, "distance": "Dot"}, "shard_number": -1}',
+        400,
+        /shard_number/,
+      ],
+      [
+        'an unknown enum',
+        'PUT',
+        '/collections/bad',
+        '{"vectors": {"size": 4, "distance": "Cos"}}',
+        400,
+        /unknown variant `Cos`/,
+      ],
+      [
+        'a broken rule',
+        'PUT',
+        '/collections/bad',
+        '{"vectors": {"size": 65537, "distance": "Dot"}}',
+        422,
+        /^Validation error in JSON body: \[vectors.size: value 65537 invalid, must be from 1 to 65536\]$/,
+      ],
+      [
+        'shard_number 0',
+        'PUT',
+        '/collections/bad',
+        '{"vectors": {"size": 4, "distance": "Dot"}, "shard_number": 0}',
+        422,
+        /shard_number/,
+      ],
+      [
+        'timeout=0',
+        'PUT',
+        '/collections/bad?timeout=0',
+        '{"vectors": {"size": 4, "distance": "Dot"}}',
+        422,
+        /^Validation error in query parameters: \[timeout: value 0 invalid/,
+      ],
+      [
+        'wait=1',
+        'PUT',
+        '/collections/exact/index?wait=1',
+        '{"field_name": "a", "field_schema": "keyword"}',
+        400,
+        /^Deserialize error in query parameters/,
+      ],
+      [
+        'a missing collection',
+        'GET',
+        '/collections/nope',
+        undefined,
+        404,
+        /^Not found: Collection `nope` doesn't exist!$/,
+      ],
+      [
+        'an existing collection',
+        'PUT',
+        '/collections/exact',
+        '{"vectors": {"size": 2, "distance": "Dot"}}',
+        409,
+        /already exists/,
+      ],
+      ['a standalone cluster operation', 'POST', '/cluster/recover', '{}', 405, /standalone mode/],
+      [
+        'a peer transfer',
+        'POST',
+        '/collections/exact/cluster',
+        '{"move_shard": {"shard_id": 0, "from_peer_id": 1, "to_peer_id": 2}}',
+        405,
+        /standalone mode/,
+      ],
+    ])('should answer %s with Qdrant’s code and message', async (_, method, path, body, status, message) => {
+      const answer = await http(method, path, body);
+      expect(answer.status).toBe(status);
+      const json = answer.json() as { status: { error: string }; time: number };
+      expect(json.status.error).toMatch(message);
+      expect(typeof json.time).toBe('number');
+    });
+
+    it('should answer 404 with an empty body for an unknown path or a wrong verb', async () => {
+      for (const [method, path] of [
+        ['GET', '/nope'],
+        ['POST', '/collections/exact'],
+        ['PATCH', '/aliases'],
+      ]) {
+        const answer = await http(method, path);
+        expect([method, path, answer.status, answer.text]).toEqual([method, path, 404, '']);
+      }
+    });
+
+    it('should refuse a body that is not JSON, and one over 32 MiB, with 400', async () => {
+      const form = await http('PUT', '/collections/bad', 'a=1', {
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      expect([form.status, form.json().status]).toEqual([400, { error: 'Content type error' }]);
+      const huge = await http('PUT', '/collections/bad', `{"metadata": "${'x'.repeat(33 * 1024 * 1024)}"}`);
+      expect(huge.status).toBe(400);
+      expect((huge.json().status as { error: string }).error).toMatch(
+        /^JSON payload \(\d+ bytes\) is larger than allowed/,
+      );
+    });
+
+    it('should parse a body without a content type as JSON, as Qdrant does', async () => {
+      const response = await fetch(`${server.httpUrl}/collections/untyped`, {
+        method: 'PUT',
+        headers: { 'api-key': server.apiKey },
+        body: new TextEncoder().encode('{"vectors": {"size": 2, "distance": "Dot"}}'),
+      });
+      expect(response.status).toBe(200);
+    });
+
+    it('should answer Qdrant’s texts on the health routes', async () => {
+      expect((await http('GET', '/healthz')).text).toBe('healthz check passed');
+      expect((await http('GET', '/livez')).text).toBe('healthz check passed');
+      expect((await http('GET', '/readyz')).text).toBe('all shards are ready');
+      expect((await http('GET', '/cluster')).json().result).toEqual({ status: 'disabled' });
+    });
+
+    it('should serve Prometheus metrics with request counts per route and gRPC method', async () => {
+      const text = (await http('GET', '/metrics')).text;
+      expect(text).toContain('# HELP app_info information about qdrant server');
+      expect(text).toContain('app_info{name="qdrant",version="1.19.0"} 1');
+      expect(text).toMatch(/collections_total \d+/);
+      expect(text).toContain('collection_points{id="exact"} 0');
+      expect(text).toMatch(
+        /rest_responses_total\{method="PUT",endpoint="\/collections\/\{collection_name\}",status="200"\} \d+/,
+      );
+      expect(text).toMatch(/grpc_responses_total\{endpoint="\/qdrant.Collections\/Create"\} 1/);
+      expect(text).toContain('rest_responses_duration_seconds_bucket');
+      const perCollection = (await http('GET', '/metrics?per_collection=true')).text;
+      expect(perCollection).toMatch(/rest_responses_total\{.*collection="exact"/);
+      expect((await http('GET', '/metrics', undefined, { 'api-key': '' })).status).toBe(401);
+    });
+
+    it('should serve telemetry in Qdrant’s shape', async () => {
+      const level0 = (await http('GET', '/telemetry')).json().result as Telemetry;
+      expect(Object.keys(level0).sort()).toEqual(['app', 'cluster', 'collections', 'id', 'quota', 'requests']);
+      expect(level0.app).toMatchObject({ name: 'qdrant', version: '1.19.0' });
+      expect(level0.requests.rest.responses['PUT /collections/{collection_name}']['200'].count).toBeGreaterThan(0);
+      const level2 = (await http('GET', '/telemetry?details_level=2')).json().result as Telemetry;
+      expect(Object.keys(level2.collections).sort()).toEqual(['collections', 'number_of_collections', 'snapshots']);
+    });
+  });
+});
