@@ -58,6 +58,9 @@ export const OPERATION_ACCESS = {
   'Snapshots/CreateFull': 'manage',
   'Snapshots/ListFull': 'read',
   'Snapshots/DeleteFull': 'manage',
+  // REST only: download (read, as Qdrant) and recovery.
+  'Snapshots/Download': 'read',
+  'Snapshots/Recover': 'manage',
   'Auth/Me': 'read',
   // REST only: the node itself.
   'Service/Metrics': 'read',

@@ -1,0 +1,113 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Logger,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+  StreamableFile,
+} from '@nestjs/common';
+import { Operation } from '@vectorstore/auth';
+import type { SnapshotDescription } from '@vectorstore/snapshots';
+import type { Response } from 'express';
+import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
+import { stringifyRestJson } from '../core/rest/rest-json';
+import { readBoolParam, RestQuery } from '../core/rest/rest-query';
+import { recoverFromRest } from './rest/snapshots.rest-mapper';
+import { SnapshotsService } from './snapshots.service';
+
+/**
+ * Qdrant's collection snapshot routes. `?wait` defaults to true here (as in Qdrant); `wait=false`
+ * answers 202 `{"result": null, "status": "accepted"}` at once and the work goes on.
+ */
+@Controller('collections/:collection_name/snapshots')
+export class SnapshotsHttpController {
+  private readonly logger = new Logger(SnapshotsHttpController.name);
+
+  constructor(private readonly snapshots: SnapshotsService) {}
+
+  @Operation('Snapshots/Create')
+  @RawRestResponse()
+  @HttpCode(HttpStatus.OK)
+  @Post()
+  create(
+    @Param('collection_name') name: string,
+    @Query() query: RestQuery,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    return this.answer(query, response, () => this.snapshots.create(name));
+  }
+
+  @Operation('Snapshots/List')
+  @Get()
+  list(@Param('collection_name') name: string): Promise<SnapshotDescription[]> {
+    return this.snapshots.list(name);
+  }
+
+  @Operation('Snapshots/Recover')
+  @RawRestResponse()
+  @Put('recover')
+  recover(
+    @Param('collection_name') name: string,
+    @Body() body: unknown,
+    @Query() query: RestQuery,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    const request = recoverFromRest(name, body);
+    return this.answer(query, response, async () => {
+      await this.snapshots.recover(request);
+      return true;
+    });
+  }
+
+  @Operation('Snapshots/Download')
+  @RawRestResponse()
+  @Get(':snapshot_name')
+  async download(
+    @Param('collection_name') name: string,
+    @Param('snapshot_name') snapshot: string,
+  ): Promise<StreamableFile> {
+    const opened = await this.snapshots.download(name, snapshot);
+    return new StreamableFile(opened.stream, {
+      type: 'application/octet-stream',
+      length: opened.description.size,
+      disposition: `attachment; filename="${opened.description.name}"`,
+    });
+  }
+
+  @Operation('Snapshots/Delete')
+  @RawRestResponse()
+  @Delete(':snapshot_name')
+  delete(
+    @Param('collection_name') name: string,
+    @Param('snapshot_name') snapshot: string,
+    @Query() query: RestQuery,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    return this.answer(query, response, async () => {
+      await this.snapshots.delete(name, snapshot);
+      return true;
+    });
+  }
+
+  /** Runs `work` and answers its result in the envelope, or answers 202 at once when `wait=false`. */
+  private async answer(query: RestQuery, response: Response, work: () => Promise<unknown>): Promise<string> {
+    const wait = readBoolParam(query, 'wait') ?? true;
+    const started = process.hrtime.bigint();
+    const elapsed = (): number => Number(process.hrtime.bigint() - started) / 1e9;
+    response.setHeader('Content-Type', 'application/json');
+    if (!wait) {
+      work().catch((error: unknown) => this.logger.error({ err: error }, 'snapshot operation failed'));
+      response.status(202);
+      return stringifyRestJson({ result: null, status: 'accepted', time: elapsed() });
+    }
+    const result = await work();
+    return stringifyRestJson({ result, status: 'ok', time: elapsed() });
+  }
+}
