@@ -210,6 +210,19 @@ describe('Collection snapshots (e2e)', () => {
     const found = await fetchPoints(b.points, 'target-alias', [1, 2, 3, 10]);
     expect([...found.keys()].sort()).toEqual(['n:1', 'n:2', 'n:3']);
 
+    // An upload of the same archive, with its checksum, into a new collection.
+    const form = new FormData();
+    form.append('snapshot', new Blob([bytes]), 'source.snapshot');
+    const { createHash } = await import('node:crypto');
+    const checksum = createHash('sha256').update(bytes).digest('hex');
+    const uploaded = await fetch(`${second.httpUrl}/collections/uploaded/snapshots/upload?checksum=${checksum}`, {
+      method: 'POST',
+      headers: { 'api-key': second.apiKey },
+      body: form,
+    });
+    expect(uploaded.status).toBe(200);
+    expect(await count(b, 'uploaded')).toBe(3);
+
     b.close();
     second = await second.restart();
     b = connect(second);
@@ -267,8 +280,20 @@ describe('Collection snapshots (e2e)', () => {
     });
     expect(priority.status).toBe(400);
 
+    // The same archive uploaded (multipart).
+    const form = new FormData();
+    form.append('snapshot', new Blob([await fs.readFile(evil)]), 'evil.snapshot');
+    const uploaded = await fetch(`${second.httpUrl}/collections/kept/snapshots/upload?priority=snapshot`, {
+      method: 'POST',
+      headers: { 'api-key': second.apiKey },
+      body: form,
+    });
+    expect(uploaded.status).toBe(400);
+    expect(await uploaded.text()).toMatch(/invalid snapshot archive/);
+
     expect(await count(b, 'kept')).toBe(2);
     expect(pointProblems(await fetchPoints(b.points, 'kept', [1, 2]), [1, 2], pointOf)).toEqual([]);
+    expect(await fs.readdir(path.join(second.dataDir, 'snapshot-work', 'uploads'))).toEqual([]);
     // Nothing was left in the work folder.
     expect(await fs.readdir(path.join(dir, 'tmp')).catch(() => [])).toEqual([]);
   });

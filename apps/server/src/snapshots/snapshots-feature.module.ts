@@ -1,10 +1,21 @@
 import { Module } from '@nestjs/common';
+import { MulterModule } from '@nestjs/platform-express';
+import { APP_CONFIG, AppConfig } from '@vectorstore/config';
 import { SnapshotsGrpcController } from './snapshots.grpc.controller';
 import { SnapshotsHttpController } from './snapshots.http.controller';
-import { SnapshotsService } from './snapshots.service';
+import { MAX_SNAPSHOT_BYTES, SnapshotsService } from './snapshots.service';
 
-/** Collection snapshots over gRPC and HTTP. */
+/** Collection snapshots over gRPC and HTTP. Uploads stream to a work folder on disk, never to memory. */
 @Module({
+  imports: [
+    MulterModule.registerAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        dest: SnapshotsService.uploadsDir(config),
+        limits: { fileSize: MAX_SNAPSHOT_BYTES, files: 1, fields: 16 },
+      }),
+    }),
+  ],
   controllers: [SnapshotsGrpcController, SnapshotsHttpController],
   providers: [SnapshotsService],
 })

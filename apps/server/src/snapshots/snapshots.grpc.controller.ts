@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import { Operation } from '@vectorstore/auth';
+import { DomainError } from '@vectorstore/common';
 import type { CreateSnapshotRequest__Output } from '../grpc/generated/vectorstore/CreateSnapshotRequest';
 import type { CreateSnapshotResponse } from '../grpc/generated/vectorstore/CreateSnapshotResponse';
 import type { DeleteSnapshotRequest__Output } from '../grpc/generated/vectorstore/DeleteSnapshotRequest';
@@ -12,7 +13,8 @@ import { SnapshotsService } from './snapshots.service';
 
 /**
  * The collection methods of the `Snapshots` service, at /vectorstore.Snapshots/* and
- * /qdrant.Snapshots/*. The full-snapshot methods are not served yet (UNIMPLEMENTED).
+ * /qdrant.Snapshots/*. The full-snapshot methods are declared (so access is checked first) but not
+ * built yet: they answer UNIMPLEMENTED.
  */
 @Controller()
 export class SnapshotsGrpcController {
@@ -38,4 +40,26 @@ export class SnapshotsGrpcController {
     await this.snapshots.delete(request.collectionName ?? '', request.snapshotName ?? '');
     return {};
   }
+
+  @Operation('Snapshots/CreateFull')
+  @GrpcMethod('Snapshots', 'CreateFull')
+  createFull(): never {
+    throw fullSnapshotsNotBuilt();
+  }
+
+  @Operation('Snapshots/ListFull')
+  @GrpcMethod('Snapshots', 'ListFull')
+  listFull(): never {
+    throw fullSnapshotsNotBuilt();
+  }
+
+  @Operation('Snapshots/DeleteFull')
+  @GrpcMethod('Snapshots', 'DeleteFull')
+  deleteFull(): never {
+    throw fullSnapshotsNotBuilt();
+  }
+}
+
+function fullSnapshotsNotBuilt(): DomainError {
+  return DomainError.unimplemented('Full snapshots are not supported yet');
 }

@@ -12,15 +12,20 @@ import {
   Query,
   Res,
   StreamableFile,
+  UploadedFile,
+  UseInterceptors,
 } from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
 import { Operation } from '@vectorstore/auth';
+import { DomainError } from '@vectorstore/common';
+import { promises as fs } from 'node:fs';
 import type { SnapshotDescription } from '@vectorstore/snapshots';
 import type { Response } from 'express';
 import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
 import { stringifyRestJson } from '../core/rest/rest-json';
 import { readBoolParam, RestQuery } from '../core/rest/rest-query';
 import { recoverFromRest } from './rest/snapshots.rest-mapper';
-import { SnapshotsService } from './snapshots.service';
+import { checkPriority, SnapshotsService } from './snapshots.service';
 
 /**
  * Qdrant's collection snapshot routes. `?wait` defaults to true here (as in Qdrant); `wait=false`
@@ -62,6 +67,41 @@ export class SnapshotsHttpController {
     const request = recoverFromRest(name, body);
     return this.answer(query, response, async () => {
       await this.snapshots.recover(request);
+      return true;
+    });
+  }
+
+  /**
+   * A multipart upload (field `snapshot`), streamed to a work file by multer (see the feature
+   * module), then restored like a recover: `?priority`, `?checksum` (the archive is not refused
+   * for lacking one: the manifest's per-file sha256 still check it).
+   */
+  @Operation('Snapshots/Upload')
+  @RawRestResponse()
+  @HttpCode(HttpStatus.OK)
+  @Post('upload')
+  @UseInterceptors(FileInterceptor('snapshot'))
+  async upload(
+    @Param('collection_name') name: string,
+    @UploadedFile() file: { path: string } | undefined,
+    @Query() query: RestQuery,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    if (file === undefined) throw DomainError.invalidArgument('Bad request: the form has no `snapshot` file');
+    const remove = (): Promise<void> => fs.rm(file.path, { force: true });
+    try {
+      checkPriority(readText(query, 'priority'));
+    } catch (error) {
+      await remove();
+      throw error;
+    }
+    const checksum = readText(query, 'checksum');
+    return this.answer(query, response, async () => {
+      try {
+        await this.snapshots.restoreArchive(name, file.path, checksum, false);
+      } finally {
+        await remove();
+      }
       return true;
     });
   }
@@ -110,4 +150,11 @@ export class SnapshotsHttpController {
     const result = await work();
     return stringifyRestJson({ result, status: 'ok', time: elapsed() });
   }
+}
+
+function readText(query: RestQuery, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw DomainError.invalidArgument(`Bad request: \`${name}\` must be a single value`);
+  return value;
 }

@@ -21,7 +21,7 @@ export const SNAPSHOT_PRIORITIES = ['snapshot', 'replica', 'no_sync'] as const;
 export type SnapshotPriority = (typeof SNAPSHOT_PRIORITIES)[number];
 
 /** Most bytes a snapshot to restore may hold, and may be downloaded. */
-const MAX_SNAPSHOT_BYTES = 1024 ** 4;
+export const MAX_SNAPSHOT_BYTES = 1024 ** 4;
 /** Limit for downloading a snapshot to recover from. */
 const DOWNLOAD_TIMEOUT_MS = 60 * 60 * 1000;
 /** Work folders of snapshots being written (links to shard files), under the data folder so links work. */
@@ -54,6 +54,11 @@ export class SnapshotsService implements OnModuleInit {
     this.store = new SnapshotStore(config.snapshotsDir, { peerId });
   }
 
+  /** Where multer streams uploads (removed with the rest of the work folder at start). */
+  static uploadsDir(config: AppConfig): string {
+    return path.join(config.dataDir, WORK_DIR, 'uploads');
+  }
+
   private get workDir(): string {
     return path.join(this.config.dataDir, WORK_DIR);
   }
@@ -66,6 +71,7 @@ export class SnapshotsService implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     await fs.mkdir(this.config.snapshotsDir, { recursive: true, mode: 0o700 });
     await fs.rm(this.workDir, { recursive: true, force: true });
+    await fs.mkdir(SnapshotsService.uploadsDir(this.config), { recursive: true, mode: 0o700 });
     await this.store.removeLeftovers();
   }
 
