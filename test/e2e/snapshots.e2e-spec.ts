@@ -324,4 +324,42 @@ describe('Collection snapshots (e2e)', () => {
     const unknown = await rest(first, 'GET', '/collections/nope/snapshots');
     expect(unknown.status).toBe(404);
   });
+
+  it('should make, list, download and delete full snapshots over REST and gRPC', async () => {
+    await unary(a.collections, 'UpdateAliases', {
+      actions: [{ createAlias: { collectionName: 'source', aliasName: 'source-alias' } }],
+    });
+    const created = await rest(first, 'POST', '/snapshots');
+    expect(created.status).toBe(200);
+    const { name } = created.json.result as { name: string };
+    expect(name).toMatch(/^full-snapshot-\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d(-\d+)?\.snapshot$/);
+    const listed = await unary<object, { snapshotDescriptions: Array<{ name: string }> }>(a.snapshots, 'ListFull', {});
+    expect(listed.snapshotDescriptions.map((s) => s.name)).toContain(name);
+
+    const readOnly = await fetch(`${first.httpUrl}/snapshots/${name}`, {
+      headers: { 'api-key': first.readOnlyApiKey },
+    });
+    expect(readOnly.status).toBe(403);
+    const download = await fetch(`${first.httpUrl}/snapshots/${name}`, { headers: { 'api-key': first.apiKey } });
+    expect(download.status).toBe(200);
+    const archive = Buffer.from(await download.arrayBuffer()).toString('latin1');
+    const manifest = JSON.parse(archive.slice(512, archive.indexOf('\0', 512))) as {
+      kind: string;
+      collections: string[];
+      files: Array<{ path: string }>;
+    };
+    expect(manifest.kind).toBe('full');
+    expect(manifest.collections).toEqual(expect.arrayContaining(['busy', 'source']));
+    expect(manifest.files.map((f) => f.path)).toEqual(
+      expect.arrayContaining([
+        'aliases.json',
+        'collections/source/config.json',
+        'collections/source/shards/0/manifest.json',
+      ]),
+    );
+
+    await unary(a.snapshots, 'DeleteFull', { snapshotName: name });
+    expect((await rest(first, 'GET', '/snapshots')).json.result).toEqual([]);
+    expect((await rest(first, 'DELETE', `/snapshots/${name}`)).status).toBe(404);
+  });
 });

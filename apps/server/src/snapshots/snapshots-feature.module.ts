@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
+import { FullSnapshotsHttpController } from './full-snapshots.http.controller';
 import { SnapshotsGrpcController } from './snapshots.grpc.controller';
 import { SnapshotsHttpController } from './snapshots.http.controller';
 import { MAX_SNAPSHOT_BYTES, SnapshotsService } from './snapshots.service';
@@ -16,7 +17,7 @@ import { MAX_SNAPSHOT_BYTES, SnapshotsService } from './snapshots.service';
       }),
     }),
   ],
-  controllers: [SnapshotsGrpcController, SnapshotsHttpController],
+  controllers: [SnapshotsGrpcController, SnapshotsHttpController, FullSnapshotsHttpController],
   providers: [SnapshotsService],
 })
 export class SnapshotsFeatureModule {}

@@ -1,9 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import { Operation } from '@vectorstore/auth';
-import { DomainError } from '@vectorstore/common';
 import type { CreateSnapshotRequest__Output } from '../grpc/generated/vectorstore/CreateSnapshotRequest';
 import type { CreateSnapshotResponse } from '../grpc/generated/vectorstore/CreateSnapshotResponse';
+import type { DeleteFullSnapshotRequest__Output } from '../grpc/generated/vectorstore/DeleteFullSnapshotRequest';
 import type { DeleteSnapshotRequest__Output } from '../grpc/generated/vectorstore/DeleteSnapshotRequest';
 import type { DeleteSnapshotResponse } from '../grpc/generated/vectorstore/DeleteSnapshotResponse';
 import type { ListSnapshotsRequest__Output } from '../grpc/generated/vectorstore/ListSnapshotsRequest';
@@ -13,8 +13,7 @@ import { SnapshotsService } from './snapshots.service';
 
 /**
  * The collection methods of the `Snapshots` service, at /vectorstore.Snapshots/* and
- * /qdrant.Snapshots/*. The full-snapshot methods are declared (so access is checked first) but not
- * built yet: they answer UNIMPLEMENTED.
+ * /qdrant.Snapshots/*, collection and full snapshots.
  */
 @Controller()
 export class SnapshotsGrpcController {
@@ -43,23 +42,20 @@ export class SnapshotsGrpcController {
 
   @Operation('Snapshots/CreateFull')
   @GrpcMethod('Snapshots', 'CreateFull')
-  createFull(): never {
-    throw fullSnapshotsNotBuilt();
+  async createFull(): Promise<CreateSnapshotResponse> {
+    return { snapshotDescription: snapshotDescriptionToProto(await this.snapshots.createFull()) };
   }
 
   @Operation('Snapshots/ListFull')
   @GrpcMethod('Snapshots', 'ListFull')
-  listFull(): never {
-    throw fullSnapshotsNotBuilt();
+  async listFull(): Promise<ListSnapshotsResponse> {
+    return { snapshotDescriptions: (await this.snapshots.listFull()).map(snapshotDescriptionToProto) };
   }
 
   @Operation('Snapshots/DeleteFull')
   @GrpcMethod('Snapshots', 'DeleteFull')
-  deleteFull(): never {
-    throw fullSnapshotsNotBuilt();
+  async deleteFull(request: DeleteFullSnapshotRequest__Output): Promise<DeleteSnapshotResponse> {
+    await this.snapshots.deleteFull(request.snapshotName ?? '');
+    return {};
   }
-}
-
-function fullSnapshotsNotBuilt(): DomainError {
-  return DomainError.unimplemented('Full snapshots are not supported yet');
 }

@@ -5,7 +5,6 @@ import {
   Get,
   HttpCode,
   HttpStatus,
-  Logger,
   Param,
   Post,
   Put,
@@ -22,8 +21,8 @@ import { promises as fs } from 'node:fs';
 import type { SnapshotDescription } from '@vectorstore/snapshots';
 import type { Response } from 'express';
 import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
-import { stringifyRestJson } from '../core/rest/rest-json';
-import { readBoolParam, RestQuery } from '../core/rest/rest-query';
+import { RestQuery } from '../core/rest/rest-query';
+import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
 import { recoverFromRest } from './rest/snapshots.rest-mapper';
 import { checkPriority, SnapshotsService } from './snapshots.service';
 
@@ -33,8 +32,6 @@ import { checkPriority, SnapshotsService } from './snapshots.service';
  */
 @Controller('collections/:collection_name/snapshots')
 export class SnapshotsHttpController {
-  private readonly logger = new Logger(SnapshotsHttpController.name);
-
   constructor(private readonly snapshots: SnapshotsService) {}
 
   @Operation('Snapshots/Create')
@@ -46,7 +43,7 @@ export class SnapshotsHttpController {
     @Query() query: RestQuery,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
-    return this.answer(query, response, () => this.snapshots.create(name));
+    return answerSnapshotWork(query, response, () => this.snapshots.create(name));
   }
 
   @Operation('Snapshots/List')
@@ -65,7 +62,7 @@ export class SnapshotsHttpController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
     const request = recoverFromRest(name, body);
-    return this.answer(query, response, async () => {
+    return answerSnapshotWork(query, response, async () => {
       await this.snapshots.recover(request);
       return true;
     });
@@ -96,7 +93,7 @@ export class SnapshotsHttpController {
       throw error;
     }
     const checksum = readText(query, 'checksum');
-    return this.answer(query, response, async () => {
+    return answerSnapshotWork(query, response, async () => {
       try {
         await this.snapshots.restoreArchive(name, file.path, checksum, false);
       } finally {
@@ -113,12 +110,7 @@ export class SnapshotsHttpController {
     @Param('collection_name') name: string,
     @Param('snapshot_name') snapshot: string,
   ): Promise<StreamableFile> {
-    const opened = await this.snapshots.download(name, snapshot);
-    return new StreamableFile(opened.stream, {
-      type: 'application/octet-stream',
-      length: opened.description.size,
-      disposition: `attachment; filename="${opened.description.name}"`,
-    });
+    return snapshotFile(await this.snapshots.download(name, snapshot));
   }
 
   @Operation('Snapshots/Delete')
@@ -130,25 +122,10 @@ export class SnapshotsHttpController {
     @Query() query: RestQuery,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
-    return this.answer(query, response, async () => {
+    return answerSnapshotWork(query, response, async () => {
       await this.snapshots.delete(name, snapshot);
       return true;
     });
-  }
-
-  /** Runs `work` and answers its result in the envelope, or answers 202 at once when `wait=false`. */
-  private async answer(query: RestQuery, response: Response, work: () => Promise<unknown>): Promise<string> {
-    const wait = readBoolParam(query, 'wait') ?? true;
-    const started = process.hrtime.bigint();
-    const elapsed = (): number => Number(process.hrtime.bigint() - started) / 1e9;
-    response.setHeader('Content-Type', 'application/json');
-    if (!wait) {
-      work().catch((error: unknown) => this.logger.error({ err: error }, 'snapshot operation failed'));
-      response.status(202);
-      return stringifyRestJson({ result: null, status: 'accepted', time: elapsed() });
-    }
-    const result = await work();
-    return stringifyRestJson({ result, status: 'ok', time: elapsed() });
   }
 }
 

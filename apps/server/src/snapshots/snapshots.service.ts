@@ -98,6 +98,54 @@ export class SnapshotsService implements OnModuleInit {
     return this.store.describe(scope, reservation.name);
   }
 
+  /**
+   * A full snapshot: each collection's tree (as in a collection snapshot) under
+   * `collections/<name>/`, and every alias in `aliases.json`. Each collection is copied at its own
+   * consistent cut, one after the other; a collection deleted meanwhile is left out.
+   */
+  async createFull(): Promise<SnapshotDescription> {
+    const scope: SnapshotScope = { kind: 'full' };
+    const reservation = await this.store.reserveName(scope);
+    await fs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
+    const work = await fs.mkdtemp(path.join(this.workDir, 'full-'));
+    try {
+      const names: string[] = [];
+      for (const name of [...this.catalog.snapshot.collections.keys()].sort()) {
+        if (this.catalog.resolve(name) === undefined) continue;
+        await this.collections.checkpoint(name, path.join(work, 'collections', name));
+        names.push(name);
+      }
+      const aliases = [...this.catalog.snapshot.aliases]
+        .filter(([, collection]) => names.includes(collection))
+        .map(([alias_name, collection_name]) => ({ alias_name, collection_name }));
+      await fs.writeFile(path.join(work, 'aliases.json'), JSON.stringify(aliases, null, 2), { mode: 0o600 });
+      await writeSnapshot({
+        dir: reservation.dir,
+        name: reservation.name,
+        kind: 'full',
+        peerId: this.peerId,
+        collections: names,
+        directories: [{ root: work }],
+      });
+    } finally {
+      await reservation.release();
+      await fs.rm(work, { recursive: true, force: true });
+    }
+    return this.store.describe(scope, reservation.name);
+  }
+
+  listFull(): Promise<SnapshotDescription[]> {
+    return this.store.list({ kind: 'full' });
+  }
+
+  deleteFull(snapshotName: string): Promise<void> {
+    return this.store.delete({ kind: 'full' }, snapshotName);
+  }
+
+  downloadFull(snapshotName: string): Promise<OpenedSnapshot> {
+    return this.store.openForDownload({ kind: 'full' }, snapshotName);
+  }
+
   list(collectionName: string): Promise<SnapshotDescription[]> {
     const name = this.catalog.require(collectionName).name;
     return this.store.list({ kind: 'collection', collection: name });

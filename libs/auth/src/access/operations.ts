@@ -62,6 +62,7 @@ export const OPERATION_ACCESS = {
   'Snapshots/Download': 'read',
   'Snapshots/Recover': 'manage',
   'Snapshots/Upload': 'manage',
+  'Snapshots/DownloadFull': 'manage',
   'Auth/Me': 'read',
   // REST only: the node itself.
   'Service/Metrics': 'read',
