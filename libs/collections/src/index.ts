@@ -15,6 +15,7 @@ export { CollectionsModule } from './collections.module';
 export { CollectionsService } from './collections.service';
 export { AliasesService } from './aliases.service';
 export { ClusterService } from './cluster.service';
+export { PEER_ID } from './cluster/node-identity';
 export { VectorNamesService } from './vector-names.service';
 
 // What libs/points builds its storage on: the catalog it follows and the statistics it reports.
