@@ -76,3 +76,13 @@ export {
 
 // The refusals, for callers that check archives in other ways.
 export { invalidSnapshot, checksumMismatch, snapshotNotFound } from './snapshot-errors';
+
+// Collection and full snapshots of this node: storage's point-in-time copies written as archives, and restores.
+export {
+  SnapshotsService,
+  SNAPSHOT_PRIORITIES,
+  MAX_SNAPSHOT_BYTES,
+  checkPriority,
+  type SnapshotPriority,
+  type RecoverRequest,
+} from './snapshots.service';

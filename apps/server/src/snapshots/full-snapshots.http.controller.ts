@@ -5,7 +5,7 @@ import type { Response } from 'express';
 import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
 import { RestQuery } from '../core/rest/rest-query';
 import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
-import { SnapshotsService } from './snapshots.service';
+import { SnapshotsService } from '@vectorstore/snapshots';
 
 /** Qdrant's full snapshot routes (`/snapshots`): every collection and the aliases in one archive. */
 @Controller('snapshots')

@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig } from '@vectorstore/config';
 import { FullSnapshotsHttpController } from './full-snapshots.http.controller';
 import { SnapshotsGrpcController } from './snapshots.grpc.controller';
 import { SnapshotsHttpController } from './snapshots.http.controller';
-import { MAX_SNAPSHOT_BYTES, SnapshotsService } from './snapshots.service';
+import { MAX_SNAPSHOT_BYTES, SnapshotsService } from '@vectorstore/snapshots';
 
 /** Collection snapshots over gRPC and HTTP. Uploads stream to a work folder on disk, never to memory. */
 @Module({

@@ -9,7 +9,7 @@ import type { DeleteSnapshotResponse } from '../grpc/generated/vectorstore/Delet
 import type { ListSnapshotsRequest__Output } from '../grpc/generated/vectorstore/ListSnapshotsRequest';
 import type { ListSnapshotsResponse } from '../grpc/generated/vectorstore/ListSnapshotsResponse';
 import { snapshotDescriptionToProto } from './grpc/snapshots.grpc-mapper';
-import { SnapshotsService } from './snapshots.service';
+import { SnapshotsService } from '@vectorstore/snapshots';
 
 /**
  * The collection methods of the `Snapshots` service, at /vectorstore.Snapshots/* and

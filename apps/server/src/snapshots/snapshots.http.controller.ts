@@ -24,7 +24,7 @@ import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
 import { RestQuery } from '../core/rest/rest-query';
 import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
 import { recoverFromRest } from './rest/snapshots.rest-mapper';
-import { checkPriority, SnapshotsService } from './snapshots.service';
+import { checkPriority, SnapshotsService } from '@vectorstore/snapshots';
 
 /**
  * Qdrant's collection snapshot routes. `?wait` defaults to true here (as in Qdrant); `wait=false`

@@ -1,5 +1,5 @@
 import { ValidationIssues } from '@vectorstore/common';
-import type { RecoverRequest } from '../snapshots.service';
+import type { RecoverRequest } from '@vectorstore/snapshots';
 
 /** The body of `PUT /collections/{c}/snapshots/recover` (Qdrant's `SnapshotRecover`). */
 export function recoverFromRest(collection: string, body: unknown): RecoverRequest {

@@ -3,16 +3,10 @@ import { CollectionCatalog, PEER_ID } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
 import { CollectionSnapshots } from '@vectorstore/points';
-import {
-  downloadSnapshot,
-  OpenedSnapshot,
-  readSnapshot,
-  resolveSnapshotLocation,
-  SnapshotDescription,
-  SnapshotScope,
-  SnapshotStore,
-  writeSnapshot,
-} from '@vectorstore/snapshots';
+import { downloadSnapshot, resolveSnapshotLocation } from './snapshot-location';
+import { readSnapshot } from './snapshot-reader';
+import { SnapshotStore, type OpenedSnapshot, type SnapshotDescription, type SnapshotScope } from './snapshot-store';
+import { writeSnapshot } from './snapshot-writer';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
@@ -38,7 +32,7 @@ export interface RecoverRequest {
 /**
  * Collection snapshots: the storage's point-in-time copy written as an archive into the snapshot
  * store, and restores from an archive validated by the snapshot reader. Composes @vectorstore/points
- * (which may not import the archive library) with @vectorstore/snapshots.
+ * with this library's archives.
  */
 @Injectable()
 export class SnapshotsService implements OnModuleInit {
