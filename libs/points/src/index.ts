@@ -21,6 +21,12 @@ export {
 } from './model/vector-rules';
 
 // Services the transports call.
+export {
+  SCROLL_DEFAULT_LIMIT,
+  FACET_DEFAULT_LIMIT,
+  QUERY_DEFAULT_LIMIT,
+  QUERY_GROUPS_DEFAULT_GROUP_SIZE,
+} from './service/read-defaults';
 export { PointsModule } from './points.module';
 export { PointsWriter } from './service/points-writer';
 export { PointsReader } from './service/points-reader';

@@ -1,3 +1,4 @@
+import { QUERY_DEFAULT_LIMIT, QUERY_GROUPS_DEFAULT_GROUP_SIZE } from '@vectorstore/points';
 import { ValidationIssues } from '@vectorstore/common';
 import type {
   GroupId,
@@ -18,12 +19,7 @@ import type { WithLookup__Output } from '../../grpc/generated/vectorstore/WithLo
 import { defined } from '../../core/scalars';
 import { readLimit } from './params.mapper';
 import { retrievedPointToProto, scoredPointToProto } from './points-response.mapper';
-import {
-  QUERY_DEFAULT_LIMIT,
-  querySourceFromProto,
-  recommendSourceFromProto,
-  searchSourceFromProto,
-} from './query.mapper';
+import { querySourceFromProto, recommendSourceFromProto, searchSourceFromProto } from './query.mapper';
 import { payloadSelectorFromProto, vectorSelectorFromProto } from './selectors.mapper';
 
 /**
@@ -35,9 +31,6 @@ export interface GroupsMapping<T> {
   collectionName: string;
   request: GroupsRequest<T>;
 }
-
-/** Qdrant's QueryGroups default for `group_size`. */
-export const QUERY_GROUPS_DEFAULT_GROUP_SIZE = 3;
 
 interface GroupingFields {
   groupBy?: string;

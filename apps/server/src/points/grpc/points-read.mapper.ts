@@ -1,3 +1,4 @@
+import { SCROLL_DEFAULT_LIMIT, FACET_DEFAULT_LIMIT } from '@vectorstore/points';
 import { ValidationIssues } from '@vectorstore/common';
 import type { CountRequest, FacetRequest, GetRequest, ScrollRequest } from '@vectorstore/points';
 import type { CountPoints__Output } from '../../grpc/generated/vectorstore/CountPoints';
@@ -18,9 +19,6 @@ export interface PointsReadMapping<T> {
   collectionName: string;
   request: T;
 }
-
-export const SCROLL_DEFAULT_LIMIT = 10;
-export const FACET_DEFAULT_LIMIT = 10;
 
 /** Get: with_payload and with_vectors default to false (Qdrant's retrieve). */
 export function getPointsFromProto(r: GetPoints__Output): PointsReadMapping<GetRequest> {

@@ -1,5 +1,5 @@
 import { DomainError, ValidationIssues } from '@vectorstore/common';
-import { sparseVectorOf } from '@vectorstore/points';
+import { QUERY_DEFAULT_LIMIT, sparseVectorOf } from '@vectorstore/points';
 import type {
   ContextPair,
   DiscoverRequest,
@@ -56,8 +56,6 @@ export interface BatchMapping<T> {
   requests: T[];
   timeout?: number;
 }
-
-export const QUERY_DEFAULT_LIMIT = 10;
 
 const at = (prefix: string, name: string): string => (prefix ? `${prefix}.${name}` : name);
 

@@ -13,7 +13,12 @@ import type {
   ScoredPoint,
   ScrollRequest,
 } from '@vectorstore/points';
-import { MATRIX_DEFAULT_LIMIT, MATRIX_DEFAULT_SAMPLE } from '@vectorstore/points';
+import {
+  FACET_DEFAULT_LIMIT,
+  MATRIX_DEFAULT_LIMIT,
+  MATRIX_DEFAULT_SAMPLE,
+  SCROLL_DEFAULT_LIMIT,
+} from '@vectorstore/points';
 import { shardKeyToRest } from '../../cluster/rest/cluster.rest-mapper';
 import { bool, decodeBody, objectValue, str } from '../../core/rest/rest-decoders';
 import { bodyFormatError, queryFormatError } from '../../core/rest/rest-format.error';
@@ -34,9 +39,6 @@ import {
 import { namedVectorsToRest } from './vectors.rest-mapper';
 
 /** Point reads in Qdrant's JSON: retrieve, scroll, count, facet, distance matrix, and the shapes they answer. */
-
-export const SCROLL_DEFAULT_LIMIT = 10;
-export const FACET_DEFAULT_LIMIT = 10;
 
 const CONSISTENCY = ['majority', 'quorum', 'all'];
 

@@ -1,3 +1,4 @@
+import { QUERY_DEFAULT_LIMIT, QUERY_GROUPS_DEFAULT_GROUP_SIZE } from '@vectorstore/points';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import type {
   ContextPair,
@@ -32,9 +33,6 @@ import { vectorInputFromRest } from './vectors.rest-mapper';
  * to the domain's QueryRequest. Query forms the engine lacks (formula, mmr, relevance feedback,
  * weighted rrf) are 422 naming the field, as gRPC reports them.
  */
-
-export const QUERY_DEFAULT_LIMIT = 10;
-export const QUERY_GROUPS_DEFAULT_GROUP_SIZE = 3;
 
 type Body = Record<string, unknown>;
 
