@@ -110,6 +110,17 @@ describe('Points regressions found in review (e2e)', () => {
     expect(
       await code(call(points, 'Search', { collectionName: 'line', vector: [0, 0], limit: 1, params: { hnswEf: 0 } })),
     ).toBe(grpc.status.INVALID_ARGUMENT);
+    // Qdrant refuses oversampling below 1 too; the engine's message is kept (the library translates it).
+    const oversampling = await call(points, 'Search', {
+      collectionName: 'line',
+      vector: [0, 0],
+      limit: 1,
+      params: { quantization: { oversampling: 0.5 } },
+    }).catch((e: grpc.ServiceError) => e);
+    expect(oversampling).toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: 'Validation error in body: [oversampling: expected a number >= 1, got 0.5]',
+    });
     expect(
       await code(
         call(points, 'Query', { collectionName: 'line', query: { recommend: { positive: [], negative: [] } } }),
