@@ -16,6 +16,7 @@ export { CollectionsService } from './collections.service';
 export { AliasesService } from './aliases.service';
 export { ClusterService } from './cluster.service';
 export { VectorNamesService } from './vector-names.service';
+export { validateCollectionName } from './validation/name.rules';
 
 // What libs/points builds its storage on: the catalog it follows and the statistics it reports.
 export type { CatalogState } from './catalog/catalog-state';

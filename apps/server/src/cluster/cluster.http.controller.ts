@@ -10,6 +10,7 @@ import {
   dropShardKeyFromRest,
   shardKeyToRest,
 } from './rest/cluster.rest-mapper';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Qdrant's cluster routes, answered as a standalone node answers them. */
 @Controller()
@@ -41,7 +42,7 @@ export class ClusterHttpController {
 
   @Operation('Collections/CollectionClusterInfo')
   @Get('collections/:collection_name/cluster')
-  info(@Param('collection_name') name: string): unknown {
+  info(@CollectionNameParam() name: string): unknown {
     return clusterInfoToRest(this.cluster.clusterInfo(name));
   }
 
@@ -49,7 +50,7 @@ export class ClusterHttpController {
   @Post('collections/:collection_name/cluster')
   @HttpCode(200)
   async update(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<boolean> {
@@ -68,7 +69,7 @@ export class ClusterHttpController {
   /** Auto-sharded collections answer `{}`, as Qdrant leaves the list out. */
   @Operation('Collections/ListShardKeys')
   @Get('collections/:collection_name/shards')
-  listShardKeys(@Param('collection_name') name: string): unknown {
+  listShardKeys(@CollectionNameParam() name: string): unknown {
     const keys = this.cluster.listShardKeysIfCustom(name);
     return keys ? { shard_keys: keys.map((key) => ({ key: shardKeyToRest(key) })) } : {};
   }
@@ -76,7 +77,7 @@ export class ClusterHttpController {
   @Operation('Collections/CreateShardKey')
   @Put('collections/:collection_name/shards')
   createShardKey(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<boolean> {
@@ -88,7 +89,7 @@ export class ClusterHttpController {
   @Post('collections/:collection_name/shards/delete')
   @HttpCode(200)
   deleteShardKey(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<boolean> {

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Param, Patch, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Patch, Put, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { CollectionsService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { collectionInfoToRest } from './rest/collection-info.rest-mapper';
 import { createCollectionFromRest, updateCollectionFromRest } from './rest/collections.rest-mapper';
+import { CollectionNameParam, NewCollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Qdrant's `/collections` routes; answers go out in the REST envelope. */
 @Controller('collections')
@@ -18,31 +19,31 @@ export class CollectionsHttpController {
 
   @Operation('Collections/Get')
   @Get(':collection_name')
-  get(@Param('collection_name') name: string): unknown {
+  get(@CollectionNameParam() name: string): unknown {
     return collectionInfoToRest(this.collections.get(name));
   }
 
   @Operation('Collections/CollectionExists')
   @Get(':collection_name/exists')
-  exists(@Param('collection_name') name: string): { exists: boolean } {
+  exists(@CollectionNameParam() name: string): { exists: boolean } {
     return { exists: this.collections.exists(name) };
   }
 
   @Operation('Collections/Create')
   @Put(':collection_name')
-  create(@Param('collection_name') name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
+  create(@NewCollectionNameParam() name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
     return this.collections.create(createCollectionFromRest(name, body, query));
   }
 
   @Operation('Collections/Update')
   @Patch(':collection_name')
-  update(@Param('collection_name') name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
+  update(@CollectionNameParam() name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
     return this.collections.update(updateCollectionFromRest(name, body, query));
   }
 
   @Operation('Collections/Delete')
   @Delete(':collection_name')
-  delete(@Param('collection_name') name: string, @Query() query: RestQuery): Promise<boolean> {
+  delete(@CollectionNameParam() name: string, @Query() query: RestQuery): Promise<boolean> {
     return this.collections.delete(name, readMetaTimeout(query));
   }
 }

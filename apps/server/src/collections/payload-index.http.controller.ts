@@ -7,6 +7,7 @@ import {
   deleteFieldIndexFromRest,
   updateResultToRest,
 } from './rest/payload-index.rest-mapper';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Payload field indexes: `PUT /collections/{c}/index`, `DELETE /collections/{c}/index/{field}`. */
 @Controller('collections/:collection_name/index')
@@ -16,7 +17,7 @@ export class PayloadIndexHttpController {
   @Operation('Points/CreateFieldIndex')
   @Put()
   async create(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<unknown> {
@@ -26,7 +27,7 @@ export class PayloadIndexHttpController {
   @Operation('Points/DeleteFieldIndex')
   @Delete(':field_name')
   async delete(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('field_name') field: string,
     @Query() query: RestQuery,
   ): Promise<unknown> {
