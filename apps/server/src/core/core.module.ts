@@ -7,8 +7,10 @@ import { RestEnvelopeInterceptor } from './rest/rest-envelope.interceptor';
 import { TransportExceptionFilter } from './transport-exception.filter';
 
 /**
- * Plumbing shared by every feature: the one exception filter (DomainError per transport) and the
- * response interceptors of each wire, and the request metrics both transports record.
+ * Plumbing shared by every feature: the one exception filter (DomainError per transport), the
+ * response interceptors of each wire, and the request metrics both transports record. Beside it in
+ * this folder: the REST envelope, body and query decoding (`rest/`), the `{collection_name}` path
+ * check, and the class-validator pipe for DTO bodies (`validation/`), which features apply by name.
  */
 @Global()
 @Module({
