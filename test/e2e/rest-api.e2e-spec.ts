@@ -283,6 +283,14 @@ describe('Qdrant REST API (e2e)', () => {
         /^Validation error in path parameters: \[collection_name: length 256 invalid, must be from 1 to 255 characters\]$/,
       ],
       [
+        'a field index without a schema',
+        'PUT',
+        '/collections/exact/index',
+        '{"field_name": "a"}',
+        400,
+        /^Bad request: Can't auto-detect field type, please specify `field_schema` in the request$/,
+      ],
+      [
         'wait=1',
         'PUT',
         '/collections/exact/index?wait=1',
@@ -307,6 +315,14 @@ describe('Qdrant REST API (e2e)', () => {
         /already exists/,
       ],
       ['a standalone cluster operation', 'POST', '/cluster/recover', '{}', 405, /standalone mode/],
+      [
+        'a shard transfer to itself (checked before the standalone refusal, as on gRPC)',
+        'POST',
+        '/collections/exact/cluster',
+        '{"move_shard": {"shard_id": 0, "from_peer_id": 1, "to_peer_id": 1}}',
+        422,
+        /^Validation error in JSON body: \[move_shard.to_peer_id: cannot transfer shard to itself, "to_peer_id" must be different than 1 in "from_peer_id"\]$/,
+      ],
       [
         'a peer transfer',
         'POST',

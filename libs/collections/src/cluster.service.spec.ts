@@ -260,6 +260,41 @@ describe(ClusterService.name, () => {
     });
   });
 
+  describe('updateClusterSetup', () => {
+    it('should create and delete shard keys', async () => {
+      await expect(
+        cluster.updateClusterSetup('custom', { createShardKey: { shardKey: { keyword: 'a' }, shardsNumber: 1 } }),
+      ).resolves.toBe(true);
+      expect(cluster.listShardKeys('custom')).toEqual([{ keyword: 'a' }]);
+      await expect(cluster.updateClusterSetup('custom', { deleteShardKey: { keyword: 'a' } })).resolves.toBe(true);
+      expect(cluster.listShardKeys('custom')).toEqual([]);
+    });
+
+    it('should refuse a peer operation as standalone once its request is valid', async () => {
+      const transfer = { shardId: 0, fromPeerId: '1', toPeerId: '2' };
+      const error = await rejectionOf(cluster.updateClusterSetup('auto', { peerOperation: 'moveShard', transfer }));
+      expect(error.kind).toBe(ErrorKind.Unimplemented);
+    });
+
+    it('should refuse a transfer of a shard to itself first, in Qdrant words, with timeout 0 too', async () => {
+      const transfer = { shardId: 0, fromPeerId: '7', toPeerId: '7' };
+      const error = await rejectionOf(
+        cluster.updateClusterSetup('auto', { peerOperation: 'replicateShard', transfer }, 0),
+      );
+      expect(error.kind).toBe(ErrorKind.InvalidArgument);
+      expect(error.validationIssues).toEqual([
+        'timeout: value 0 invalid, must be 1 or larger',
+        'replicate_shard.to_peer_id: cannot transfer shard to itself, "to_peer_id" must be different than 7 in "from_peer_id"',
+      ]);
+    });
+
+    it('should allow the same peer when the target shard differs', async () => {
+      const transfer = { shardId: 0, fromPeerId: '7', toPeerId: '7', toShardId: 1 };
+      const error = await rejectionOf(cluster.updateClusterSetup('auto', { peerOperation: 'abortTransfer', transfer }));
+      expect(error.kind).toBe(ErrorKind.Unimplemented);
+    });
+  });
+
   describe('rejectPeerOperation', () => {
     it.each([
       'moveShard',

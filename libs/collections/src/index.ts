@@ -8,7 +8,7 @@ export type * from './model/collection.model';
 export type * from './model/payload-index.model';
 export type * from './model/requests.model';
 export { PAYLOAD_SCHEMA_TYPES } from './model/collection.model';
-export { shardKeyEquals, describeShardKey } from './model/cluster.model';
+export { shardKeyEquals, describeShardKey, REPLICA_STATES } from './model/cluster.model';
 
 // Services the transports call.
 export { CollectionsModule } from './collections.module';
@@ -17,6 +17,12 @@ export { AliasesService } from './aliases.service';
 export { ClusterService } from './cluster.service';
 export { VectorNamesService } from './vector-names.service';
 export { validateCollectionName } from './validation/name.rules';
+export {
+  DEFAULT_TOKENIZER,
+  payloadIndexParamsWithDefaults,
+  payloadIndexSchema,
+  type PayloadIndexParamsInput,
+} from './config/payload-index-schema';
 
 // What libs/points builds its storage on: the catalog it follows and the statistics it reports.
 export type { CatalogState } from './catalog/catalog-state';

@@ -88,6 +88,21 @@ export type PeerTransferOperation =
   | 'startResharding'
   | 'abortResharding';
 
+/** The shard and peers of a transfer (move, replicate, abort, restart); peer ids as exact decimal text. */
+export interface ShardTransfer {
+  shardId: number;
+  fromPeerId: string;
+  toPeerId: string;
+  /** Set when the target shard differs from the source one (resharding). */
+  toShardId?: number;
+}
+
+/** One change asked of a collection's cluster setup (gRPC UpdateCollectionClusterSetup, REST `POST …/cluster`). */
+export type ClusterSetupOperation =
+  | { createShardKey: CreateShardKeyRequest }
+  | { deleteShardKey: ShardKey }
+  | { peerOperation: PeerTransferOperation; transfer?: ShardTransfer };
+
 /** Operations on the cluster's membership (REST only); a single node has no cluster to change. */
 export type PeerMembershipOperation = 'recoverRaftState' | 'removePeer';
 

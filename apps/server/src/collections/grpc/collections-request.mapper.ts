@@ -52,9 +52,6 @@ export function createCollectionFromProto(r: CreateCollection__Output): CreateCo
     metadata: fromProtoStruct(issues, 'metadata', r.metadata ?? {}),
     timeout: readU64(issues, 'timeout', r.timeout),
   });
-  if (r.quantizationConfig && 'disabled' in (request.quantizationConfig ?? {})) {
-    issues.add('quantization_config', 'disabled is only valid in an update');
-  }
   issues.throwIfAny();
   return request;
 }

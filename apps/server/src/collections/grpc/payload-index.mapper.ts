@@ -1,4 +1,4 @@
-import { PayloadIndexParams, TokenizerType } from '@vectorstore/collections';
+import { PayloadIndexParams, payloadIndexParamsWithDefaults, TokenizerType } from '@vectorstore/collections';
 import { ValidationIssues } from '@vectorstore/common';
 import type {
   PayloadIndexParams as ProtoPayloadIndexParams,
@@ -6,7 +6,7 @@ import type {
 } from '../../grpc/generated/vectorstore/PayloadIndexParams';
 import { defined, readEnum, readU64 } from '../../core/scalars';
 
-/** proto PayloadIndexParams (oneof index_params) to the domain's tagged union. */
+/** proto PayloadIndexParams (oneof index_params) to the domain's tagged union, with the domain's defaults. */
 export function payloadIndexParamsFromProto(
   issues: ValidationIssues,
   path: string,
@@ -30,9 +30,9 @@ export function payloadIndexParamsFromProto(
     case 'textIndexParams': {
       const t = p.textIndexParams ?? {};
       const textPath = `${path}.text_index_params`;
-      return {
+      return payloadIndexParamsWithDefaults({
         text: defined({
-          tokenizer: readEnum<TokenizerType>(t.tokenizer, 'Unknown') ?? 'Word',
+          tokenizer: readEnum<TokenizerType>(t.tokenizer, 'Unknown'),
           lowercase: t.lowercase,
           minTokenLen: readU64(issues, `${textPath}.min_token_len`, t.minTokenLen),
           maxTokenLen: readU64(issues, `${textPath}.max_token_len`, t.maxTokenLen),
@@ -45,7 +45,7 @@ export function payloadIndexParamsFromProto(
           asciiFolding: t.asciiFolding,
           enableHnsw: t.enableHnsw,
         }),
-      };
+      });
     }
     default:
       issues.add(path, 'must set one of the index params');
