@@ -188,6 +188,118 @@ describe('Qdrant REST API (e2e)', () => {
     });
   });
 
+  describe('memory placements (Qdrant 1.19)', () => {
+    it('should record them, report them on both transports, and refuse pinned vectors and payloads', async () => {
+      const created = await http(
+        'PUT',
+        '/collections/placed',
+        JSON.stringify({
+          vectors: {
+            size: 4,
+            distance: 'Dot',
+            memory: 'cold',
+            hnsw_config: { memory: 'cached' },
+            quantization_config: { scalar: { type: 'int8', memory: 'pinned' } },
+          },
+          sparse_vectors: { sparse: { index: { memory: 'cold' } } },
+          payload: { memory: 'cached' },
+        }),
+      );
+      expect(created.status).toBe(200);
+      const params = (await client.getCollection('placed')).config.params as unknown as {
+        vectors: Record<string, unknown>;
+        payload: unknown;
+        sparse_vectors: Record<string, { index: unknown }>;
+      };
+      expect(params.vectors).toMatchObject({
+        memory: 'cold',
+        hnsw_config: { memory: 'cached' },
+        quantization_config: { scalar: { type: 'int8', memory: 'pinned' } },
+      });
+      expect(params.sparse_vectors.sparse.index).toEqual({ memory: 'cold' });
+      expect(params.payload).toEqual({ memory: 'cached' });
+
+      const got = await unary<
+        object,
+        {
+          result: {
+            config: {
+              params: { payload: unknown; vectorsConfig: { params: { memory: string; hnswConfig: unknown } } };
+            };
+          };
+        }
+      >(grpcCollections, 'Get', { collectionName: 'placed' });
+      expect(got.result.config.params.payload).toMatchObject({ memory: 'Cached' });
+      expect(got.result.config.params.vectorsConfig.params).toMatchObject({
+        memory: 'Cold',
+        hnswConfig: { memory: 'Cached' },
+      });
+
+      const patched = await http(
+        'PATCH',
+        '/collections/placed',
+        JSON.stringify({ vectors: { '': { memory: 'cached' } }, params: { payload: { memory: 'cold' } } }),
+      );
+      expect(patched.status).toBe(200);
+      const after = (await client.getCollection('placed')).config.params as unknown as {
+        vectors: { memory: string };
+        payload: unknown;
+      };
+      expect(after.vectors.memory).toBe('cached');
+      expect(after.payload).toEqual({ memory: 'cold' });
+
+      for (const body of [
+        { vectors: { size: 4, distance: 'Dot', memory: 'pinned' } },
+        { vectors: { size: 4, distance: 'Dot' }, payload: { memory: 'pinned' } },
+      ]) {
+        const refused = await http('PUT', '/collections/pinned', JSON.stringify(body));
+        expect(refused.status).toBe(422);
+        expect(refused.text).toContain('`pinned` memory placement is not supported');
+      }
+      const index = await http(
+        'PUT',
+        '/collections/placed/index?wait=true',
+        JSON.stringify({ field_name: 'k', field_schema: { type: 'keyword', memory: 'cold' } }),
+      );
+      expect(index.status).toBe(200);
+      const schema = (await client.getCollection('placed')).payload_schema as Record<string, { params?: unknown }>;
+      expect(schema.k.params).toEqual({ type: 'keyword', memory: 'cold' });
+    });
+
+    it('should take them over gRPC too, with the same rules', async () => {
+      // The vectorstore package path, so the /qdrant.Collections/Create count the metrics test reads stays 1.
+      const collections = createCollectionsClient(
+        server.grpcAddress,
+        credentials(server.apiKey),
+      ) as unknown as grpc.Client;
+      await unary(collections, 'Create', {
+        collectionName: 'placed-grpc',
+        vectorsConfig: { params: { size: 2, distance: 'Dot', memory: 'Cold' } },
+        payload: { memory: 'Cold' },
+      });
+      const params = (await client.getCollection('placed-grpc')).config.params as unknown as Record<string, unknown>;
+      expect(params.vectors).toMatchObject({ memory: 'cold' });
+      expect(params.payload).toEqual({ memory: 'cold' });
+      const refused = await unary(collections, 'Create', {
+        collectionName: 'pinned-grpc',
+        vectorsConfig: { params: { size: 2, distance: 'Dot', memory: 'Pinned' } },
+      }).catch((e: grpc.ServiceError) => e);
+      expect(refused).toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details:
+          'Validation error in body: [vectors_config.params.memory: `pinned` memory placement is not supported for dense vector storage]',
+      });
+      collections.close();
+    });
+
+    it('should report no placement where none was given', async () => {
+      await client.createCollection('unplaced', { vectors: { size: 4, distance: 'Dot', on_disk: true } });
+      const params = (await client.getCollection('unplaced')).config.params as unknown as Record<string, unknown>;
+      expect(params.vectors).not.toHaveProperty('memory');
+      expect(params).not.toHaveProperty('payload');
+    });
+  });
+
   describe('wire details (raw HTTP)', () => {
     it('should wrap results in {result, status, time}', async () => {
       const answer = await http('GET', '/collections');

@@ -356,6 +356,23 @@ describe(CollectionsService.name, () => {
       expect(typeof metadata.ratio).toBe('number');
     });
 
+    it('should keep memory placements across a reload', async () => {
+      await service.create({
+        name: 'placed',
+        vectors: { params: { size: 4, distance: 'Dot', memory: 'Cold', hnswConfig: { memory: 'Cached' } } },
+        sparseVectors: { s: { index: { memory: 'Pinned' } } },
+        payload: { memory: 'Cached' },
+      });
+
+      const config = (await open()).get('placed').config;
+
+      expect(config).toEqual(service.get('placed').config);
+      expect(config.params.payload).toEqual({ memory: 'Cached' });
+      expect(config.params.vectors).toEqual({
+        params: { size: 4, distance: 'Dot', memory: 'Cold', hnswConfig: { memory: 'Cached' } },
+      });
+    });
+
     it('should persist deletes', async () => {
       await service.create(withVectors('a'));
       await service.delete('a');

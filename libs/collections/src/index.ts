@@ -8,6 +8,7 @@ export type * from './model/collection.model';
 export type * from './model/payload-index.model';
 export type * from './model/requests.model';
 export { PAYLOAD_SCHEMA_TYPES } from './model/collection.model';
+export { MEMORY_PLACEMENTS } from './model/index-config.model';
 export { shardKeyEquals, describeShardKey, REPLICA_STATES } from './model/cluster.model';
 
 // Services the transports call.
@@ -17,6 +18,7 @@ export { AliasesService } from './aliases.service';
 export { ClusterService } from './cluster.service';
 export { VectorNamesService } from './vector-names.service';
 export { validateCollectionName } from './validation/name.rules';
+export { payloadsOnDisk, quantizedAlwaysInMemory, vectorsOnDisk } from './config/memory-placement';
 export {
   DEFAULT_TOKENIZER,
   payloadIndexParamsWithDefaults,

@@ -1,12 +1,26 @@
 import { JsonObject } from '@vectorstore/common';
 import { ShardingMethod, ShardKeyRecord, ShardRecord } from './cluster.model';
-import { HnswConfig, OptimizersConfig, QuantizationConfig, StrictModeConfig, WalConfig } from './index-config.model';
+import {
+  HnswConfig,
+  Memory,
+  OptimizersConfig,
+  QuantizationConfig,
+  StrictModeConfig,
+  WalConfig,
+} from './index-config.model';
 import { PayloadIndexParams } from './payload-index.model';
 import { SparseVectorsConfig, VectorsConfig } from './vectors.model';
+
+/** The payload storage's placement (Qdrant 1.19); wins over `onDiskPayload`. `Pinned` is refused. */
+export interface PayloadStorageParams {
+  memory?: Memory;
+}
 
 export interface CollectionParams {
   shardNumber: number;
   onDiskPayload: boolean;
+  /** Present only when a client set it, so older clients see an unchanged config. */
+  payload?: PayloadStorageParams;
   vectors: VectorsConfig;
   replicationFactor: number;
   writeConsistencyFactor: number;

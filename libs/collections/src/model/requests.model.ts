@@ -1,5 +1,6 @@
 import { JsonObject } from '@vectorstore/common';
 import { ReplicaState, ShardingMethod, ShardKey } from './cluster.model';
+import { PayloadStorageParams } from './collection.model';
 import {
   HnswConfig,
   OptimizersConfig,
@@ -27,6 +28,7 @@ export interface CreateCollectionRequest {
   optimizersConfig?: OptimizersConfig;
   shardNumber?: number;
   onDiskPayload?: boolean;
+  payload?: PayloadStorageParams;
   replicationFactor?: number;
   writeConsistencyFactor?: number;
   quantizationConfig?: QuantizationConfig;
@@ -41,6 +43,8 @@ export interface CollectionParamsDiff {
   replicationFactor?: number;
   writeConsistencyFactor?: number;
   onDiskPayload?: boolean;
+  /** Merged into the stored payload params. */
+  payload?: PayloadStorageParams;
   readFanOutFactor?: number;
   readFanOutDelayMs?: number;
 }

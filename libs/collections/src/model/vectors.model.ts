@@ -1,4 +1,4 @@
-import { HnswConfig, QuantizationConfig, QuantizationConfigDiff } from './index-config.model';
+import { HnswConfig, Memory, QuantizationConfig, QuantizationConfigDiff } from './index-config.model';
 
 export const DISTANCES = ['Cosine', 'Euclid', 'Dot', 'Manhattan'] as const;
 /** How vectors are compared; Qdrant's names. */
@@ -22,6 +22,8 @@ export interface VectorParams {
   hnswConfig?: HnswConfig;
   quantizationConfig?: QuantizationConfig;
   onDisk?: boolean;
+  /** Placement of the original vectors (Qdrant 1.19); wins over `onDisk`. `Pinned` is refused. */
+  memory?: Memory;
   datatype?: Datatype;
   multivectorConfig?: MultiVectorConfig;
 }
@@ -34,6 +36,7 @@ export interface VectorParamsDiff {
   hnswConfig?: HnswConfig;
   quantizationConfig?: QuantizationConfigDiff;
   onDisk?: boolean;
+  memory?: Memory;
 }
 
 export type VectorsConfigDiff = { params: VectorParamsDiff } | { paramsMap: Record<string, VectorParamsDiff> };
@@ -42,6 +45,8 @@ export interface SparseIndexConfig {
   /** A count of vectors, not KB: full scan is preferred below it. */
   fullScanThreshold?: number;
   onDisk?: boolean;
+  /** Placement of the inverted index; recorded and reported (the index is always held in memory). */
+  memory?: Memory;
   datatype?: Datatype;
 }
 

@@ -230,6 +230,41 @@ describe('validateCreateCollection', () => {
   });
 });
 
+describe('memory placements (Qdrant 1.19)', () => {
+  it('should accept every placement where Qdrant does', () => {
+    expect(
+      createError({
+        vectors: {
+          params: dense({
+            memory: 'Cached',
+            hnswConfig: { memory: 'Pinned' },
+            quantizationConfig: { scalar: { type: 'Int8', memory: 'Pinned' } },
+          }),
+        },
+        sparseVectors: { s: { index: { memory: 'Cold' } } },
+        payload: { memory: 'Cold' },
+        hnswConfig: { memory: 'Cold' },
+        quantizationConfig: { binary: { memory: 'Cached' } },
+      }),
+    ).toBeUndefined();
+  });
+
+  it('should refuse pinned dense vectors and pinned payloads in Qdrant words, on create and update', () => {
+    expect(createError({ vectors: { params: dense({ memory: 'Pinned' }) }, payload: { memory: 'Pinned' } })).toBe(
+      'Validation error in body: [vectors_config.params.memory: `pinned` memory placement is not supported for dense vector storage; payload.memory: `pinned` memory placement is not supported for payload storage]',
+    );
+    expect(updateError({ vectors: { params: { memory: 'Pinned' } }, params: { payload: { memory: 'Pinned' } } })).toBe(
+      'Validation error in body: [params.payload.memory: `pinned` memory placement is not supported for payload storage; vectors_config.params.memory: `pinned` memory placement is not supported for dense vector storage]',
+    );
+  });
+
+  it('should refuse a placement that is not one', () => {
+    expect(createError({ hnswConfig: { memory: 'Warm' as never } })).toContain(
+      'hnsw_config.memory: value Warm invalid, must be one of Cold, Cached, Pinned',
+    );
+  });
+});
+
 describe('validateUpdateCollection', () => {
   it('should accept an empty update', () => {
     expect(updateError({})).toBeUndefined();

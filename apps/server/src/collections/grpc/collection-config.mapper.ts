@@ -4,6 +4,7 @@ import {
   Datatype,
   Distance,
   HnswConfig,
+  Memory,
   Modifier,
   OptimizersConfig,
   QuantizationConfig,
@@ -53,6 +54,11 @@ import { defined, readEnum, readU64 } from '../../core/scalars';
 
 // ---- proto -> domain (requests) ----
 
+/** The proto `Memory` enum; its zero value means unset. */
+export function readMemory(value: string | number | undefined): Memory | undefined {
+  return readEnum<Memory>(value, 'MemoryUnknown');
+}
+
 export function hnswFromProto(issues: ValidationIssues, path: string, hnsw: HnswConfigDiff__Output): HnswConfig {
   return defined({
     m: readU64(issues, `${path}.m`, hnsw.m),
@@ -60,6 +66,7 @@ export function hnswFromProto(issues: ValidationIssues, path: string, hnsw: Hnsw
     fullScanThreshold: readU64(issues, `${path}.full_scan_threshold`, hnsw.fullScanThreshold),
     maxIndexingThreads: readU64(issues, `${path}.max_indexing_threads`, hnsw.maxIndexingThreads),
     onDisk: hnsw.onDisk,
+    memory: readMemory(hnsw.memory),
     payloadM: readU64(issues, `${path}.payload_m`, hnsw.payloadM),
     inlineStorage: hnsw.inlineStorage,
   });
@@ -120,6 +127,7 @@ export function quantizationFromProto(
           type: readEnum<'Int8'>(q.scalar?.type) as 'Int8',
           quantile: q.scalar?.quantile,
           alwaysRam: q.scalar?.alwaysRam,
+          memory: readMemory(q.scalar?.memory),
         }),
       };
     case 'product':
@@ -127,6 +135,7 @@ export function quantizationFromProto(
         product: defined({
           compression: readEnum<CompressionRatio>(q.product?.compression) ?? 'x4',
           alwaysRam: q.product?.alwaysRam,
+          memory: readMemory(q.product?.memory),
         }),
       };
     case 'binary': {
@@ -139,6 +148,7 @@ export function quantizationFromProto(
       return {
         binary: defined({
           alwaysRam: b.alwaysRam,
+          memory: readMemory(b.memory),
           encoding: readEnum(b.encoding),
           queryEncoding,
         }) as { alwaysRam?: boolean },
@@ -170,6 +180,7 @@ export function vectorParamsFromProto(issues: ValidationIssues, path: string, p:
       ? quantizationConfigFromProto(issues, `${path}.quantization_config`, p.quantizationConfig)
       : undefined,
     onDisk: p.onDisk,
+    memory: readMemory(p.memory),
     datatype: readEnum<Datatype>(p.datatype, 'Default'),
     multivectorConfig: p.multivectorConfig
       ? { comparator: readEnum<'MaxSim'>(p.multivectorConfig.comparator) ?? 'MaxSim' }
@@ -206,6 +217,7 @@ export function vectorsDiffFromProto(
         ? quantizationFromProto(issues, `${entryPath}.quantization_config`, d.quantizationConfig)
         : undefined,
       onDisk: d.onDisk,
+      memory: readMemory(d.memory),
     });
   if (v.config === 'params' && v.params) return { params: entry(`${path}.params`, v.params) };
   if (v.config === 'paramsMap') {
@@ -238,6 +250,7 @@ export function sparseFromProto(
                 params.index.fullScanThreshold,
               ),
               onDisk: params.index.onDisk,
+              memory: readMemory(params.index.memory),
               datatype: readEnum<Datatype>(params.index.datatype, 'Default'),
             })
           : undefined,
@@ -320,6 +333,7 @@ export function vectorParamsToProto(p: VectorParams): ProtoVectorParams {
     hnswConfig: p.hnswConfig ? hnswToProto(p.hnswConfig) : undefined,
     quantizationConfig: p.quantizationConfig ? quantizationToProto(p.quantizationConfig) : undefined,
     onDisk: p.onDisk,
+    memory: p.memory,
     datatype: p.datatype,
     multivectorConfig: p.multivectorConfig,
   });
@@ -360,6 +374,7 @@ export function collectionConfigToProto(c: CollectionConfig): ProtoCollectionCon
       shardingMethod: p.shardingMethod,
       sparseVectorsConfig: p.sparseVectors ? sparseToProto(p.sparseVectors) : undefined,
       readFanOutDelayMs: p.readFanOutDelayMs,
+      payload: p.payload,
     }),
     hnswConfig: hnswToProto(c.hnswConfig),
     optimizerConfig: optimizersToProto(c.optimizerConfig),

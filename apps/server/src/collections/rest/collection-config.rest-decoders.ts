@@ -6,6 +6,7 @@ import {
   Distance,
   HnswConfig,
   MaxOptimizationThreads,
+  Memory,
   Modifier,
   OptimizersConfig,
   QuantizationConfig,
@@ -64,12 +65,16 @@ export const BINARY_QUERY_ENCODING_NAMES: Record<string, BinaryQuantizationQuery
   scalar8bits: 'Scalar8Bits',
 };
 
+export const MEMORY_NAMES: Record<string, Memory> = { cold: 'Cold', cached: 'Cached', pinned: 'Pinned' };
+const memory = enumOf(MEMORY_NAMES);
+
 export const hnswDecoder: Decoder<HnswConfig> = object({
   m: u64,
   ef_construct: u64,
   full_scan_threshold: u64,
   max_indexing_threads: u64,
   on_disk: bool,
+  memory,
   payload_m: u64,
   inline_storage: bool,
 });
@@ -96,10 +101,11 @@ export const optimizersDecoder: Decoder<OptimizersConfig> = object({
   prevent_unoptimized: bool,
 });
 
-const scalarDecoder = object({ type: enumOf({ int8: 'Int8' }), quantile: f64, always_ram: bool }, ['type']);
-const productDecoder = object({ compression: enumOf(COMPRESSION_NAMES), always_ram: bool }, ['compression']);
+const scalarDecoder = object({ type: enumOf({ int8: 'Int8' }), quantile: f64, always_ram: bool, memory }, ['type']);
+const productDecoder = object({ compression: enumOf(COMPRESSION_NAMES), always_ram: bool, memory }, ['compression']);
 const binaryDecoder = object({
   always_ram: bool,
+  memory,
   encoding: enumOf(BINARY_ENCODING_NAMES),
   query_encoding: enumOf(BINARY_QUERY_ENCODING_NAMES),
 });
@@ -124,6 +130,7 @@ export const vectorParamsDecoder: Decoder<VectorParams> = object(
     hnsw_config: hnswDecoder,
     quantization_config: quantizationDecoder,
     on_disk: bool,
+    memory,
     datatype: enumOf(DATATYPE_NAMES),
     multivector_config: object({ comparator: enumOf({ max_sim: 'MaxSim' }) }, ['comparator']),
   },
@@ -141,6 +148,7 @@ const vectorParamsDiffDecoder: Decoder<VectorParamsDiff> = object({
   hnsw_config: hnswDecoder,
   quantization_config: quantizationDiffDecoder,
   on_disk: bool,
+  memory,
 });
 
 /** A map of per-vector changes; `""` names the unnamed vector. */
@@ -152,7 +160,7 @@ export const vectorsDiffDecoder: Decoder<VectorsConfigDiff> = (value, path) => {
 
 export const sparseVectorsDecoder: Decoder<SparseVectorsConfig> = record<SparseVectorParams>(
   object({
-    index: object({ full_scan_threshold: u64, on_disk: bool, datatype: enumOf(DATATYPE_NAMES) }),
+    index: object({ full_scan_threshold: u64, on_disk: bool, memory, datatype: enumOf(DATATYPE_NAMES) }),
     modifier: enumOf(MODIFIER_NAMES),
   }),
 );
@@ -178,6 +186,9 @@ export const strictModeDecoder: Decoder<StrictModeConfig> = object({
   max_points_count: u64,
   max_payload_index_count: u64,
 });
+
+/** `payload`: the payload storage's params. */
+export const payloadStorageDecoder = object({ memory });
 
 export const shardNumberDecoder = u32;
 

@@ -6,6 +6,7 @@ import { defined } from '../../core/scalars';
 import {
   hnswDecoder,
   optimizersDecoder,
+  payloadStorageDecoder,
   quantizationDecoder,
   quantizationDiffDecoder,
   SHARDING_METHOD_NAMES,
@@ -26,6 +27,7 @@ const createCollectionDecoder = object<CreateFields>({
   replication_factor: u32,
   write_consistency_factor: u32,
   on_disk_payload: bool,
+  payload: payloadStorageDecoder,
   hnsw_config: hnswDecoder,
   wal_config: walDecoder,
   optimizers_config: optimizersDecoder,
@@ -45,6 +47,7 @@ const updateCollectionDecoder = object<UpdateFields>({
     read_fan_out_factor: u32,
     read_fan_out_delay_ms: u64,
     on_disk_payload: bool,
+    payload: payloadStorageDecoder,
   }),
   hnsw_config: hnswDecoder,
   quantization_config: quantizationDiffDecoder,

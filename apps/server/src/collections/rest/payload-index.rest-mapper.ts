@@ -18,6 +18,7 @@ import {
   u64,
 } from '../../core/rest/rest-decoders';
 import { readWait, readWriteTimeout, RestQuery } from '../../core/rest/rest-query';
+import { MEMORY_NAMES } from './collection-config.rest-decoders';
 import { defined } from '../../core/scalars';
 
 const SCHEMA_TYPE_NAMES: Record<string, PayloadSchemaType> = {
@@ -56,7 +57,7 @@ const stemmerDecoder: Decoder<{ snowball: { language: string } }> = (value, path
   return { snowball: { language: stemmer.language } };
 };
 
-const common = { on_disk: bool, enable_hnsw: bool };
+const common = { on_disk: bool, memory: enumOf(MEMORY_NAMES), enable_hnsw: bool };
 const PARAMS_DECODERS: Record<PayloadSchemaType, Decoder<object>> = {
   Keyword: object({ ...common, is_tenant: bool }),
   Integer: object({ ...common, lookup: bool, range: bool, is_principal: bool }),
