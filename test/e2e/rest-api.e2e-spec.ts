@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { createCollectionsClient, credentials, unary } from './support/grpc-clients';
+import { createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official REST client, unchanged (CommonJS build; runs on Node 20 despite its engines field).
@@ -513,6 +513,39 @@ describe('Qdrant REST API (e2e)', () => {
       expect(level0.requests.rest.responses['PUT /collections/{collection_name}']['200'].count).toBeGreaterThan(0);
       const level2 = (await http('GET', '/telemetry?details_level=2')).json().result as Telemetry;
       expect(Object.keys(level2.collections).sort()).toEqual(['collections', 'number_of_collections', 'snapshots']);
+    });
+
+    it('should report each shard from level 3, with the last applied operation of its update queue', async () => {
+      interface ShardTelemetry {
+        id: number;
+        local: { status: string; num_points: number; update_queue: { length: number; op_num: number } };
+        remote: unknown[];
+        replicate_states: Record<string, string>;
+      }
+      const shardsOf = async (level: number): Promise<ShardTelemetry[] | undefined> => {
+        const result = (await http('GET', `/telemetry?details_level=${level}`)).json().result as {
+          collections: { collections: Array<{ id: string; shards?: ShardTelemetry[] }> };
+        };
+        return result.collections.collections.find((c) => c.id === 'queued')?.shards;
+      };
+      await client.createCollection('queued', { vectors: { size: 2, distance: 'Dot' } });
+      expect(await shardsOf(2)).toBeUndefined();
+      const [empty] = (await shardsOf(10))!;
+      expect(empty).toMatchObject({ id: 0, remote: [], local: { status: 'green', num_points: 0 } });
+      expect(empty.local.update_queue).toEqual({ length: 0, op_num: 0 });
+      expect(Object.values(empty.replicate_states)).toEqual(['Active']);
+      const points = createPointsClient(server.grpcAddress, credentials(server.apiKey));
+      for (const id of [1, 2]) {
+        await unary(points, 'Upsert', {
+          collectionName: 'queued',
+          wait: true,
+          points: [{ id: { num: id }, vectors: { vector: { dense: { data: [1, 0] } } } }],
+        });
+        const [shard] = (await shardsOf(10))!;
+        expect(shard.local.update_queue).toEqual({ length: 0, op_num: id });
+        expect(shard.local.num_points).toBe(id);
+      }
+      points.close();
     });
   });
 });

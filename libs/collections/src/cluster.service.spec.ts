@@ -3,7 +3,7 @@ import { AliasesService } from './aliases.service';
 import { CollectionCatalog } from './catalog/collection-catalog';
 import { ClusterService } from './cluster.service';
 import { CollectionsService } from './collections.service';
-import { EmptyCollectionStatsProvider } from './stats/collection-stats.provider';
+import { EmptyCollectionStatsProvider, emptyShardStats } from './stats/collection-stats.provider';
 import {
   collectionsFixture,
   domainErrorOf,
@@ -37,9 +37,9 @@ describe(ClusterService.name, () => {
         peerId: PEER_ID,
         shardCount: 3,
         localShards: [
-          { shardId: 0, state: 'Active', pointsCount: 0 },
-          { shardId: 1, state: 'Active', pointsCount: 0 },
-          { shardId: 2, state: 'Active', pointsCount: 0 },
+          { shardId: 0, state: 'Active', ...emptyShardStats() },
+          { shardId: 1, state: 'Active', ...emptyShardStats() },
+          { shardId: 2, state: 'Active', ...emptyShardStats() },
         ],
       });
     });
@@ -50,8 +50,20 @@ describe(ClusterService.name, () => {
       expect(cluster.clusterInfo('one')).toEqual({
         peerId: PEER_ID,
         shardCount: 1,
-        localShards: [{ shardId: 0, state: 'Active', pointsCount: 0 }],
+        localShards: [{ shardId: 0, state: 'Active', ...emptyShardStats() }],
       });
+    });
+
+    it("should report each shard's live state from the stats provider", () => {
+      const live = { ...emptyShardStats(), pointsCount: 5, appliedOpNum: 9, status: 'Yellow' as const };
+      const reporting = new ClusterService(catalog, PEER_ID, {
+        statsFor: (record) => ({ ...new EmptyCollectionStatsProvider().statsFor(record), shards: { 1: live } }),
+      });
+
+      const [first, second] = reporting.clusterInfo('auto').localShards;
+
+      expect(first).toEqual({ shardId: 0, state: 'Active', ...emptyShardStats() });
+      expect(second).toEqual({ shardId: 1, state: 'Active', ...live });
     });
 
     it('should sort local shards by id', async () => {

@@ -18,7 +18,7 @@ import {
   PeerTransferOperation,
   ShardTransfer,
 } from './model/requests.model';
-import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
+import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider, emptyShardStats } from './stats/collection-stats.provider';
 import { checkCollectionNameReference } from './validation/name.rules';
 
 /** A single node holds every shard; this is the most shards one key may ask for. */
@@ -39,13 +39,13 @@ export class ClusterService {
   clusterInfo(collectionName: string): CollectionClusterInfo {
     checkName(collectionName);
     const record = this.catalog.require(collectionName);
-    const { shardPoints } = this.stats.statsFor(record);
+    const { shards } = this.stats.statsFor(record);
     return {
       peerId: this.peerId,
       shardCount: record.shards.length,
       localShards: [...record.shards]
         .sort((a, b) => a.shardId - b.shardId)
-        .map((shard) => ({ ...shard, pointsCount: shardPoints[shard.shardId] ?? 0 })),
+        .map((shard) => ({ ...(shards[shard.shardId] ?? emptyShardStats()), ...shard })),
     };
   }
 

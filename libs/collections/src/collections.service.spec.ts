@@ -144,7 +144,7 @@ describe(CollectionsService.name, () => {
         warnings: [],
         updateQueueLength: 0,
       });
-      expect(info).not.toHaveProperty('shardPoints');
+      expect(info).not.toHaveProperty('shards');
       expect(info.config.hnswConfig.m).toBe(16);
       expect(info.config.params.onDiskPayload).toBe(true);
     });

@@ -56,7 +56,7 @@ export class CollectionsService {
   get(nameOrAlias: string): CollectionInfo {
     checkReference(nameOrAlias);
     const record = this.catalog.require(nameOrAlias);
-    const { shardPoints: _perShard, ...stats } = this.stats.statsFor(record);
+    const { shards: _perShard, ...stats } = this.stats.statsFor(record);
     return { ...stats, config: structuredClone(record.config) };
   }
 

@@ -34,5 +34,6 @@ export {
   CollectionStatsRegistry,
   EmptyCollectionStatsProvider,
   emptyCollectionStats,
+  emptyShardStats,
   type CollectionStatsProvider,
 } from './stats/collection-stats.provider';

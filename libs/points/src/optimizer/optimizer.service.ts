@@ -69,10 +69,11 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
 
   private start(shard: LocalShard, plan: OptimizationPlan, busy: Set<Segment>, collection: CollectionConfig): void {
     for (const source of plan.sources) busy.add(source);
+    const points = plan.sources.reduce((sum, source) => sum + source.pointCount, 0);
     shard.optimization.jobStarted();
     const job = this.run(shard, plan, collection)
       .then(() => {
-        shard.optimization.jobSucceeded();
+        shard.optimization.jobSucceeded(points);
         this.backoff.delete(shard);
       })
       .catch((error: unknown) => {

@@ -30,7 +30,7 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
   }
 
   statsFor(record: CollectionRecord): CollectionRuntimeStats {
-    const stats: CollectionRuntimeStats = { ...emptyCollectionStats(record), shardPoints: {} };
+    const stats: CollectionRuntimeStats = { ...emptyCollectionStats(record), shards: {} };
     const storage = this.storage.openStorages().find((s) => s.record.id === record.id);
     if (!storage) return stats;
     if (storage.failure) {
@@ -46,9 +46,18 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
       stats.segmentsCount += shard.segments.length;
       stats.pointsCount += shard.pointCount;
       stats.indexedVectorsCount += shard.indexedVectorCount;
-      stats.shardPoints[handle.shardId] = shard.pointCount;
-      stats.status = worse(stats.status, this.shardStatus(shard, storage.record.config));
+      const status = this.shardStatus(shard, storage.record.config);
       const error = shard.failure?.message ?? shard.optimization.error;
+      stats.shards[handle.shardId] = {
+        pointsCount: shard.pointCount,
+        segmentsCount: shard.segments.length,
+        appliedOpNum: shard.lastApplied,
+        updateQueueLength: 0,
+        status,
+        ...(error ? { optimizerError: error } : {}),
+        optimizedPoints: shard.optimization.optimizedPoints,
+      };
+      stats.status = worse(stats.status, status);
       if (error) stats.optimizerStatus = { ok: false, error };
       for (const [field, index] of shard.fieldIndexes) {
         let points = 0;

@@ -1,13 +1,16 @@
-import { CollectionInfo } from '@vectorstore/collections';
+import { CollectionClusterInfo, CollectionInfo, LocalShardInfo } from '@vectorstore/collections';
 import { OperationStatistics } from '../../core/metrics/request-stats';
 import { collectionConfigToRest } from '../../collections/rest/collection-info.rest-mapper';
+import { shardKeyToRest } from '../../cluster/rest/cluster.rest-mapper';
+import { defined } from '../../core/scalars';
 import { SERVER_VERSION } from '../../version';
 
 export interface TelemetryInput {
   id: string;
   startedAt: Date;
   detailsLevel: number;
-  collections: Array<{ name: string; info: CollectionInfo }>;
+  /** `cluster` (the local shards) is read from details level 3, where shards are reported. */
+  collections: Array<{ name: string; info: CollectionInfo; cluster?: CollectionClusterInfo }>;
   rest: Record<string, Record<string, OperationStatistics>>;
   grpc: Record<string, Record<string, OperationStatistics>>;
 }
@@ -42,14 +45,25 @@ export function telemetryToRest(input: TelemetryInput): Record<string, unknown> 
       quota,
     };
   }
-  const collections = input.collections.map(({ name, info }) =>
+  const collections = input.collections.map(({ name, info, cluster }) =>
     input.detailsLevel === 1
       ? {
           vectors: info.pointsCount,
           optimizers_status: info.optimizerStatus.ok ? 'ok' : { error: info.optimizerStatus.error },
           params: collectionConfigToRest(info.config).params,
         }
-      : { id: name, init_time_ms: 0, config: collectionConfigToRest(info.config) },
+      : {
+          id: name,
+          init_time_ms: 0,
+          config: collectionConfigToRest(info.config),
+          ...(input.detailsLevel >= 3 && cluster
+            ? {
+                shards: cluster.localShards.map((shard) => shardTelemetry(shard, cluster.peerId)),
+                transfers: [],
+                resharding: [],
+              }
+            : {}),
+        },
   );
   const memoryUsage = process.memoryUsage();
   return {
@@ -69,4 +83,23 @@ export function telemetryToRest(input: TelemetryInput): Record<string, unknown> 
     search_pool: {},
     quota,
   };
+}
+
+/**
+ * One shard in Qdrant's ReplicaSetTelemetry shape: this node holds it locally, with its live state
+ * (status, points, the last applied operation, points optimized since start); no remote replicas.
+ */
+function shardTelemetry(shard: LocalShardInfo, peerId: string): Record<string, unknown> {
+  return defined({
+    id: shard.shardId,
+    key: shard.shardKey && shardKeyToRest(shard.shardKey),
+    local: {
+      status: shard.status.toLowerCase(),
+      total_optimized_points: shard.optimizedPoints,
+      num_points: shard.pointsCount,
+      update_queue: { length: shard.updateQueueLength, op_num: shard.appliedOpNum },
+    },
+    remote: [],
+    replicate_states: { [peerId]: shard.state },
+  });
 }

@@ -3,6 +3,7 @@ export class OptimizationStatus {
   private wanted = false;
   private jobs = 0;
   private lastError: string | undefined;
+  private optimized = 0;
 
   /** Optimizations run only once a write arrived since start (after a restart pending work shows Grey). */
   get triggered(): boolean {
@@ -12,6 +13,11 @@ export class OptimizationStatus {
   /** Optimization jobs running now. */
   get running(): number {
     return this.jobs;
+  }
+
+  /** Points of the segments rebuilt since the shard was opened (Qdrant's `total_optimized_points`). */
+  get optimizedPoints(): number {
+    return this.optimized;
   }
 
   /** Why the last optimization failed; cleared when one succeeds. */
@@ -28,8 +34,10 @@ export class OptimizationStatus {
     this.jobs++;
   }
 
-  jobSucceeded(): void {
+  /** A job rebuilt segments holding `points` points. */
+  jobSucceeded(points: number): void {
     this.lastError = undefined;
+    this.optimized += points;
   }
 
   jobFailed(error: string): void {
