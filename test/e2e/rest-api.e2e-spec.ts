@@ -188,6 +188,49 @@ describe('Qdrant REST API (e2e)', () => {
     });
   });
 
+  describe('collection config details', () => {
+    it('should read the field aliases Qdrant reads', async () => {
+      const created = await http(
+        'PUT',
+        '/collections/aliased',
+        JSON.stringify({
+          vectors: { v: { size: 2, distance: 'Dot', quantization: { scalar: { type: 'int8', quantile: 0.9 } } } },
+          quantization: { scalar: { type: 'int8', quantile: 0.5 } },
+          optimizer_config: { indexing_threshold_kb: 1234 },
+          hnsw_config: { full_scan_threshold_kb: 77 },
+        }),
+      );
+      expect(created.status).toBe(200);
+      const config = (await client.getCollection('aliased')).config as unknown as {
+        params: { vectors: { v: { quantization_config: unknown } } };
+        quantization_config: unknown;
+        optimizer_config: { indexing_threshold: number };
+        hnsw_config: { full_scan_threshold: number };
+      };
+      expect(config.params.vectors.v.quantization_config).toEqual({ scalar: { type: 'int8', quantile: 0.9 } });
+      expect(config.quantization_config).toEqual({ scalar: { type: 'int8', quantile: 0.5 } });
+      expect(config.optimizer_config.indexing_threshold).toBe(1234);
+      expect(config.hnsw_config.full_scan_threshold).toBe(77);
+    });
+
+    it('should warn, as Qdrant does, about inline_storage it ignores', async () => {
+      await client.createCollection('inline', {
+        vectors: { a: { size: 2, distance: 'Dot', hnsw_config: { inline_storage: true } } },
+      });
+      const info = (await http('GET', '/collections/inline')).json().result as {
+        warnings?: Array<{ message: string }>;
+      };
+      expect(info.warnings).toEqual([
+        {
+          message:
+            "The `hnsw_config.inline_storage` option for vector 'a' requires quantization to be enabled. This option will be ignored.",
+        },
+      ]);
+      const plain = (await http('GET', '/collections/aliased')).json().result as object;
+      expect(plain).not.toHaveProperty('warnings');
+    });
+  });
+
   describe('memory placements (Qdrant 1.19)', () => {
     it('should record them, report them on both transports, and refuse pinned vectors and payloads', async () => {
       const created = await http(
@@ -401,6 +444,22 @@ describe('Qdrant REST API (e2e)', () => {
         '{"field_name": "a"}',
         400,
         /^Bad request: Can't auto-detect field type, please specify `field_schema` in the request$/,
+      ],
+      [
+        'an integer index with neither lookups nor ranges',
+        'PUT',
+        '/collections/exact/index',
+        '{"field_name": "n", "field_schema": {"type": "integer", "lookup": false, "range": false}}',
+        422,
+        /^Validation error in JSON body: \[field_schema.lookup: Validation error: the 'lookup' and 'range' capabilities can't be both disabled\]$/,
+      ],
+      [
+        'a turbo4 sparse index',
+        'PUT',
+        '/collections/bad',
+        '{"sparse_vectors": {"text": {"index": {"datatype": "turbo4"}}}}',
+        422,
+        /sparse vectors do not support the `turbo4` datatype/,
       ],
       [
         'wait=1',

@@ -37,4 +37,14 @@ describe('payloadIndexSchema', () => {
     );
     expect(httpStatusOf(error)).toBe(400);
   });
+
+  it('should refuse an integer index without lookups and without ranges (422)', () => {
+    const error = domainErrorOf(() => payloadIndexSchema('Integer', { integer: { lookup: false, range: false } }));
+    expect(httpStatusOf(error)).toBe(422);
+    expect(error.message).toContain("Validation error: the 'lookup' and 'range' capabilities can't be both disabled");
+    expect(payloadIndexSchema('Integer', { integer: { lookup: false } })).toEqual({
+      type: 'Integer',
+      params: { integer: { lookup: false } },
+    });
+  });
 });

@@ -29,7 +29,8 @@ export function payloadIndexParamsWithDefaults(params: PayloadIndexParamsInput):
 
 /**
  * The schema a field index is created with: the type given, or the one its params imply, with the
- * params' defaults filled in. Neither is Qdrant's "Can't auto-detect field type" (InvalidArgument).
+ * params' defaults filled in. Neither is Qdrant's "Can't auto-detect field type" (InvalidArgument);
+ * an integer index must keep lookups or ranges.
  */
 export function payloadIndexSchema(
   type: PayloadSchemaType | undefined,
@@ -40,6 +41,11 @@ export function payloadIndexSchema(
     throw DomainError.invalidArgument(
       "Bad request: Can't auto-detect field type, please specify `field_schema` in the request",
     );
+  }
+  if (params && 'integer' in params && params.integer.lookup === false && params.integer.range === false) {
+    throw DomainError.validation([
+      "field_index_params.integer_index_params.lookup: Validation error: the 'lookup' and 'range' capabilities can't be both disabled",
+    ]);
   }
   return params ? { type: resolvedType, params: payloadIndexParamsWithDefaults(params) } : { type: resolvedType };
 }

@@ -4,8 +4,11 @@ export const DISTANCES = ['Cosine', 'Euclid', 'Dot', 'Manhattan'] as const;
 /** How vectors are compared; Qdrant's names. */
 export type Distance = (typeof DISTANCES)[number];
 
-export const DATATYPES = ['Float32', 'Uint8', 'Float16'] as const;
-/** Stored element type; absent means the default (Float32). */
+export const DATATYPES = ['Float32', 'Uint8', 'Float16', 'Turbo4'] as const;
+/**
+ * Stored element type; absent means the default (Float32). `Turbo4` (Qdrant 1.19's 4-bit TurboQuant
+ * storage) is a name the API knows, refused by validation: storage does not implement it.
+ */
 export type Datatype = (typeof DATATYPES)[number];
 
 export const MODIFIERS = ['None', 'Idf'] as const;

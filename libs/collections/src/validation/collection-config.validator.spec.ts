@@ -265,6 +265,17 @@ describe('memory placements (Qdrant 1.19)', () => {
   });
 });
 
+describe('the turbo4 datatype', () => {
+  it('should be refused for sparse vectors in Qdrant words, and for dense ones as not supported here', () => {
+    expect(createError({ sparseVectors: { text: { index: { datatype: 'Turbo4' } } } })).toBe(
+      'Validation error in body: [sparse_vectors_config.map.text.index.datatype: sparse vectors do not support the `turbo4` datatype]',
+    );
+    expect(createError({ vectors: { params: dense({ datatype: 'Turbo4' }) } })).toBe(
+      'Validation error in body: [vectors_config.params.datatype: the `turbo4` datatype is not supported by this server]',
+    );
+  });
+});
+
 describe('validateUpdateCollection', () => {
   it('should accept an empty update', () => {
     expect(updateError({})).toBeUndefined();

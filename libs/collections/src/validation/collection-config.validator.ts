@@ -20,6 +20,7 @@ import {
   UpdateCollectionRequest,
 } from '../model/requests.model';
 import {
+  Datatype,
   DATATYPES,
   DISTANCES,
   MODIFIERS,
@@ -92,6 +93,7 @@ export function validateCreateVectorName(request: CreateVectorNameRequest): void
   } else {
     issues.oneOf('sparse_config.modifier', config.sparse.modifier, MODIFIERS);
     issues.oneOf('sparse_config.datatype', config.sparse.datatype, DATATYPES);
+    checkSparseDatatype(issues, 'sparse_config.datatype', config.sparse.datatype);
   }
   issues.range('timeout', request.timeout, 1);
   issues.throwIfAny();
@@ -151,6 +153,7 @@ function checkVectorParams(issues: ValidationIssues, path: string, params: Vecto
     issues.oneOf(`${path}.distance`, params.distance, DISTANCES);
   }
   issues.oneOf(`${path}.datatype`, params.datatype, DATATYPES);
+  checkDenseDatatype(issues, `${path}.datatype`, params.datatype);
   checkMemory(issues, `${path}.memory`, params.memory, 'dense vector storage');
   if (params.hnswConfig) checkHnsw(issues, `${path}.hnsw_config`, params.hnswConfig);
   if (params.quantizationConfig) checkQuantization(issues, `${path}.quantization_config`, params.quantizationConfig);
@@ -177,6 +180,7 @@ function checkSparseVectors(issues: ValidationIssues, path: string, sparse: Spar
     checkVectorName(issues, entryPath, name, 'sparse');
     issues.oneOf(`${entryPath}.modifier`, params.modifier, MODIFIERS);
     issues.oneOf(`${entryPath}.index.datatype`, params.index?.datatype, DATATYPES);
+    checkSparseDatatype(issues, `${entryPath}.index.datatype`, params.index?.datatype);
     checkMemory(issues, `${entryPath}.index.memory`, params.index?.memory);
   }
 }
@@ -216,6 +220,16 @@ function checkMemory(issues: ValidationIssues, path: string, memory: Memory | un
   if (memory === 'Pinned' && notPinnable) {
     issues.add(path, `\`pinned\` memory placement is not supported for ${notPinnable}`);
   }
+}
+
+/** Qdrant stores dense vectors as turbo4; storage here does not (yet). */
+function checkDenseDatatype(issues: ValidationIssues, path: string, datatype: Datatype | undefined): void {
+  if (datatype === 'Turbo4') issues.add(path, 'the `turbo4` datatype is not supported by this server');
+}
+
+/** Sparse vectors have no turbo4 form, in Qdrant's words. */
+function checkSparseDatatype(issues: ValidationIssues, path: string, datatype: Datatype | undefined): void {
+  if (datatype === 'Turbo4') issues.add(path, 'sparse vectors do not support the `turbo4` datatype');
 }
 
 function checkPayloadStorage(issues: ValidationIssues, path: string, payload: PayloadStorageParams): void {

@@ -42,6 +42,7 @@ export const createShardKeyDecoder: Decoder<CreateShardKeyRequest> = object(
     initial_state: enumOf(REPLICA_STATE_NAMES),
   },
   ['shard_key'],
+  { shard_number: 'shards_number' },
 );
 
 const dropShardKeyDecoder = object<{ shardKey: ShardKey }>({ shard_key: shardKeyDecoder }, ['shard_key']);

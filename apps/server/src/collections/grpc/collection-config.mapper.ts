@@ -20,6 +20,7 @@ import {
 } from '@vectorstore/collections';
 import { setOwn, ValidationIssues } from '@vectorstore/common';
 import type { CollectionConfig as ProtoCollectionConfig } from '../../grpc/generated/vectorstore/CollectionConfig';
+import type { Datatype as ProtoDatatype } from '../../grpc/generated/vectorstore/Datatype';
 import type { HnswConfigDiff, HnswConfigDiff__Output } from '../../grpc/generated/vectorstore/HnswConfigDiff';
 import type {
   OptimizersConfigDiff,
@@ -326,6 +327,14 @@ export function quantizationToProto(q: QuantizationConfig): ProtoQuantization {
   return { binary: defined({ ...rest, queryEncoding: queryEncoding ? { setting: queryEncoding } : undefined }) };
 }
 
+/**
+ * Our protos have no `Turbo4` (the spec fixes the enum); validation refuses it, so a stored config
+ * never holds it.
+ */
+function datatypeToProto(datatype: Datatype | undefined): ProtoDatatype | undefined {
+  return datatype === 'Turbo4' ? undefined : datatype;
+}
+
 export function vectorParamsToProto(p: VectorParams): ProtoVectorParams {
   return defined({
     size: p.size,
@@ -334,7 +343,7 @@ export function vectorParamsToProto(p: VectorParams): ProtoVectorParams {
     quantizationConfig: p.quantizationConfig ? quantizationToProto(p.quantizationConfig) : undefined,
     onDisk: p.onDisk,
     memory: p.memory,
-    datatype: p.datatype,
+    datatype: datatypeToProto(p.datatype),
     multivectorConfig: p.multivectorConfig,
   });
 }
@@ -348,7 +357,15 @@ export function vectorsToProto(v: VectorsConfig): ProtoVectorsConfig {
 
 export function sparseToProto(s: SparseVectorsConfig): SparseVectorConfig {
   return {
-    map: Object.fromEntries(Object.entries(s).map(([n, p]) => [n, defined({ index: p.index, modifier: p.modifier })])),
+    map: Object.fromEntries(
+      Object.entries(s).map(([n, p]) => [
+        n,
+        defined({
+          index: p.index && defined({ ...p.index, datatype: datatypeToProto(p.index.datatype) }),
+          modifier: p.modifier,
+        }),
+      ]),
+    ),
   };
 }
 
