@@ -15,6 +15,7 @@ export const LIBRARY_DEPENDENCIES = {
   collections: ['common', 'persistence'],
   auth: ['common', 'config', 'persistence'],
   points: ['common', 'engine', 'persistence', 'collections'],
+  snapshots: ['common', 'persistence', 'config', 'collections', 'points'],
 };
 
 const SOURCE_FILES = '**/*.{ts,mts,cts,js,mjs,cjs}';

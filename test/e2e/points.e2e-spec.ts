@@ -558,15 +558,20 @@ describe('Points service (gRPC, e2e)', () => {
       ]);
     });
 
-    it('should reject a RecommendBatch whose request has limit 0 with "Validation error in body"', async () => {
+    it('should reject a RecommendBatch whose inner request names no collection with "Validation error in body"', async () => {
       await expectGrpcError(
-        call('RecommendBatch', {
-          collectionName: COLLECTION,
-          recommendPoints: [{ collectionName: COLLECTION, positive: [pid(1)], limit: 0 }],
-        }),
+        call('RecommendBatch', { collectionName: COLLECTION, recommendPoints: [{ positive: [pid(1)] }] }),
         grpc.status.INVALID_ARGUMENT,
         'Validation error in body',
       );
+    });
+
+    it('should accept a Recommend without limit, as Qdrant does (no rule on it), and answer no points', async () => {
+      const answer = await call<{ result: ScoredPoint[] }>('Recommend', {
+        collectionName: COLLECTION,
+        positive: [pid(1)],
+      });
+      expect(answer.result).toEqual([]);
     });
 
     it('should count keyword values with Facet', async () => {

@@ -4,6 +4,7 @@ import { ClusterFeatureModule } from './cluster/cluster-feature.module';
 import { CollectionsFeatureModule } from './collections/collections-feature.module';
 import { HealthFeatureModule } from './health/health-feature.module';
 import { PointsFeatureModule } from './points/points-feature.module';
+import { SnapshotsFeatureModule } from './snapshots/snapshots-feature.module';
 
 /** The app's feature modules: each serves one area over gRPC and HTTP. */
 export const FEATURE_MODULES = [
@@ -13,4 +14,5 @@ export const FEATURE_MODULES = [
   AliasesFeatureModule,
   ClusterFeatureModule,
   PointsFeatureModule,
+  SnapshotsFeatureModule,
 ];

@@ -16,6 +16,7 @@ export { CollectionsModule } from './collections.module';
 export { CollectionsService } from './collections.service';
 export { AliasesService } from './aliases.service';
 export { ClusterService } from './cluster.service';
+export { PEER_ID } from './cluster/node-identity';
 export { VectorNamesService } from './vector-names.service';
 export { validateCollectionName } from './validation/name.rules';
 export { payloadsOnDisk, quantizedAlwaysInMemory, vectorsOnDisk } from './config/memory-placement';

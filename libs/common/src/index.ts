@@ -1,6 +1,21 @@
-export * from './errors/domain-error';
-export * from './errors/status-mappers';
-export * from './json/json-value';
-export * from './concurrency/keyed-mutex';
-export * from './concurrency/read-write-lock';
-export * from './errors/validation-issues';
+// @vectorstore/common: what every layer shares: the domain error and its two status mappers, JSON values, locks.
+
+// Errors: one type with a closed set of kinds, mapped once per transport.
+export { DomainError, ErrorKind, isDomainError, type ValidationLocation } from './errors/domain-error';
+export { ValidationIssues } from './errors/validation-issues';
+export { toGrpcCode, toHttpStatus, httpStatusOf, httpMessageOf } from './errors/status-mappers';
+
+// JSON values with exact 64-bit integers.
+export {
+  parseJson,
+  stringifyJson,
+  integersToNumbers,
+  isJsonObject,
+  setOwn,
+  type JsonObject,
+  type JsonValue,
+} from './json/json-value';
+
+// Concurrency.
+export { KeyedMutex } from './concurrency/keyed-mutex';
+export { ReadWriteLock } from './concurrency/read-write-lock';

@@ -8,6 +8,8 @@ export interface AppConfig {
   grpc: { host: string; port: number };
   /** Folder holding all durable state (catalog, peer id, users, collection data). */
   dataDir: string;
+  /** Where snapshots live: VECTORSTORE_SNAPSHOTS_DIR, else `<dataDir>/snapshots`. */
+  snapshotsDir: string;
   logLevel: LogLevel;
   auth: AuthConfig;
 }

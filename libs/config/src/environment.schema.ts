@@ -35,6 +35,11 @@ export class EnvironmentVariables {
   VECTORSTORE_DATA_DIR?: string;
 
   @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_SNAPSHOTS_DIR?: string;
+
+  @IsOptional()
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   VECTORSTORE_LOG_LEVEL?: string;
 

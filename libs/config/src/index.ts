@@ -1,3 +1,4 @@
-export * from './app-config';
-export * from './load-config';
-export * from './config.module';
+// @vectorstore/config: the environment, validated once at start into a typed config.
+export { loadConfig, ConfigError } from './load-config';
+export { ConfigModule, APP_CONFIG } from './config.module';
+export type { AppConfig, AuthConfig, LogLevel } from './app-config';

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       http: { host: '0.0.0.0', port: 6333 },
       grpc: { host: '0.0.0.0', port: 6334 },
       dataDir: path.resolve('./storage'),
+      snapshotsDir: path.resolve('./storage/snapshots'),
       logLevel: 'info',
       auth: {
         adminEmail: undefined,
@@ -44,6 +45,7 @@ describe('loadConfig', () => {
       VECTORSTORE_GRPC_PORT: ' 9090 ',
       VECTORSTORE_HOST: '127.0.0.1',
       VECTORSTORE_DATA_DIR: '/var/lib/vs',
+      VECTORSTORE_SNAPSHOTS_DIR: '/backup/vs',
       VECTORSTORE_LOG_LEVEL: 'debug',
       VECTORSTORE_ADMIN_EMAIL: 'admin@example.com',
       VECTORSTORE_ADMIN_PASSWORD: 'correct horse battery',
@@ -58,6 +60,7 @@ describe('loadConfig', () => {
       http: { host: '127.0.0.1', port: 8080 },
       grpc: { host: '127.0.0.1', port: 9090 },
       dataDir: '/var/lib/vs',
+      snapshotsDir: '/backup/vs',
       logLevel: 'debug',
       auth: {
         adminEmail: 'admin@example.com',
@@ -82,6 +85,14 @@ describe('loadConfig', () => {
 
   it('should resolve a relative data folder to an absolute path', () => {
     expect(loadConfig({ VECTORSTORE_DATA_DIR: 'data/x' }).dataDir).toBe(path.resolve('data/x'));
+  });
+
+  it('should put snapshots under the data folder unless VECTORSTORE_SNAPSHOTS_DIR says otherwise', () => {
+    expect(loadConfig({ VECTORSTORE_DATA_DIR: '/d' }).snapshotsDir).toBe('/d/snapshots');
+    expect(loadConfig({ VECTORSTORE_DATA_DIR: '/d', VECTORSTORE_SNAPSHOTS_DIR: 'snaps' }).snapshotsDir).toBe(
+      path.resolve('snaps'),
+    );
+    expect(() => loadConfig({ VECTORSTORE_SNAPSHOTS_DIR: '' })).toThrow(/VECTORSTORE_SNAPSHOTS_DIR/);
   });
 
   it('should treat empty API keys as unset', () => {

@@ -21,6 +21,7 @@ const KNOWN_VARIABLES = new Set([
   'VECTORSTORE_GRPC_PORT',
   'VECTORSTORE_HOST',
   'VECTORSTORE_DATA_DIR',
+  'VECTORSTORE_SNAPSHOTS_DIR',
   'VECTORSTORE_LOG_LEVEL',
   'VECTORSTORE_ADMIN_EMAIL',
   'VECTORSTORE_ADMIN_PASSWORD',
@@ -61,10 +62,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (problems.length > 0) throw new ConfigError(problems);
 
   const host = vars.VECTORSTORE_HOST ?? DEFAULTS.host;
+  const dataDir = path.resolve(vars.VECTORSTORE_DATA_DIR ?? DEFAULTS.dataDir);
   return {
     http: { host, port: vars.VECTORSTORE_HTTP_PORT ?? DEFAULTS.httpPort },
     grpc: { host, port: vars.VECTORSTORE_GRPC_PORT ?? DEFAULTS.grpcPort },
-    dataDir: path.resolve(vars.VECTORSTORE_DATA_DIR ?? DEFAULTS.dataDir),
+    dataDir,
+    snapshotsDir: path.resolve(vars.VECTORSTORE_SNAPSHOTS_DIR ?? path.join(dataDir, 'snapshots')),
     logLevel: (vars.VECTORSTORE_LOG_LEVEL as LogLevel | undefined) ?? DEFAULTS.logLevel,
     auth: {
       adminEmail: vars.VECTORSTORE_ADMIN_EMAIL,

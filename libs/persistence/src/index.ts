@@ -1,3 +1,4 @@
-export * from './atomic-file';
-export * from './data-dir-lock';
+// @vectorstore/persistence: durable files (atomic replace, fsync) and the locks that keep one writer per file.
+export { writeFileAtomic, fsyncDirectory, readFileIfExists, removeStaleTemporaryFiles } from './atomic-file';
+export { DataDirLock, DataDirInUseError } from './data-dir-lock';
 export { tryLockFile, unlockFile } from './flock';

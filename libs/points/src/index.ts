@@ -11,6 +11,14 @@ export type * from './model/operations.model';
 export type * from './model/query.model';
 export { canonicalUuid, MAX_U64 } from './model/point-id.model';
 export { parseDatetimeMicros } from './filter/datetime';
+export {
+  denseVectorOf,
+  finiteFloats,
+  MAX_MULTIVECTOR_FLOATS,
+  multiVectorFromFlat,
+  multiVectorOf,
+  sparseVectorOf,
+} from './model/vector-rules';
 
 // Services the transports call.
 export { PointsModule } from './points.module';
@@ -18,6 +26,7 @@ export { PointsWriter } from './service/points-writer';
 export { PointsReader } from './service/points-reader';
 export { QueryEngine } from './service/query-engine';
 export { VectorNameOperations } from './service/vector-names';
+export { CollectionSnapshots } from './storage/collection-snapshots';
 export {
   DistanceMatrixService,
   MATRIX_DEFAULT_LIMIT,

@@ -7,6 +7,7 @@ import { PointsReader } from './service/points-reader';
 import { PointsWriter } from './service/points-writer';
 import { QueryEngine } from './service/query-engine';
 import { VectorNameOperations } from './service/vector-names';
+import { CollectionSnapshots } from './storage/collection-snapshots';
 import { OPEN_SHARD_LOG, POINTS_DATA_DIR, PointsStorage } from './storage/points-storage';
 import { OpenShardLog } from './storage/shard-log';
 import { WriteAheadLog } from './wal/write-ahead-log';
@@ -36,8 +37,17 @@ export class PointsModule {
         VectorNameOperations,
         OptimizerService,
         CollectionStatsReporter,
+        CollectionSnapshots,
       ],
-      exports: [PointsWriter, PointsReader, QueryEngine, DistanceMatrixService, VectorNameOperations, PointsStorage],
+      exports: [
+        PointsWriter,
+        PointsReader,
+        QueryEngine,
+        DistanceMatrixService,
+        VectorNameOperations,
+        PointsStorage,
+        CollectionSnapshots,
+      ],
     };
   }
 }

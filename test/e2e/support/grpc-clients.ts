@@ -19,6 +19,7 @@ export function loadServiceDefinitions(pkg: ProtoPackage = 'vectorstore'): proto
       `${pkg}/collections_service.proto`,
       `${pkg}/points_service.proto`,
       `${pkg}/qdrant.proto`,
+      `${pkg}/snapshots_service.proto`,
       'grpc/health/v1/health.proto',
     ],
     { ...protoLoaderOptions(), includeDirs: [path.join(REPO_ROOT, 'proto'), path.join(REPO_ROOT, 'build', 'proto')] },

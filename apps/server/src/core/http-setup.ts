@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { json } from 'express';
 import { normalisePathMiddleware, restBodyMiddleware } from './rest/rest-body.middleware';
 import { isAuthRoute } from './rest/rest-routes';
@@ -28,8 +28,15 @@ export function configureHttp(app: NestExpressApplication): void {
 
 const authJson = json({ limit: JSON_BODY_LIMIT });
 
-const bodyByRoute: RequestHandler = (request, response, next) =>
-  isAuthRoute(request.path) ? authJson(request, response, next) : restBodyMiddleware(request, response, next);
+/** A snapshot upload is multipart and may be large: its route streams it to disk itself. */
+const isSnapshotUpload = (request: Request): boolean =>
+  request.method === 'POST' && /^\/collections\/[^/]+\/snapshots\/upload$/.test(request.path);
+
+const bodyByRoute: RequestHandler = (request, response, next) => {
+  if (isSnapshotUpload(request)) next();
+  else if (isAuthRoute(request.path)) authJson(request, response, next);
+  else restBodyMiddleware(request, response, next);
+};
 
 const bodyParserErrors: ErrorRequestHandler = (error: unknown, _request, _response, next) => {
   const { status, type, message } = (error ?? {}) as { status?: unknown; type?: unknown; message?: unknown };

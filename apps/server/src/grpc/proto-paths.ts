@@ -23,9 +23,11 @@ export const SERVED_PROTO_FILES = [
   'vectorstore/collections_service.proto',
   'vectorstore/points_service.proto',
   'vectorstore/qdrant.proto',
+  'vectorstore/snapshots_service.proto',
   'qdrant/collections_service.proto',
   'qdrant/points_service.proto',
   'qdrant/qdrant.proto',
+  'qdrant/snapshots_service.proto',
   'grpc/health/v1/health.proto',
 ];
 

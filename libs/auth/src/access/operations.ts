@@ -58,6 +58,11 @@ export const OPERATION_ACCESS = {
   'Snapshots/CreateFull': 'manage',
   'Snapshots/ListFull': 'read',
   'Snapshots/DeleteFull': 'manage',
+  // REST only: download (read, as Qdrant), recovery and upload.
+  'Snapshots/Download': 'read',
+  'Snapshots/Recover': 'manage',
+  'Snapshots/Upload': 'manage',
+  'Snapshots/DownloadFull': 'manage',
   'Auth/Me': 'read',
   // REST only: the node itself.
   'Service/Metrics': 'read',

@@ -37,7 +37,8 @@ describe(FileLock.name, () => {
     const script = [
       `const { FileLock } = require(${JSON.stringify(path.join(__dirname, 'file-lock.ts'))});`,
       `FileLock.acquire(${JSON.stringify(file)}, { timeoutMs: 0 }).then(`,
-      `  () => { process.stdout.write('locked ' + process.pid + '\\n'); setInterval(() => {}, 1 << 30); },`,
+      // Keep the lock reachable: a FileHandle that is garbage-collected closes its descriptor, dropping the flock.
+      `  (lock) => { globalThis.heldLock = lock; process.stdout.write('locked ' + process.pid + '\\n'); setInterval(() => {}, 1 << 30); },`,
       `  (error) => { process.stderr.write(String(error) + '\\n'); process.exit(1); });`,
     ].join('\n');
     const perl = 'if (my $pid = fork) { sleep 3600 } else { exec @ARGV or die "exec: $!" }';

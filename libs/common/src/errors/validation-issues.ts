@@ -11,6 +11,11 @@ export class ValidationIssues {
     this.issues.push(`${path}: ${message}`);
   }
 
+  /** The collected `path: rule` strings. */
+  list(): readonly string[] {
+    return this.issues;
+  }
+
   get empty(): boolean {
     return this.issues.length === 0;
   }

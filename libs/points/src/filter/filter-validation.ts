@@ -2,7 +2,8 @@ import { DomainError } from '@vectorstore/common';
 import { Condition, FieldCondition, Filter, GeoLineString, GeoPoint, Match } from '../model/filter.model';
 import { parsePath } from './payload-path';
 
-const invalid = (message: string): DomainError => DomainError.invalidArgument(message);
+// Qdrant checks these with its request validator: REST answers them 422, gRPC INVALID_ARGUMENT.
+const invalid = (message: string): DomainError => DomainError.validation([message]);
 
 function forEachCondition(filter: Filter, visit: (condition: Condition) => void): void {
   for (const list of [filter.must, filter.should, filter.mustNot, filter.minShould?.conditions]) {

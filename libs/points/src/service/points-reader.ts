@@ -29,6 +29,12 @@ export class PointsReader {
 
   get(collectionName: string, request: GetRequest): RetrievedPoint[] {
     const context = this.checkedContext(collectionName, { timeout: request.timeout });
+    if ('include' in request.withVectors) {
+      const missing = request.withVectors.include.find((name) => !context.storage.spaces.has(name));
+      if (missing !== undefined) {
+        throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${missing}`);
+      }
+    }
     const seen = new Set<string>();
     const result: RetrievedPoint[] = [];
     for (const id of request.ids) {
@@ -47,6 +53,11 @@ export class PointsReader {
       timeout: request.timeout,
       filter: request.filter,
     });
+    if (request.orderBy && request.offset !== undefined) {
+      throw DomainError.invalidArgument(
+        "Wrong input: Cannot use an `offset` when using `order_by`. The alternative for paging is to use `order_by.start_from` and a filter to exclude the IDs that you've already seen for the `order_by.start_from` value",
+      );
+    }
     const matches = this.matching(context, request.filter, request.shardKeySelector);
     if (request.orderBy) {
       const ordered = orderedPoints(context, matches, request.orderBy).slice(0, request.limit);

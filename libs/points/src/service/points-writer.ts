@@ -10,7 +10,7 @@ import { NamedVectors } from '../model/vectors.model';
 import { validateIndexParams } from '../payload-index/field-index';
 import { CollectionStorage, ShardHandle } from '../storage/collection-storage';
 import { CollectionContext, CollectionContexts } from './collection-context';
-import { checkNamedVectors } from './vector-validation';
+import { checkNamedVectors, fitVectorKinds, throwVectorIssues } from './vector-validation';
 
 /**
  * Writes to points. Each request is validated against the collection first (so the log only holds
@@ -44,6 +44,7 @@ export class PointsWriter {
     const work = context.storage.schemaLock.shared(async () => {
       // Existence checks see the batch's own earlier upserts and deletes.
       const batch: BatchView = { created: new Set(), deleted: new Set() };
+      operations = operations.map((operation) => fitVectorKinds(operation, context.storage.spaces));
       operations.forEach((operation, i) =>
         this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : '', batch),
       );
@@ -141,7 +142,7 @@ export class PointsWriter {
     } else if ('deleteFieldIndex' in operation) {
       parsePath(operation.deleteFieldIndex.field);
     }
-    issues.throwIfAny();
+    throwVectorIssues(issues);
   }
 
   private checkSelector(

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError, ValidationIssues } from '@vectorstore/common';
+import { DomainError, ErrorKind, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { Filter } from '../model/filter.model';
 import { comparePointIds, PointId, pointIdKey } from '../model/point-id.model';
@@ -41,7 +41,7 @@ import {
   recommendQuery,
   searchQuery,
 } from './query-requests';
-import { checkVector } from './vector-validation';
+import { asSpaceKind, checkVector, throwVectorIssues } from './vector-validation';
 
 /** Qdrant's default RRF constant: score = sum of 1 / (k + rank), rank from 0. */
 export const DEFAULT_RRF_K = 2;
@@ -108,7 +108,7 @@ export class QueryEngine {
   }
 
   private isSameCollection(lookup: LookupLocation, context: CollectionContext): boolean {
-    return this.contexts.resolve(lookup.collectionName).record.id === context.record.id;
+    return this.resolveLookup(lookup.collectionName).record.id === context.record.id;
   }
 
   /**
@@ -128,7 +128,7 @@ export class QueryEngine {
   private groups(collectionName: string, source: QueryRequest, request: GroupsRequest<unknown>): PointGroup[] {
     const context = this.contexts.resolve(collectionName);
     this.checkRequest(context, { ...source, limit: request.limit });
-    const lookup = request.withLookup ? this.contexts.resolve(request.withLookup.collectionName) : undefined;
+    const lookup = request.withLookup ? this.resolveLookup(request.withLookup.collectionName) : undefined;
     const stage = growPrefetchLimits(
       this.rootStage(context, source, boundedProduct(request.limit, request.groupSize)),
       request.limit,
@@ -162,6 +162,18 @@ export class QueryEngine {
     });
   }
 
+  /** A collection named by `lookup_from` or `with_lookup`; Qdrant words a missing one differently. */
+  private resolveLookup(name: string): CollectionContext {
+    try {
+      return this.contexts.resolve(name);
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === ErrorKind.NotFound) {
+        throw DomainError.notFound(`Not found: Collection ${name} not found`);
+      }
+      throw error;
+    }
+  }
+
   /** The point of the lookup collection whose id is the group id, if the id can be a point id. */
   private lookupPoint(lookup: CollectionContext, id: GroupId, withLookup: WithLookup): RetrievedPoint | undefined {
     const pointId = groupPointId(id);
@@ -183,10 +195,7 @@ export class QueryEngine {
   }
 
   private checkRequest(context: CollectionContext, request: QueryRequest | PrefetchQuery, depth = 0): void {
-    if (depth > 16)
-      throw DomainError.invalidArgument(
-        'Validation error in body: [prefetch: nested too deeply (more than 16 levels)]',
-      );
+    if (depth > 16) throw DomainError.validation(['prefetch: nested too deeply (more than 16 levels)']);
     if (request.filter) validateFilter(request.filter);
     this.contexts.strict.checkRead(
       context.record.name,
@@ -223,8 +232,9 @@ export class QueryEngine {
       if (sources.length === 0) return this.byId(context, stage.filter, selector, limit);
       return applyThreshold(dedupe(sources.flat()), stage.scoreThreshold, true).slice(0, limit);
     } else if ('fusion' in query || 'rrf' in query) {
-      if (sources.length === 0)
-        throw DomainError.invalidArgument('Validation error in body: [query: fusion requires at least one prefetch]');
+      if (stage.using !== undefined)
+        throw DomainError.invalidArgument("Bad request: Fusion queries cannot be combined with the 'using' field.");
+      if (sources.length === 0) throw DomainError.validation(['query: fusion requires at least one prefetch']);
       result =
         'rrf' in query || query.fusion === 'RRF'
           ? rrf(sources, 'rrf' in query ? (query.rrf.k ?? DEFAULT_RRF_K) : DEFAULT_RRF_K)
@@ -344,9 +354,7 @@ export class QueryEngine {
     const higher = spaceHigherIsBetter(space);
     const strategy = input.strategy ?? 'AverageVector';
     if (input.positive.length === 0 && (strategy === 'AverageVector' || input.negative.length === 0)) {
-      throw DomainError.invalidArgument(
-        'Validation error in body: [query.recommend.positive: At least one positive example is required]',
-      );
+      throw DomainError.validation(['query.recommend.positive: At least one positive example is required']);
     }
     const positives = input.positive.map((v, i) => this.resolveVector(context, v, space, lookup, `positive[${i}]`));
     const negatives = input.negative.map((v, i) => this.resolveVector(context, v, space, lookup, `negative[${i}]`));
@@ -449,12 +457,14 @@ export class QueryEngine {
     path: string,
   ): Vector {
     if ('vector' in input) {
+      // As in Qdrant, one dense vector queries a multivector field as a one-row multivector.
+      const vector = asSpaceKind(space, input.vector);
       const issues = new ValidationIssues();
-      checkVector(issues, path, space, input.vector);
-      issues.throwIfAny();
-      return input.vector;
+      checkVector(issues, path, space, vector);
+      throwVectorIssues(issues);
+      return vector;
     }
-    const source = lookup ? this.contexts.resolve(lookup.collectionName) : context;
+    const source = lookup ? this.resolveLookup(lookup.collectionName) : context;
     const name = lookup?.vectorName ?? space.name;
     const location = this.reader.locate(source, input.pointId);
     if (!location) throw DomainError.notFound(`Not found: No point with id ${formatId(input.pointId)} found`);
@@ -464,7 +474,7 @@ export class QueryEngine {
     // A vector looked up in another collection must still fit this one.
     const issues = new ValidationIssues();
     checkVector(issues, path, space, vector);
-    issues.throwIfAny();
+    throwVectorIssues(issues);
     return vector;
   }
 }

@@ -71,9 +71,7 @@ export function recommendQuery(request: RecommendRequest): QueryRequest {
     strategy: request.strategy,
   };
   if (input.positive.length === 0 && (request.strategy === 'AverageVector' || input.negative.length === 0)) {
-    throw DomainError.invalidArgument(
-      'Validation error in body: [positive: At least one positive example is required]',
-    );
+    throw DomainError.validation(['positive: At least one positive example is required']);
   }
   return universalQuery(request, { recommend: input });
 }

@@ -1,9 +1,8 @@
-import { ValidationIssues } from '@vectorstore/common';
+import { DomainError, setOwn, ValidationIssues } from '@vectorstore/common';
+import { UpdateOperation } from '../model/operations.model';
+import { MAX_MULTIVECTOR_FLOATS } from '../model/vector-rules';
 import { NamedVectors, Vector } from '../model/vectors.model';
 import { VectorSpace } from '../storage/vector-space';
-
-/** Largest total number of floats in one multivector (Qdrant's release-build limit). */
-export const MAX_MULTIVECTOR_FLOATS = 1_048_576;
 
 function label(name: string): string {
   return name === '' ? 'default vector' : `vector \`${name}\``;
@@ -79,4 +78,44 @@ function checkFinite(issues: ValidationIssues, path: string, values: Float32Arra
       return;
     }
   }
+}
+
+/**
+ * Throws what the checks above found. A vector that does not fit the collection (a dimension, a
+ * kind, a vector name) is Qdrant's BadInput, answered with its own message (`Wrong input: Vector
+ * dimension error: …`, REST 400), not a body validation (422); other issues are validations.
+ */
+export function throwVectorIssues(issues: ValidationIssues): void {
+  const badInput = issues.list().find((issue) => issue.includes(': Wrong input: '));
+  if (badInput) throw DomainError.invalidArgument(badInput.slice(badInput.indexOf('Wrong input: ')));
+  issues.throwIfAny();
+}
+
+/** As Qdrant does, a dense vector given for a multivector field is a multivector of one row. */
+export function asSpaceKind(space: VectorSpace | undefined, vector: Vector): Vector {
+  return space?.kind === 'multi' && vector.kind === 'dense' ? { kind: 'multi', vectors: [vector.values] } : vector;
+}
+
+function fitNamed(vectors: NamedVectors, spaces: Map<string, VectorSpace>): NamedVectors {
+  let changed = false;
+  const fitted: NamedVectors = {};
+  for (const [name, vector] of Object.entries(vectors)) {
+    const fit = asSpaceKind(spaces.get(name), vector);
+    changed ||= fit !== vector;
+    setOwn(fitted, name, fit);
+  }
+  return changed ? fitted : vectors;
+}
+
+/** The operation with dense vectors for multivector fields made one-row multivectors (upserts and vector updates). */
+export function fitVectorKinds(operation: UpdateOperation, spaces: Map<string, VectorSpace>): UpdateOperation {
+  if ('upsert' in operation) {
+    const points = operation.upsert.points.map((p) => ({ ...p, vectors: fitNamed(p.vectors, spaces) }));
+    return { upsert: { ...operation.upsert, points } };
+  }
+  if ('updateVectors' in operation) {
+    const points = operation.updateVectors.points.map((p) => ({ ...p, vectors: fitNamed(p.vectors, spaces) }));
+    return { updateVectors: { ...operation.updateVectors, points } };
+  }
+  return operation;
 }

@@ -31,6 +31,11 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
     return path.join(this.dataDir, 'collections');
   }
 
+  /** Where each collection's folder (named by its id) lives. */
+  get collectionsDirectory(): string {
+    return this.collectionsDir;
+  }
+
   async onModuleInit(): Promise<void> {
     await fs.mkdir(this.collectionsDir, { recursive: true, mode: 0o700 });
     await this.catalog.subscribe((state) => this.reconcile(state));

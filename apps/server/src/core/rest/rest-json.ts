@@ -1,5 +1,5 @@
 import { JsonValue } from '@vectorstore/common';
-import { isInteger, LosslessNumber, parse, stringify } from 'lossless-json';
+import { isInteger, LosslessNumber, parse } from 'lossless-json';
 
 /**
  * Parses a REST body: integers become `bigint` (exact up to 2^64−1 and beyond, so ids and u64
@@ -9,18 +9,58 @@ export function parseRestJson(text: string): unknown {
   return parse(text, null, (value: string) => (isInteger(value) ? BigInt(value) : Number(value)));
 }
 
-/** Serialises an answer: `bigint` as exact digits, {@link LosslessNumber} as its own text. */
+/** JSON text written into an answer as it is (see {@link stringifyRestJson}): pre-encoded parts of large answers. */
+export class RestRawJson {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Serialises an answer: `bigint` as exact digits, {@link LosslessNumber} as its own text,
+ * {@link RestRawJson} verbatim, non-finite numbers as null (JSON has no NaN; Qdrant writes null).
+ * A direct writer: lossless-json's generic stringify was the slowest part of large answers.
+ */
 export function stringifyRestJson(value: unknown): string {
-  return (
-    stringify(value, undefined, undefined, [
-      { test: (v: unknown) => typeof v === 'bigint', stringify: (v: unknown) => (v as bigint).toString() },
-      {
-        test: (v: unknown) => typeof v === 'number',
-        // JSON has no NaN or Infinity; Qdrant writes them as null.
-        stringify: (v: unknown) => (Number.isFinite(v) ? JSON.stringify(v) : 'null'),
-      },
-    ]) ?? 'null'
-  );
+  return write(value) ?? 'null';
+}
+
+function write(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'bigint':
+      return value.toString();
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      if (value instanceof RestRawJson) return value.text;
+      if (value instanceof LosslessNumber) return value.value;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + (write(value[i]) ?? 'null');
+        return out + ']';
+      }
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+        return write((value as { toJSON: () => unknown }).toJSON());
+      }
+      return writeObject(value as Record<string, unknown>);
+    default:
+      return undefined;
+  }
+}
+
+function writeObject(value: Record<string, unknown>): string {
+  let out = '{';
+  let first = true;
+  for (const key of Object.keys(value)) {
+    const item = write(value[key]);
+    if (item === undefined) continue;
+    out += (first ? '' : ',') + JSON.stringify(key) + ':' + item;
+    first = false;
+  }
+  return out + '}';
 }
 
 /**
@@ -46,11 +86,37 @@ export function userJsonToRest(value: JsonValue): unknown {
 
 /** The shortest text that reads back as the same f32 (`0.19`, not `0.1899999976158142`). */
 export function f32Text(value: number): LosslessNumber | null {
-  if (!Number.isFinite(value)) return null;
-  const f = Math.fround(value);
-  for (let precision = 1; precision <= 9; precision++) {
-    const text = f.toPrecision(precision);
-    if (Math.fround(Number(text)) === f) return new LosslessNumber(String(Number(text)));
+  return Number.isFinite(value) ? new LosslessNumber(shortestF32(value)) : null;
+}
+
+/** {@link f32Text} for a whole vector, written straight to JSON text (no object per float). */
+export function f32ArrayText(values: ArrayLike<number>): RestRawJson {
+  let out = '[';
+  for (let i = 0; i < values.length; i++) {
+    out += (i > 0 ? ',' : '') + (Number.isFinite(values[i]) ? shortestF32(values[i]) : 'null');
   }
-  return new LosslessNumber(String(f));
+  return new RestRawJson(out + ']');
+}
+
+/**
+ * Shortest decimal with at most 9 significant digits that rounds to the same f32. Seven digits
+ * are tried first: when they fit, shorter ones are looked for; otherwise 8, then 9 (always enough).
+ */
+function shortestF32(value: number): string {
+  const f = Math.fround(value);
+  const fits = (precision: number): string | undefined => {
+    const text = f.toPrecision(precision);
+    return Math.fround(Number(text)) === f ? text : undefined;
+  };
+  let best = fits(7);
+  if (best !== undefined) {
+    for (let precision = 1; precision < 7; precision++) {
+      const shorter = fits(precision);
+      if (shorter !== undefined) {
+        best = shorter;
+        break;
+      }
+    }
+  } else best = fits(8) ?? f.toPrecision(9);
+  return String(Number(best));
 }

@@ -21,6 +21,7 @@ import {
   discoverPointsFromProto,
   queryBatchFromProto,
   queryPointsFromProto,
+  recommendBatchFromProto,
   recommendPointsFromProto,
   searchBatchFromProto,
   searchPointsFromProto,
@@ -181,13 +182,13 @@ describe('searchPointsFromProto', () => {
     expect(
       issuesOf(() => searchPointsFromProto(wireRequest('Search', { collectionName: 'c', vector: [NaN] }))),
     ).toEqual(['vector[0]: must be finite', 'limit: value 0 invalid, must be 1 or larger']);
-    expect(
-      issuesOf(() =>
-        searchPointsFromProto(
-          wireRequest('Search', { collectionName: 'c', vector: [1, 2], sparseIndices: { data: [1] }, limit: 1 }),
-        ),
+    expect(() =>
+      searchPointsFromProto(
+        wireRequest('Search', { collectionName: 'c', vector: [1, 2], sparseIndices: { data: [1] }, limit: 1 }),
       ),
-    ).toEqual(['vector: sparse_indices.data and vector must have the same length (1 != 2)']);
+    ).toThrow(
+      'Sparse indices does not match sparse vector conditions: values: Validation error: must be the same length as indices [{}]',
+    );
   });
 
   it('should map SearchBatch with indexed paths and the outer timeout', () => {
@@ -270,8 +271,25 @@ describe('recommendPointsFromProto', () => {
       'positive[0]: must set num or uuid',
       'positive_vectors[0].dense.data[0]: must be finite',
       'strategy: value 7 invalid, must be one of AverageVector, BestScore, SumScores',
-      'limit: value 0 invalid, must be 1 or larger',
     ]);
+  });
+
+  it('should accept a request without limit, as Qdrant sets no rule on it', () => {
+    const r = recommendPointsFromProto(wireRequest('Recommend', { collectionName: 'c', positive: [{ num: 1 }] }));
+    expect(r.request.limit).toBe(0);
+  });
+
+  it('should require every request of a batch to name a collection', () => {
+    expect(
+      issuesOf(() =>
+        recommendBatchFromProto(
+          wireRequest('RecommendBatch', {
+            collectionName: 'c',
+            recommendPoints: [{ collectionName: 'c', positive: [{ num: 1 }] }, { positive: [{ num: 1 }] }],
+          }),
+        ),
+      ),
+    ).toEqual(['recommend_points[1].collection_name: must be from 1 to 255 characters']);
   });
 });
 

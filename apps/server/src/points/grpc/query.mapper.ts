@@ -1,4 +1,5 @@
-import { ValidationIssues } from '@vectorstore/common';
+import { DomainError, ValidationIssues } from '@vectorstore/common';
+import { sparseVectorOf } from '@vectorstore/points';
 import type {
   ContextPair,
   DiscoverRequest,
@@ -74,10 +75,7 @@ export function searchSourceFromProto(
   r: SearchFields,
 ): Omit<SearchRequest, 'limit' | 'offset'> {
   return defined({
-    vector: legacyVectorFromProto(issues, prefix, r.vector, r.sparseIndices, undefined, {
-      data: 'vector',
-      indices: 'sparse_indices',
-    }),
+    vector: searchVectorFromProto(issues, prefix, r),
     using: r.vectorName ?? '',
     filter: filterFromProto(issues, at(prefix, 'filter'), r.filter),
     scoreThreshold: r.scoreThreshold,
@@ -87,6 +85,23 @@ export function searchSourceFromProto(
     shardKeySelector: shardKeySelectorFromProto(issues, at(prefix, 'shard_key_selector'), r.shardKeySelector),
     timeout: readU64(issues, at(prefix, 'timeout'), r.timeout),
   });
+}
+
+/**
+ * The flat query vector of a search: `vector` alone is dense; with `sparse_indices` it is sparse,
+ * and a mismatch is reported in Qdrant's words for this conversion (not as a body validation).
+ */
+function searchVectorFromProto(issues: ValidationIssues, prefix: string, r: SearchFields): Vector {
+  if (!r.sparseIndices)
+    return legacyVectorFromProto(issues, prefix, r.vector, undefined, undefined, { data: 'vector' });
+  const sparse = new ValidationIssues();
+  const vector = sparseVectorOf(sparse, '', r.sparseIndices.data ?? [], r.vector ?? []);
+  if (!sparse.empty) {
+    throw DomainError.invalidArgument(
+      `Sparse indices does not match sparse vector conditions: ${sparse.list().join('; ')}`,
+    );
+  }
+  return vector;
 }
 
 /**
@@ -170,22 +185,31 @@ export function recommendSourceFromProto(
   });
 }
 
-/** RecommendPoints: example ids and/or vectors; limit required (≥1), offset defaults to 0. */
+/**
+ * RecommendPoints: example ids and/or vectors; offset defaults to 0. Unlike Search and Query,
+ * Qdrant sets no rule on `limit` here: an absent limit (0) is valid and answers no points.
+ */
 export function recommendPointsFromProto(r: RecommendPoints__Output): SearchMapping<RecommendRequest> {
   const issues = new ValidationIssues();
   const request: RecommendRequest = {
     ...recommendSourceFromProto(issues, r),
-    limit: readLimit(issues, 'limit', r.limit ?? '0', 0),
+    limit: readU64(issues, 'limit', r.limit) ?? 0,
     offset: readU64(issues, 'offset', r.offset) ?? 0,
   };
   issues.throwIfAny();
   return { collectionName: r.collectionName ?? '', request };
 }
 
-/** RecommendBatchPoints: each RecommendPoints of the batch, with the batch's collection and timeout. */
+/**
+ * RecommendBatchPoints: each RecommendPoints of the batch, with the batch's collection and timeout.
+ * Each inner request must still name a collection (Qdrant validates every RecommendPoints).
+ */
 export function recommendBatchFromProto(r: RecommendBatchPoints__Output): BatchMapping<RecommendRequest> {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
+  (r.recommendPoints ?? []).forEach((inner, i) => {
+    if (!inner.collectionName) issues.add(`recommend_points[${i}].collection_name`, 'must be from 1 to 255 characters');
+  });
   issues.throwIfAny();
   const requests = (r.recommendPoints ?? []).map((inner) =>
     withTimeout(recommendPointsFromProto({ ...inner, collectionName: r.collectionName }).request, timeout),

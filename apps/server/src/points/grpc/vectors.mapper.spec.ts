@@ -40,7 +40,8 @@ describe('vectorsFromProto', () => {
     expect(
       vectorsOverWire({ vectors: { vectors: { text: { sparse: { indices: [7, 2], values: [0.5, 1] } } } } }),
     ).toEqual({
-      text: { kind: 'sparse', indices: Uint32Array.from([7, 2]), values: f32(0.5, 1) },
+      // Sorted by index with their values, as Qdrant stores sparse vectors.
+      text: { kind: 'sparse', indices: Uint32Array.from([2, 7]), values: f32(1, 0.5) },
     });
   });
 
@@ -74,36 +75,37 @@ describe('vectorsFromProto', () => {
     ]);
     expect(
       upsertIssues({ vectors: { vectors: { m: { multiDense: { vectors: [{ data: [1, -Infinity] }] } } } } }),
-    ).toEqual(['points[0].vectors.vectors.m.multi_dense.vectors[0].data[1]: must be finite']);
+    ).toEqual(['points[0].vectors.vectors_options.vectors.[].multi_dense[0][1]: must be finite']);
   });
 
   it('should report sparse length mismatches and duplicate indices', () => {
     expect(upsertIssues({ vectors: { vectors: { s: { sparse: { indices: [1, 2], values: [1] } } } } })).toEqual([
-      'points[0].vectors.vectors.s.sparse: indices and values must have the same length (2 != 1)',
+      // Qdrant's text and path, as basic_sparse_grpc_test.sh asserts it.
+      'points[0].vectors.vectors_options.vectors.[].values: Validation error: must be the same length as indices [{}]',
     ]);
     expect(
       upsertIssues({ vectors: { vectors: { s: { sparse: { indices: [4, 5, 4], values: [1, 1, 1] } } } } }),
-    ).toEqual(['points[0].vectors.vectors.s.sparse.indices[2]: duplicate index 4, indices must be unique']);
+    ).toEqual(['points[0].vectors.vectors_options.vectors.[].indices: Validation error: must be unique [{}]']);
     expect(upsertIssues({ vectors: { vectors: { s: { data: [1, 2], indices: { data: [3] } } } } })).toEqual([
-      'points[0].vectors.vectors.s: indices.data and data must have the same length (1 != 2)',
+      'points[0].vectors.vectors_options.vectors.[].values: Validation error: must be the same length as indices [{}]',
     ]);
   });
 
   it('should report empty and ragged multivectors', () => {
     expect(upsertIssues({ vector: { multiDense: { vectors: [] } } })).toEqual([
-      'points[0].vectors.vector.multi_dense.vectors: multivector must contain at least one vector',
+      'points[0].vectors.vector.multi_dense.data: multi vector must not be empty',
     ]);
     expect(
       upsertIssues({ vector: { multiDense: { vectors: [{ data: [1, 2] }, { data: [1] }, { data: [] }] } } }),
-    ).toEqual([
-      'points[0].vectors.vector.multi_dense.vectors[1]: all vectors of a multivector must have the same dimension: expected 2, got 1',
-      'points[0].vectors.vector.multi_dense.vectors[2]: must not be empty',
+    ).toEqual(['points[0].vectors.vector.multi_dense.data: all vectors must be non-empty']);
+    expect(upsertIssues({ vector: { multiDense: { vectors: [{ data: [1, 2] }, { data: [1] }] } } })).toEqual([
+      'points[0].vectors.vector.multi_dense.data: all vectors must have the same dimension, found vector with dimension 1',
     ]);
     expect(upsertIssues({ vector: { data: [1, 2, 3], vectorsCount: 2 } })).toEqual([
-      'points[0].vectors.vector.vectors_count: data length 3 is not divisible by vectors count 2',
+      'points[0].vectors.vector.data: Validation error: invalid dense vector length for vectors count [{"vector_len": 3, "vectors_count": 2}]',
     ]);
     expect(upsertIssues({ vector: { data: [1], vectorsCount: 0 } })).toEqual([
-      'points[0].vectors.vector.vectors_count: empty multi-vector data with vectors count 0',
+      'points[0].vectors.vector.data: Validation error: invalid_vector_count [{"vectors_count": "vectors count must be greater than 0"}]',
     ]);
   });
 
@@ -113,7 +115,7 @@ describe('vectorsFromProto', () => {
     ]);
     expect(
       upsertIssues({ vectors: { vectors: { i: { image: { image: { stringValue: 'x' }, model: 'm' } } } } }),
-    ).toEqual(['points[0].vectors.vectors.i.image: inference is not supported']);
+    ).toEqual(['points[0].vectors.vectors_options.vectors.[].image: inference is not supported']);
     expect(upsertIssues({ vector: { object: { object: { boolValue: true }, model: 'm' } } })).toEqual([
       'points[0].vectors.vector.object: inference is not supported',
     ]);

@@ -7,6 +7,7 @@ import type {
   Vector,
   VectorInput,
 } from '@vectorstore/points';
+import { denseVectorOf, multiVectorFromFlat, multiVectorOf, sparseVectorOf } from '@vectorstore/points';
 import type { DenseVector__Output } from '../../grpc/generated/vectorstore/DenseVector';
 import type { MultiDenseVector__Output } from '../../grpc/generated/vectorstore/MultiDenseVector';
 import type { SparseIndices__Output } from '../../grpc/generated/vectorstore/SparseIndices';
@@ -23,55 +24,22 @@ const INFERENCE_NOT_SUPPORTED = 'inference is not supported';
 /** `prefix.name`, or `name` when the field sits at the top level of a request. */
 const at = (prefix: string, name: string): string => (prefix ? `${prefix}.${name}` : name);
 
-/** Copies floats into a Float32Array, reporting every element that is not finite (NaN, ±Infinity, f32 overflow). */
-function floats(issues: ValidationIssues, path: string, data: readonly number[] | undefined): Float32Array {
-  const values = Float32Array.from(data ?? []);
-  for (let i = 0; i < values.length; i++) {
-    if (!Number.isFinite(values[i])) issues.add(`${path}[${i}]`, 'must be finite');
-  }
-  return values;
-}
-
 /** `path` names the DenseVector message; its floats are reported as `path.data[i]`. */
 export function denseFromProto(
   issues: ValidationIssues,
   path: string,
   d: DenseVector__Output | undefined,
 ): DenseVector {
-  return { kind: 'dense', values: floats(issues, `${path}.data`, d?.data) };
+  return denseVectorOf(issues, `${path}.data`, d?.data ?? []);
 }
 
-/** Sparse vector from parallel indices and values: same length, unique indices, finite values. */
-export function sparseFromParts(
-  issues: ValidationIssues,
-  path: string,
-  indices: readonly number[] | undefined,
-  values: readonly number[] | undefined,
-  names: { indices: string; values: string } = { indices: 'indices', values: 'values' },
-): SparseVector {
-  const idx = Uint32Array.from(indices ?? []);
-  const vals = floats(issues, at(path, names.values), values);
-  if (idx.length !== vals.length) {
-    issues.add(
-      path || names.values,
-      `${names.indices} and ${names.values} must have the same length (${idx.length} != ${vals.length})`,
-    );
-  }
-  const seen = new Set<number>();
-  for (let i = 0; i < idx.length; i++) {
-    if (seen.has(idx[i]))
-      issues.add(`${at(path, names.indices)}[${i}]`, `duplicate index ${idx[i]}, indices must be unique`);
-    seen.add(idx[i]);
-  }
-  return { kind: 'sparse', indices: idx, values: vals };
-}
-
+/** A sparse vector message; its rule violations are reported at `path.values` / `path.indices`, as Qdrant does. */
 export function sparseFromProto(
   issues: ValidationIssues,
   path: string,
   s: SparseVector__Output | undefined,
 ): SparseVector {
-  return sparseFromParts(issues, path, s?.indices, s?.values);
+  return sparseVectorOf(issues, path, s?.indices ?? [], s?.values ?? []);
 }
 
 /** At least one vector, all of the same non-zero dimension. */
@@ -80,25 +48,11 @@ export function multiDenseFromProto(
   path: string,
   m: MultiDenseVector__Output | undefined,
 ): MultiDenseVector {
-  const vectors = (m?.vectors ?? []).map((v, i) => floats(issues, `${path}.vectors[${i}].data`, v.data));
-  checkMulti(issues, `${path}.vectors`, vectors);
-  return { kind: 'multi', vectors };
-}
-
-function checkMulti(issues: ValidationIssues, path: string, vectors: readonly Float32Array[]): void {
-  if (vectors.length === 0) {
-    issues.add(path, 'multivector must contain at least one vector');
-    return;
-  }
-  const dim = vectors[0].length;
-  vectors.forEach((v, i) => {
-    if (v.length === 0) issues.add(`${path}[${i}]`, 'must not be empty');
-    else if (v.length !== dim)
-      issues.add(
-        `${path}[${i}]`,
-        `all vectors of a multivector must have the same dimension: expected ${dim}, got ${v.length}`,
-      );
-  });
+  return multiVectorOf(
+    issues,
+    path,
+    (m?.vectors ?? []).map((v) => v.data ?? []),
+  );
 }
 
 /**
@@ -111,7 +65,7 @@ export function vectorFromProto(issues: ValidationIssues, path: string, v: Vecto
     case 'dense':
       return denseFromProto(issues, `${path}.dense`, v.dense);
     case 'sparse':
-      return sparseFromProto(issues, `${path}.sparse`, v.sparse);
+      return sparseFromProto(issues, path, v.sparse);
     case 'multiDense':
       return multiDenseFromProto(issues, `${path}.multi_dense`, v.multiDense);
     case 'document':
@@ -131,27 +85,11 @@ export function legacyVectorFromProto(
   data: readonly number[] | undefined,
   indices?: SparseIndices__Output,
   vectorsCount?: number,
-  names: { data: string; indices: string } = { data: 'data', indices: 'indices' },
+  names: { data: string } = { data: 'data' },
 ): Vector {
-  if (indices) {
-    return sparseFromParts(issues, path, indices.data, data, { indices: `${names.indices}.data`, values: names.data });
-  }
-  const values = floats(issues, at(path, names.data), data);
-  if (vectorsCount === undefined) return { kind: 'dense', values };
-  if (vectorsCount === 0 || values.length === 0) {
-    issues.add(at(path, 'vectors_count'), `empty multi-vector data with vectors count ${vectorsCount}`);
-    return { kind: 'multi', vectors: [] };
-  }
-  if (values.length % vectorsCount !== 0) {
-    issues.add(
-      at(path, 'vectors_count'),
-      `data length ${values.length} is not divisible by vectors count ${vectorsCount}`,
-    );
-    return { kind: 'multi', vectors: [] };
-  }
-  const dim = values.length / vectorsCount;
-  const vectors = Array.from({ length: vectorsCount }, (_, i) => values.slice(i * dim, (i + 1) * dim));
-  return { kind: 'multi', vectors };
+  if (indices) return sparseVectorOf(issues, path, indices.data ?? [], data ?? []);
+  if (vectorsCount !== undefined) return multiVectorFromFlat(issues, path, data ?? [], vectorsCount);
+  return denseVectorOf(issues, at(path, names.data), data ?? []);
 }
 
 /**
@@ -172,7 +110,8 @@ export function vectorsFromProto(
     case 'vectors': {
       const entries: Array<[string, Vector]> = [];
       for (const [name, item] of Object.entries(v.vectors?.vectors ?? {})) {
-        const vector = vectorFromProto(issues, `${path}.vectors.${name}`, item);
+        // Qdrant names every entry of the map `[]` in its messages.
+        const vector = vectorFromProto(issues, `${path}.vectors_options.vectors.[]`, item);
         if (vector) entries.push([name, vector]);
       }
       return namedVectors(entries);

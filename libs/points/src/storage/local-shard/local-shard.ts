@@ -196,6 +196,25 @@ export class LocalShard {
     return this.manifest.flush(this.flushSource);
   }
 
+  /**
+   * A point-in-time copy of the shard's files in `intoDir` (manifest.json and segments/), for a
+   * snapshot. It first waits until every operation the log had handed out when it was called is
+   * applied (an acknowledged write may wait for an earlier one to be applied), then flushes and links
+   * the files under the flush lock. Writes are never blocked; the copy holds at least every write
+   * acknowledged before the call, and no partly applied operation (ops apply synchronously).
+   */
+  async checkpoint(intoDir: string, maxWaitMs = 60_000): Promise<void> {
+    if (this.closing) throw new Error('shard is closed');
+    const target = this.wal.lastLogged;
+    const deadline = Date.now() + maxWaitMs;
+    while (this.wal.lastApplied < target) {
+      if (this.failure) throw this.failure;
+      if (Date.now() > deadline) throw new Error(`op ${target} was not applied within ${maxWaitMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await this.manifest.checkpoint(this.flushSource, intoDir);
+  }
+
   async close(): Promise<void> {
     if (this.closing) return;
     // From here no optimization may swap segments in: the folder may be about to go.

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { Segment } from '../segment';
 import { VectorSpace } from '../vector-space';
 import { FieldIndexSchema } from './field-index-schema';
+import { linkManifestFiles } from './shard-checkpoint';
 import { applySegmentDeletes, encodeSegmentDeletes } from './segment-deletes';
 import { bodyFileName, deletesFileName, removeFilesNotKept } from './segment-files';
 
@@ -117,47 +118,61 @@ export class ShardManifest {
    * what the segments now hold. Snapshots are taken synchronously, so they agree on one op number.
    */
   flush(shard: FlushSource): Promise<void> {
+    return this.flushLock.run('flush', () => this.flushLocked(shard));
+  }
+
+  /**
+   * A point-in-time copy of the shard's files in `intoDir` (see shard-checkpoint.ts): a flush, then,
+   * under the same lock, links to exactly the files the new manifest lists. Writes go on meanwhile;
+   * the copy holds every operation up to the manifest's op number.
+   */
+  checkpoint(shard: FlushSource, intoDir: string): Promise<void> {
     return this.flushLock.run('flush', async () => {
-      const opNum = shard.lastApplied();
-      const segments = shard.segments();
-      if (opNum === this.persistedOp && segments.every((s) => this.persisted.has(s.id))) return;
-      // New files get new names (segment id + version); nothing the current manifest lists is overwritten.
-      const writes: Array<{ file: string; data: Uint8Array }> = [];
-      const next = new Map<string, PersistedSegment>();
-      for (const segment of segments) {
-        const current = this.persisted.get(segment.id);
-        if (current === undefined || (segment.appendable && segment.version > current.bodyVersion)) {
-          const body = bodyFileName(segment);
-          writes.push({ file: body, data: segment.save() });
-          next.set(segment.id, { bodyVersion: segment.version, deletesVersion: segment.version, body });
-        } else if (segment.version > current.deletesVersion) {
-          // An immutable segment only changes by deletes: persist those, not the whole body.
-          const deletes = deletesFileName(segment);
-          writes.push({ file: deletes, data: encodeSegmentDeletes(segment) });
-          next.set(segment.id, { ...current, deletesVersion: segment.version, deletes });
-        } else {
-          next.set(segment.id, current);
-        }
-      }
-      const manifest: Manifest = {
-        version: 1,
-        persistedOpNum: opNum,
-        segments: segments.map((s) => {
-          const { bodyVersion, body, deletes } = next.get(s.id)!;
-          return { id: s.id, bodyVersion, body, ...(deletes ? { deletes } : {}) };
-        }),
-        fieldIndexes: [...shard.fieldIndexes()].map(([field, schema]) => ({ field, ...schema })),
-      };
-      for (const write of writes) await writeFileAtomic(path.join(this.segmentsDir, write.file), write.data);
-      await writeFileAtomic(path.join(this.dir, 'manifest.json'), stringifyJson(manifest, 2));
-      // A segment swapped out while this flush wrote is no longer ours to track.
-      const present = new Set(shard.segments().map((s) => s.id));
-      for (const [id, entry] of next) if (present.has(id)) this.persisted.set(id, entry);
-      this.persistedOp = opNum;
-      await shard.ackLog(opNum);
-      // Only what this manifest lists survives; a concurrent swap cannot make it drop a listed file.
-      await this.removeUnlisted(manifest, [...shard.segments().map((s) => s.id), ...shard.buildsInProgress()]);
+      await this.flushLocked(shard);
+      await linkManifestFiles(this.dir, intoDir);
     });
+  }
+
+  private async flushLocked(shard: FlushSource): Promise<void> {
+    const opNum = shard.lastApplied();
+    const segments = shard.segments();
+    if (opNum === this.persistedOp && segments.every((s) => this.persisted.has(s.id))) return;
+    // New files get new names (segment id + version); nothing the current manifest lists is overwritten.
+    const writes: Array<{ file: string; data: Uint8Array }> = [];
+    const next = new Map<string, PersistedSegment>();
+    for (const segment of segments) {
+      const current = this.persisted.get(segment.id);
+      if (current === undefined || (segment.appendable && segment.version > current.bodyVersion)) {
+        const body = bodyFileName(segment);
+        writes.push({ file: body, data: segment.save() });
+        next.set(segment.id, { bodyVersion: segment.version, deletesVersion: segment.version, body });
+      } else if (segment.version > current.deletesVersion) {
+        // An immutable segment only changes by deletes: persist those, not the whole body.
+        const deletes = deletesFileName(segment);
+        writes.push({ file: deletes, data: encodeSegmentDeletes(segment) });
+        next.set(segment.id, { ...current, deletesVersion: segment.version, deletes });
+      } else {
+        next.set(segment.id, current);
+      }
+    }
+    const manifest: Manifest = {
+      version: 1,
+      persistedOpNum: opNum,
+      segments: segments.map((s) => {
+        const { bodyVersion, body, deletes } = next.get(s.id)!;
+        return { id: s.id, bodyVersion, body, ...(deletes ? { deletes } : {}) };
+      }),
+      fieldIndexes: [...shard.fieldIndexes()].map(([field, schema]) => ({ field, ...schema })),
+    };
+    for (const write of writes) await writeFileAtomic(path.join(this.segmentsDir, write.file), write.data);
+    await writeFileAtomic(path.join(this.dir, 'manifest.json'), stringifyJson(manifest, 2));
+    // A segment swapped out while this flush wrote is no longer ours to track.
+    const present = new Set(shard.segments().map((s) => s.id));
+    for (const [id, entry] of next) if (present.has(id)) this.persisted.set(id, entry);
+    this.persistedOp = opNum;
+    await shard.ackLog(opNum);
+    // Only what this manifest lists survives; a concurrent swap cannot make it drop a listed file.
+    await this.removeUnlisted(manifest, [...shard.segments().map((s) => s.id), ...shard.buildsInProgress()]);
   }
 
   /** Removes segment files `manifest` does not list, but not the vector and payload files of `alsoKeep` segments. */

@@ -30,6 +30,11 @@ export class ShardWal {
     return this.applied;
   }
 
+  /** The last op number the log has handed out (acknowledged or about to be); `lastApplied` reaches it. */
+  get lastLogged(): number {
+    return Math.max(this.log.lastOpNum ?? 0, this.applied);
+  }
+
   /** Set when an operation failed to apply: the shard reports Red and refuses writes. */
   get failure(): Error | undefined {
     return this.firstFailure;

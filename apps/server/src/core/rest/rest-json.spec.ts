@@ -1,0 +1,62 @@
+import { LosslessNumber, stringify } from 'lossless-json';
+import { f32ArrayText, f32Text, parseRestJson, RestRawJson, stringifyRestJson } from './rest-json';
+
+/** The slow twin of the shortest-f32 search: every precision from 1 to 9, in order. */
+function shortestByScan(value: number): string {
+  const f = Math.fround(value);
+  for (let precision = 1; precision <= 9; precision++) {
+    const text = f.toPrecision(precision);
+    if (Math.fround(Number(text)) === f) return String(Number(text));
+  }
+  return String(f);
+}
+
+describe('stringifyRestJson', () => {
+  it('should write bigint exactly, LosslessNumber and raw JSON verbatim, non-finite numbers as null', () => {
+    const value = {
+      id: 18446744073709551615n,
+      f: new LosslessNumber('1.0'),
+      raw: new RestRawJson('[1,2]'),
+      n: [1.5, NaN, Infinity],
+      s: 'a"b',
+      skip: undefined,
+      nested: { t: true, z: null },
+    };
+    expect(stringifyRestJson(value)).toBe(
+      '{"id":18446744073709551615,"f":1.0,"raw":[1,2],"n":[1.5,null,null],"s":"a\\"b","nested":{"t":true,"z":null}}',
+    );
+  });
+
+  it('should agree with lossless-json on plain values', () => {
+    const value = parseRestJson('{"a":[1,2.5,{"b":-3}],"c":"é","d":false,"e":9007199254740993}');
+    expect(stringifyRestJson(value)).toBe(
+      stringify(value, undefined, undefined, [
+        { test: (v: unknown) => typeof v === 'bigint', stringify: (v: unknown) => (v as bigint).toString() },
+      ]),
+    );
+  });
+});
+
+describe('f32Text', () => {
+  it('should write the shortest text that reads back as the same f32', () => {
+    expect(String(f32Text(Math.fround(0.19)))).toBe('0.19');
+    expect(String(f32Text(0.5))).toBe('0.5');
+    expect(String(f32Text(Math.fround(1e-7)))).toBe('1e-7');
+    expect(f32Text(NaN)).toBeNull();
+  });
+
+  it('should match the scan over every precision for f32 values of every magnitude', () => {
+    // A deterministic spread of mantissas and magnitudes (no test helpers in app code).
+    for (let i = 0; i < 5000; i++) {
+      const value = Math.fround(Math.sin(i * 12.9898) * 10 ** ((i % 13) - 6));
+      expect(String(f32Text(value))).toBe(shortestByScan(value));
+    }
+  });
+});
+
+describe('f32ArrayText', () => {
+  it('should write a vector as a JSON array of shortest texts', () => {
+    expect(f32ArrayText(Float32Array.from([0.1, 0.25, -3])).text).toBe('[0.1,0.25,-3]');
+    expect(f32ArrayText([]).text).toBe('[]');
+  });
+});

@@ -1,0 +1,40 @@
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Operation } from '@vectorstore/auth';
+import { QueryEngine } from '@vectorstore/points';
+import { RestQuery } from '../core/rest/rest-query';
+import { encodeList } from './rest/chunked-json';
+import { groupsToRest, readOptionsFromRest, scoredPointToRest } from './rest/points-read.rest-mapper';
+import { batchOf, queryFromRest, queryGroupsFromRest, queryRequestAt } from './rest/query.rest-mapper';
+
+/** The universal query: `/collections/{c}/points/query`, `…/query/batch`, `…/query/groups`. */
+@Controller('collections/:collection_name/points/query')
+export class PointsQueryHttpController {
+  constructor(private readonly queries: QueryEngine) {}
+
+  @Operation('Points/Query')
+  @Post()
+  @HttpCode(200)
+  async query(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    const { timeout } = readOptionsFromRest(q);
+    return { points: await encodeList(this.queries.query(c, queryFromRest(body, timeout)), scoredPointToRest) };
+  }
+
+  @Operation('Points/QueryBatch')
+  @Post('batch')
+  @HttpCode(200)
+  queryBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    const { timeout } = readOptionsFromRest(q);
+    const requests = batchOf(body, (issues, value, path) => queryRequestAt(issues, value, path, timeout));
+    return this.queries
+      .batch(c, requests, this.queries.query)
+      .map((points) => ({ points: points.map(scoredPointToRest) }));
+  }
+
+  @Operation('Points/QueryGroups')
+  @Post('groups')
+  @HttpCode(200)
+  queryGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    const { timeout } = readOptionsFromRest(q);
+    return groupsToRest(this.queries.queryGroups(c, queryGroupsFromRest(body, timeout)));
+  }
+}

@@ -1,0 +1,80 @@
+import { Body, Controller, HttpCode, Get, Param, Post, Query } from '@nestjs/common';
+import { Operation } from '@vectorstore/auth';
+import { DomainError } from '@vectorstore/common';
+import { DistanceMatrixService, PointsReader } from '@vectorstore/points';
+import { RestQuery } from '../core/rest/rest-query';
+import { encodeList } from './rest/chunked-json';
+import { pointIdFromPath } from './rest/point-id.rest-mapper';
+import {
+  countFromRest,
+  facetToRest,
+  facetFromRest,
+  getPointRequest,
+  matrixFromRest,
+  matrixOffsetsToRest,
+  matrixPairsToRest,
+  recordToRest,
+  retrieveFromRest,
+  scrollFromRest,
+} from './rest/points-read.rest-mapper';
+
+/** Point reads: get by id, retrieve, scroll, count, facet and the distance matrix. */
+@Controller('collections/:collection_name')
+export class PointsReadHttpController {
+  constructor(
+    private readonly reader: PointsReader,
+    private readonly matrix: DistanceMatrixService,
+  ) {}
+
+  @Operation('Points/Get')
+  @Get('points/:id')
+  get(@Param('collection_name') c: string, @Param('id') id: string, @Query() q: RestQuery): unknown {
+    const pointId = pointIdFromPath(id);
+    const [point] = this.reader.get(c, getPointRequest(pointId, q));
+    if (!point) throw DomainError.notFound(`Not found: Point with id ${id} does not exists!`);
+    return recordToRest(point);
+  }
+
+  @Operation('Points/Get')
+  @Post('points')
+  @HttpCode(200)
+  retrieve(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    return encodeList(this.reader.get(c, retrieveFromRest(body, q)), recordToRest);
+  }
+
+  @Operation('Points/Scroll')
+  @Post('points/scroll')
+  @HttpCode(200)
+  async scroll(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    const page = this.reader.scroll(c, scrollFromRest(body, q));
+    return { points: await encodeList(page.points, recordToRest), next_page_offset: page.nextPageOffset ?? null };
+  }
+
+  @Operation('Points/Count')
+  @Post('points/count')
+  @HttpCode(200)
+  count(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return { count: this.reader.count(c, countFromRest(body, q)) };
+  }
+
+  @Operation('Points/Facet')
+  @Post('facet')
+  @HttpCode(200)
+  facet(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return facetToRest(this.reader.facet(c, facetFromRest(body, q)));
+  }
+
+  @Operation('Points/SearchMatrixPairs')
+  @Post('points/search/matrix/pairs')
+  @HttpCode(200)
+  matrixPairs(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return matrixPairsToRest(this.matrix.compute(c, matrixFromRest(body, q)));
+  }
+
+  @Operation('Points/SearchMatrixOffsets')
+  @Post('points/search/matrix/offsets')
+  @HttpCode(200)
+  matrixOffsets(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return matrixOffsetsToRest(this.matrix.compute(c, matrixFromRest(body, q)));
+  }
+}

@@ -1,0 +1,87 @@
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Operation } from '@vectorstore/auth';
+import { QueryEngine, ScoredPoint } from '@vectorstore/points';
+import { RestQuery } from '../core/rest/rest-query';
+import { groupsToRest, readOptionsFromRest, scoredPointToRest } from './rest/points-read.rest-mapper';
+import { batchOf } from './rest/query.rest-mapper';
+import {
+  discoverRequestAt,
+  recommendGroupsFromRest,
+  recommendRequestAt,
+  searchGroupsFromRest,
+  searchRequestAt,
+  singleOf,
+} from './rest/search.rest-mapper';
+
+const points = (list: readonly ScoredPoint[]): unknown[] => list.map(scoredPointToRest);
+
+/**
+ * Search, recommend and discover (+ batch, groups): gone from openapi 1.19, still served by Qdrant
+ * and called by js-client-rest ≤1.18 and older integrations.
+ */
+@Controller('collections/:collection_name/points')
+export class PointsSearchHttpController {
+  constructor(private readonly queries: QueryEngine) {}
+
+  @Operation('Points/Search')
+  @Post('search')
+  @HttpCode(200)
+  search(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return points(this.queries.search(c, singleOf(body, searchRequestAt, readOptionsFromRest(q).timeout)));
+  }
+
+  @Operation('Points/SearchBatch')
+  @Post('search/batch')
+  @HttpCode(200)
+  searchBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    const { timeout } = readOptionsFromRest(q);
+    const requests = batchOf(body, (issues, value, path) => searchRequestAt(issues, value, path, timeout));
+    return this.queries.batch(c, requests, this.queries.search).map(points);
+  }
+
+  @Operation('Points/SearchGroups')
+  @Post('search/groups')
+  @HttpCode(200)
+  searchGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return groupsToRest(this.queries.searchGroups(c, searchGroupsFromRest(body, readOptionsFromRest(q).timeout)));
+  }
+
+  @Operation('Points/Recommend')
+  @Post('recommend')
+  @HttpCode(200)
+  recommend(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return points(this.queries.recommend(c, singleOf(body, recommendRequestAt, readOptionsFromRest(q).timeout)));
+  }
+
+  @Operation('Points/RecommendBatch')
+  @Post('recommend/batch')
+  @HttpCode(200)
+  recommendBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    const { timeout } = readOptionsFromRest(q);
+    const requests = batchOf(body, (issues, value, path) => recommendRequestAt(issues, value, path, timeout));
+    return this.queries.batch(c, requests, this.queries.recommend).map(points);
+  }
+
+  @Operation('Points/RecommendGroups')
+  @Post('recommend/groups')
+  @HttpCode(200)
+  recommendGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return groupsToRest(this.queries.recommendGroups(c, recommendGroupsFromRest(body, readOptionsFromRest(q).timeout)));
+  }
+
+  @Operation('Points/Discover')
+  @Post('discover')
+  @HttpCode(200)
+  discover(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    return points(this.queries.discover(c, singleOf(body, discoverRequestAt, readOptionsFromRest(q).timeout)));
+  }
+
+  @Operation('Points/DiscoverBatch')
+  @Post('discover/batch')
+  @HttpCode(200)
+  discoverBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+    const { timeout } = readOptionsFromRest(q);
+    const requests = batchOf(body, (issues, value, path) => discoverRequestAt(issues, value, path, timeout));
+    return this.queries.batch(c, requests, this.queries.discover).map(points);
+  }
+}

@@ -1,0 +1,229 @@
+import { ValidationIssues } from '@vectorstore/common';
+import type {
+  CountRequest,
+  DistanceMatrix,
+  DistanceMatrixRequest,
+  FacetHit,
+  FacetRequest,
+  GetRequest,
+  OrderValue,
+  PointGroup,
+  PointId,
+  RetrievedPoint,
+  ScoredPoint,
+  ScrollRequest,
+} from '@vectorstore/points';
+import { MATRIX_DEFAULT_LIMIT, MATRIX_DEFAULT_SAMPLE } from '@vectorstore/points';
+import { shardKeyToRest } from '../../cluster/rest/cluster.rest-mapper';
+import { bool, decodeBody, objectValue, str } from '../../core/rest/rest-decoders';
+import { bodyFormatError, queryFormatError } from '../../core/rest/rest-format.error';
+import { f32Text, userJsonToRest } from '../../core/rest/rest-json';
+import { RestQuery } from '../../core/rest/rest-query';
+import { defined } from '../../core/scalars';
+import { optionalFilter } from './filter.rest-mapper';
+import { pointIdDecoder, pointIdsDecoder } from './point-id.rest-mapper';
+import {
+  aliased,
+  limitFromRest,
+  optionalU64,
+  orderByFromRest,
+  payloadSelectorFromRest,
+  shardKeySelectorFromRest,
+  vectorSelectorFromRest,
+} from './selectors.rest-mapper';
+import { namedVectorsToRest } from './vectors.rest-mapper';
+
+/** Point reads in Qdrant's JSON: retrieve, scroll, count, facet, distance matrix, and the shapes they answer. */
+
+export const SCROLL_DEFAULT_LIMIT = 10;
+export const FACET_DEFAULT_LIMIT = 10;
+
+const CONSISTENCY = ['majority', 'quorum', 'all'];
+
+/**
+ * `?consistency&timeout` of a read. A single node satisfies every consistency, so it is only
+ * checked; `timeout` is seconds and must not be 0 (serde's NonZeroU64: a 400).
+ */
+export function readOptionsFromRest(query: RestQuery): { timeout?: number } {
+  const consistency = query.consistency;
+  if (consistency !== undefined && consistency !== '') {
+    const text = String(consistency);
+    if (!CONSISTENCY.includes(text) && !/^[1-9]\d*$/.test(text)) {
+      throw queryFormatError('consistency', `data did not match any variant of untagged enum ReadConsistency`);
+    }
+  }
+  const raw = query.timeout;
+  if (raw === undefined) return {};
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) {
+    throw queryFormatError('timeout', `invalid digit found in string`);
+  }
+  const timeout = Number(raw);
+  if (timeout === 0) throw queryFormatError('timeout', 'number would be zero for non-zero type');
+  return { timeout };
+}
+
+type Body = Record<string, unknown>;
+
+function decode<T>(body: unknown, build: (b: Body, issues: ValidationIssues) => T): T {
+  const issues = new ValidationIssues();
+  const result = decodeBody(body, (value, path) => build(objectValue(value, path), issues));
+  issues.throwIfAny();
+  return result;
+}
+
+/** `POST /points`: ids in the order asked; `with_payload` absent means none (as Qdrant's retrieve does). */
+export function retrieveFromRest(body: unknown, query: RestQuery): GetRequest {
+  const { timeout } = readOptionsFromRest(query);
+  return decode(body, (b) => {
+    if (b.ids === undefined) throw bodyFormatError('', 'missing field `ids`');
+    return defined({
+      ids: pointIdsDecoder(b.ids, 'ids'),
+      withPayload: payloadSelectorFromRest(b.with_payload, 'with_payload', false),
+      withVectors: vectorSelectorFromRest(aliased(b, 'with_vector', 'with_vectors'), 'with_vector'),
+      shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
+      timeout,
+    });
+  });
+}
+
+/** `GET /points/{id}`: payload and vectors included. */
+export function getPointRequest(id: PointId, query: RestQuery): GetRequest {
+  return defined({
+    ids: [id],
+    withPayload: { enable: true },
+    withVectors: { enable: true },
+    ...readOptionsFromRest(query),
+  });
+}
+
+/** `POST /points/scroll`: limit 10, payload on, vectors off by default. */
+export function scrollFromRest(body: unknown, query: RestQuery): ScrollRequest {
+  const { timeout } = readOptionsFromRest(query);
+  return decode(body ?? {}, (b, issues) =>
+    defined({
+      filter: optionalFilter(b.filter, 'filter'),
+      offset: b.offset === undefined || b.offset === null ? undefined : pointIdDecoder(b.offset, 'offset'),
+      limit: limitFromRest(issues, b.limit, 'limit', SCROLL_DEFAULT_LIMIT),
+      withPayload: payloadSelectorFromRest(b.with_payload, 'with_payload', true),
+      withVectors: vectorSelectorFromRest(aliased(b, 'with_vector', 'with_vectors'), 'with_vector'),
+      orderBy: orderByFromRest(b.order_by, 'order_by'),
+      shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
+      timeout,
+    }),
+  );
+}
+
+/** `POST /points/count`: exact by default. */
+export function countFromRest(body: unknown, query: RestQuery): CountRequest {
+  const { timeout } = readOptionsFromRest(query);
+  return decode(body ?? {}, (b) =>
+    defined({
+      filter: optionalFilter(b.filter, 'filter'),
+      exact: b.exact === undefined || b.exact === null ? true : bool(b.exact, 'exact'),
+      shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
+      timeout,
+    }),
+  );
+}
+
+/** `POST /collections/{c}/facet`: limit 10, approximate by default. */
+export function facetFromRest(body: unknown, query: RestQuery): FacetRequest {
+  const { timeout } = readOptionsFromRest(query);
+  return decode(body, (b, issues) => {
+    if (b.key === undefined) throw bodyFormatError('', 'missing field `key`');
+    return defined({
+      key: str(b.key, 'key'),
+      filter: optionalFilter(b.filter, 'filter'),
+      limit: limitFromRest(issues, b.limit, 'limit', FACET_DEFAULT_LIMIT),
+      exact: b.exact === undefined || b.exact === null ? false : bool(b.exact, 'exact'),
+      shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
+      timeout,
+    });
+  });
+}
+
+/** Both matrix endpoints: sample 10 (≥2), limit 3 (≥1), the default vector unless `using`. */
+export function matrixFromRest(body: unknown, query: RestQuery): DistanceMatrixRequest {
+  const { timeout } = readOptionsFromRest(query);
+  return decode(body ?? {}, (b, issues) => {
+    const sample = optionalU64(b.sample, 'sample');
+    issues.range('sample', sample, 2);
+    return defined({
+      filter: optionalFilter(b.filter, 'filter'),
+      sample: sample ?? MATRIX_DEFAULT_SAMPLE,
+      limit: limitFromRest(issues, b.limit, 'limit', MATRIX_DEFAULT_LIMIT),
+      using: b.using === undefined || b.using === null ? '' : str(b.using, 'using'),
+      shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
+      timeout,
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Answers
+// ---------------------------------------------------------------------------
+
+export function orderValueToRest(value: OrderValue): unknown {
+  return 'int' in value ? value.int : userJsonToRest(value.float);
+}
+
+/** A Record: `payload`, `vector`, `shard_key`, `order_value` only when present. */
+export function recordToRest(p: RetrievedPoint): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: p.id };
+  if (p.payload) out.payload = userJsonToRest(p.payload);
+  if (p.vectors) out.vector = namedVectorsToRest(p.vectors);
+  if (p.shardKey) out.shard_key = shardKeyToRest(p.shardKey);
+  if (p.orderValue) out.order_value = orderValueToRest(p.orderValue);
+  return out;
+}
+
+export function facetToRest(hits: readonly FacetHit[]): unknown {
+  return {
+    hits: hits.map((hit) => {
+      const v = hit.value;
+      return { value: 'keyword' in v ? v.keyword : 'integer' in v ? v.integer : v.bool, count: hit.count };
+    }),
+  };
+}
+
+export function matrixPairsToRest(matrix: DistanceMatrix, score: (s: number) => unknown = f32Text): unknown {
+  return {
+    pairs: matrix.neighbours.flatMap((row, i) =>
+      row.map((n) => ({ a: matrix.ids[i], b: matrix.ids[n.offset], score: score(n.score) })),
+    ),
+  };
+}
+
+export function matrixOffsetsToRest(matrix: DistanceMatrix, score: (s: number) => unknown = f32Text): unknown {
+  const offsetsRow: number[] = [];
+  const offsetsCol: number[] = [];
+  const scores: unknown[] = [];
+  matrix.neighbours.forEach((row, i) => {
+    for (const n of row) {
+      offsetsRow.push(i);
+      offsetsCol.push(n.offset);
+      scores.push(score(n.score));
+    }
+  });
+  return { offsets_row: offsetsRow, offsets_col: offsetsCol, scores, ids: matrix.ids };
+}
+
+/** A ScoredPoint: `version` always, the score as its shortest f32 text. */
+export function scoredPointToRest(p: ScoredPoint): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: p.id, version: p.version, score: f32Text(p.score) };
+  if (p.payload) out.payload = userJsonToRest(p.payload);
+  if (p.vectors) out.vector = namedVectorsToRest(p.vectors);
+  if (p.shardKey) out.shard_key = shardKeyToRest(p.shardKey);
+  if (p.orderValue) out.order_value = orderValueToRest(p.orderValue);
+  return out;
+}
+
+export function groupsToRest(groups: readonly PointGroup[]): unknown {
+  return {
+    groups: groups.map((g) => {
+      const out: Record<string, unknown> = { id: g.id, hits: g.hits.map(scoredPointToRest) };
+      if (g.lookup) out.lookup = recordToRest(g.lookup);
+      return out;
+    }),
+  };
+}

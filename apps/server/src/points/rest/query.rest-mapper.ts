@@ -1,0 +1,267 @@
+import { DomainError, ValidationIssues } from '@vectorstore/common';
+import type {
+  ContextPair,
+  GroupsRequest,
+  PrefetchQuery,
+  QueryRequest,
+  QueryVariant,
+  RecommendInput,
+  RecommendStrategy,
+  WithLookup,
+} from '@vectorstore/points';
+import { array, decodeBody, enumOf, isPlainObject, objectValue, str } from '../../core/rest/rest-decoders';
+import { bodyFormatError } from '../../core/rest/rest-format.error';
+import { defined } from '../../core/scalars';
+import { optionalFilter } from './filter.rest-mapper';
+import {
+  aliased,
+  limitFromRest,
+  lookupFromRest,
+  optionalF64,
+  optionalU64,
+  orderByFromRest,
+  payloadSelectorFromRest,
+  searchParamsDecoder,
+  shardKeySelectorFromRest,
+  vectorSelectorFromRest,
+} from './selectors.rest-mapper';
+import { vectorInputFromRest } from './vectors.rest-mapper';
+
+/**
+ * The universal query in Qdrant's JSON (`QueryRequest`, `QueryGroupsRequest`, `QueryRequestBatch`)
+ * to the domain's QueryRequest. Query forms the engine lacks (formula, mmr, relevance feedback,
+ * weighted rrf) are 422 naming the field, as gRPC reports them.
+ */
+
+export const QUERY_DEFAULT_LIMIT = 10;
+export const QUERY_GROUPS_DEFAULT_GROUP_SIZE = 3;
+
+type Body = Record<string, unknown>;
+
+const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+export const RECOMMEND_STRATEGY = enumOf<RecommendStrategy>({
+  average_vector: 'AverageVector',
+  best_score: 'BestScore',
+  sum_scores: 'SumScores',
+});
+
+const FUSION = enumOf<'RRF' | 'DBSF'>({ rrf: 'RRF', dbsf: 'DBSF' });
+const SAMPLE = enumOf<'Random'>({ random: 'Random' });
+
+function inputs(issues: ValidationIssues, value: unknown, path: string) {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw bodyFormatError(path, 'expected a sequence');
+  return value.map((v, i) => vectorInputFromRest(issues, v, `${path}[${i}]`));
+}
+
+function recommendInput(issues: ValidationIssues, value: unknown, path: string): RecommendInput {
+  const r = objectValue(value, path);
+  return defined({
+    positive: inputs(issues, r.positive, join(path, 'positive')),
+    negative: inputs(issues, r.negative, join(path, 'negative')),
+    strategy:
+      r.strategy === undefined || r.strategy === null
+        ? undefined
+        : RECOMMEND_STRATEGY(r.strategy, join(path, 'strategy')),
+  });
+}
+
+/** Context pairs: a list of `{positive, negative}` (or one pair). */
+export function contextPairs(issues: ValidationIssues, value: unknown, path: string): ContextPair[] {
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((item, i) => {
+    const itemPath = Array.isArray(value) ? `${path}[${i}]` : path;
+    const p = objectValue(item, itemPath);
+    if (p.positive === undefined) throw bodyFormatError(itemPath, 'missing field `positive`');
+    if (p.negative === undefined) throw bodyFormatError(itemPath, 'missing field `negative`');
+    return {
+      positive: vectorInputFromRest(issues, p.positive, join(itemPath, 'positive')),
+      negative: vectorInputFromRest(issues, p.negative, join(itemPath, 'negative')),
+    };
+  });
+}
+
+const UNSUPPORTED = ['formula', 'relevance_feedback'];
+
+/** `query`: a bare VectorInput (nearest) or one of the tagged query forms. */
+export function queryVariantFromRest(issues: ValidationIssues, value: unknown, path: string): QueryVariant {
+  if (!isPlainObject(value) || ('indices' in value && 'values' in value) || 'model' in value) {
+    return { nearest: vectorInputFromRest(issues, value, path) };
+  }
+  const keys = Object.keys(value);
+  const kind = keys.find((k) => k !== 'mmr' && k !== 'defaults') ?? keys[0];
+  const inner = value[kind];
+  const at = join(path, kind);
+  switch (kind) {
+    case 'nearest':
+      if (value.mmr !== undefined && value.mmr !== null) {
+        issues.add(join(path, 'mmr'), 'mmr query is not supported yet');
+      }
+      return { nearest: vectorInputFromRest(issues, inner, at) };
+    case 'recommend':
+      return { recommend: recommendInput(issues, inner, at) };
+    case 'discover': {
+      const d = objectValue(inner, at);
+      if (d.target === undefined) throw bodyFormatError(at, 'missing field `target`');
+      if (d.context === undefined) throw bodyFormatError(at, 'missing field `context`');
+      return {
+        discover: {
+          target: vectorInputFromRest(issues, d.target, join(at, 'target')),
+          context: contextPairs(issues, d.context, join(at, 'context')),
+        },
+      };
+    }
+    case 'context':
+      return { context: contextPairs(issues, inner, at) };
+    case 'order_by': {
+      const orderBy = orderByFromRest(inner, at);
+      if (!orderBy) throw bodyFormatError(at, 'invalid type: null, expected OrderByInterface');
+      return { orderBy };
+    }
+    case 'fusion':
+      return { fusion: FUSION(inner, at) };
+    case 'rrf': {
+      const r = objectValue(inner, at);
+      if (r.weights !== undefined && r.weights !== null)
+        issues.add(join(at, 'weights'), 'weighted rrf is not supported yet');
+      return { rrf: defined({ k: optionalU64(r.k, join(at, 'k')) }) };
+    }
+    case 'sample':
+      return { sample: SAMPLE(inner, at) };
+    default:
+      if (UNSUPPORTED.includes(kind)) {
+        throw DomainError.validation([`${at}: ${kind} query is not supported yet`]);
+      }
+      throw bodyFormatError(path, 'data did not match any variant of untagged enum QueryInterface');
+  }
+}
+
+function optionalQuery(issues: ValidationIssues, value: unknown, path: string): QueryVariant | undefined {
+  return value === undefined || value === null ? undefined : queryVariantFromRest(issues, value, path);
+}
+
+function prefetches(issues: ValidationIssues, value: unknown, path: string): PrefetchQuery[] {
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((p, i) => prefetchFromRest(issues, p, Array.isArray(value) ? `${path}[${i}]` : path));
+}
+
+function prefetchFromRest(issues: ValidationIssues, value: unknown, path: string): PrefetchQuery {
+  const p = objectValue(value, path);
+  return defined({
+    prefetch: prefetches(issues, p.prefetch, join(path, 'prefetch')),
+    query: optionalQuery(issues, p.query, join(path, 'query')),
+    using: p.using === undefined || p.using === null ? undefined : str(p.using, join(path, 'using')),
+    filter: optionalFilter(p.filter, join(path, 'filter')),
+    params:
+      p.params === undefined || p.params === null ? undefined : searchParamsDecoder(p.params, join(path, 'params')),
+    scoreThreshold: optionalF64(p.score_threshold, join(path, 'score_threshold')),
+    limit:
+      p.limit === undefined || p.limit === null ? undefined : limitFromRest(issues, p.limit, join(path, 'limit'), 0),
+    lookupFrom: lookupFromRest(p.lookup_from, join(path, 'lookup_from')),
+  });
+}
+
+/** A QueryRequest at `path` without limit and offset. */
+function querySource(
+  issues: ValidationIssues,
+  b: Body,
+  path: string,
+  timeout?: number,
+): Omit<QueryRequest, 'limit' | 'offset'> {
+  return defined({
+    prefetch: prefetches(issues, b.prefetch, join(path, 'prefetch')),
+    query: optionalQuery(issues, b.query, join(path, 'query')),
+    using: b.using === undefined || b.using === null ? undefined : str(b.using, join(path, 'using')),
+    filter: optionalFilter(b.filter, join(path, 'filter')),
+    params:
+      b.params === undefined || b.params === null ? undefined : searchParamsDecoder(b.params, join(path, 'params')),
+    scoreThreshold: optionalF64(b.score_threshold, join(path, 'score_threshold')),
+    withPayload: payloadSelectorFromRest(b.with_payload, join(path, 'with_payload'), false),
+    withVectors: vectorSelectorFromRest(aliased(b, 'with_vector', 'with_vectors'), join(path, 'with_vector')),
+    shardKeySelector: shardKeySelectorFromRest(b.shard_key, join(path, 'shard_key')),
+    lookupFrom: lookupFromRest(b.lookup_from, join(path, 'lookup_from')),
+    timeout,
+  });
+}
+
+export function queryRequestAt(issues: ValidationIssues, value: unknown, path: string, timeout?: number): QueryRequest {
+  const b = objectValue(value, path);
+  return {
+    ...querySource(issues, b, path, timeout),
+    limit: limitFromRest(issues, b.limit, join(path, 'limit'), QUERY_DEFAULT_LIMIT),
+    offset: optionalU64(b.offset, join(path, 'offset')) ?? 0,
+  };
+}
+
+/** `POST /points/query`. */
+export function queryFromRest(body: unknown, timeout?: number): QueryRequest {
+  const issues = new ValidationIssues();
+  const request = decodeBody(body, (value, path) => queryRequestAt(issues, value, path, timeout));
+  issues.throwIfAny();
+  return request;
+}
+
+/** `{"searches": [...]}` of every batch endpoint, each request decoded by `decode`. */
+export function batchOf<T>(body: unknown, decode: (issues: ValidationIssues, value: unknown, path: string) => T): T[] {
+  const issues = new ValidationIssues();
+  const requests = decodeBody(body, (value) => {
+    const b = objectValue(value, '');
+    if (b.searches === undefined) throw bodyFormatError('', 'missing field `searches`');
+    return array((item, path) => decode(issues, item, path))(b.searches, 'searches');
+  });
+  issues.throwIfAny();
+  return requests;
+}
+
+/** `with_lookup`: a collection name, or `{collection, with_payload?: true, with_vectors?: false}`. */
+export function withLookupFromRest(value: unknown, path: string): WithLookup | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') {
+    return { collectionName: value, withPayload: { enable: true }, withVectors: { enable: false } };
+  }
+  const l = objectValue(value, path);
+  if (l.collection === undefined) throw bodyFormatError(path, 'missing field `collection`');
+  return {
+    collectionName: str(l.collection, join(path, 'collection')),
+    withPayload: payloadSelectorFromRest(l.with_payload, join(path, 'with_payload'), true),
+    withVectors: vectorSelectorFromRest(aliased(l, 'with_vectors', 'with_vector'), join(path, 'with_vectors')),
+  };
+}
+
+/** The grouping fields; `defaults` for QueryGroups (limit 10, group_size 3), else both are required. */
+export function groupingFromRest(
+  issues: ValidationIssues,
+  b: Body,
+  defaults?: { limit: number; groupSize: number },
+): Omit<GroupsRequest<unknown>, 'source'> {
+  if (b.group_by === undefined) throw bodyFormatError('', 'missing field `group_by`');
+  if (!defaults && aliased(b, 'limit', 'top') === undefined) throw bodyFormatError('', 'missing field `limit`');
+  if (!defaults && b.group_size === undefined) throw bodyFormatError('', 'missing field `group_size`');
+  const groupBy = str(b.group_by, 'group_by');
+  if (groupBy.length === 0) issues.add('group_by', 'value invalid, must not be empty');
+  return defined({
+    groupBy,
+    groupSize: limitFromRest(issues, b.group_size, 'group_size', defaults?.groupSize ?? 0),
+    limit: limitFromRest(issues, aliased(b, 'limit', 'top'), 'limit', defaults?.limit ?? 0),
+    withLookup: withLookupFromRest(b.with_lookup, 'with_lookup'),
+  });
+}
+
+/** `POST /points/query/groups`. */
+export function queryGroupsFromRest(body: unknown, timeout?: number): GroupsRequest<QueryRequest> {
+  const issues = new ValidationIssues();
+  const request = decodeBody(body, (value, path) => {
+    const b = objectValue(value, path);
+    const grouping = groupingFromRest(issues, b, {
+      limit: QUERY_DEFAULT_LIMIT,
+      groupSize: QUERY_GROUPS_DEFAULT_GROUP_SIZE,
+    });
+    const source: QueryRequest = { ...querySource(issues, b, path, timeout), limit: grouping.limit, offset: 0 };
+    return { source, ...grouping };
+  });
+  issues.throwIfAny();
+  return request;
+}

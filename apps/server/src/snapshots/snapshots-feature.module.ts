@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { MulterModule } from '@nestjs/platform-express';
+import { APP_CONFIG, AppConfig } from '@vectorstore/config';
+import { FullSnapshotsHttpController } from './full-snapshots.http.controller';
+import { SnapshotsGrpcController } from './snapshots.grpc.controller';
+import { SnapshotsHttpController } from './snapshots.http.controller';
+import { MAX_SNAPSHOT_BYTES, SnapshotsService } from '@vectorstore/snapshots';
+
+/** Collection snapshots over gRPC and HTTP. Uploads stream to a work folder on disk, never to memory. */
+@Module({
+  imports: [
+    MulterModule.registerAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        dest: SnapshotsService.uploadsDir(config),
+        limits: { fileSize: MAX_SNAPSHOT_BYTES, files: 1, fields: 16 },
+      }),
+    }),
+  ],
+  controllers: [SnapshotsGrpcController, SnapshotsHttpController, FullSnapshotsHttpController],
+  providers: [SnapshotsService],
+})
+export class SnapshotsFeatureModule {}

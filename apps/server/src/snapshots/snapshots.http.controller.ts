@@ -1,0 +1,137 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+  StreamableFile,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import { Operation } from '@vectorstore/auth';
+import { DomainError } from '@vectorstore/common';
+import { promises as fs } from 'node:fs';
+import type { SnapshotDescription } from '@vectorstore/snapshots';
+import type { Response } from 'express';
+import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
+import { RestQuery } from '../core/rest/rest-query';
+import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
+import { recoverFromRest } from './rest/snapshots.rest-mapper';
+import { checkPriority, SnapshotsService } from '@vectorstore/snapshots';
+
+/**
+ * Qdrant's collection snapshot routes. `?wait` defaults to true here (as in Qdrant); `wait=false`
+ * answers 202 `{"result": null, "status": "accepted"}` at once and the work goes on.
+ */
+@Controller('collections/:collection_name/snapshots')
+export class SnapshotsHttpController {
+  constructor(private readonly snapshots: SnapshotsService) {}
+
+  @Operation('Snapshots/Create')
+  @RawRestResponse()
+  @HttpCode(HttpStatus.OK)
+  @Post()
+  create(
+    @Param('collection_name') name: string,
+    @Query() query: RestQuery,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    return answerSnapshotWork(query, response, () => this.snapshots.create(name));
+  }
+
+  @Operation('Snapshots/List')
+  @Get()
+  list(@Param('collection_name') name: string): Promise<SnapshotDescription[]> {
+    return this.snapshots.list(name);
+  }
+
+  @Operation('Snapshots/Recover')
+  @RawRestResponse()
+  @Put('recover')
+  recover(
+    @Param('collection_name') name: string,
+    @Body() body: unknown,
+    @Query() query: RestQuery,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    const request = recoverFromRest(name, body);
+    return answerSnapshotWork(query, response, async () => {
+      await this.snapshots.recover(request);
+      return true;
+    });
+  }
+
+  /**
+   * A multipart upload (field `snapshot`), streamed to a work file by multer (see the feature
+   * module), then restored like a recover: `?priority`, `?checksum` (the archive is not refused
+   * for lacking one: the manifest's per-file sha256 still check it).
+   */
+  @Operation('Snapshots/Upload')
+  @RawRestResponse()
+  @HttpCode(HttpStatus.OK)
+  @Post('upload')
+  @UseInterceptors(FileInterceptor('snapshot'))
+  async upload(
+    @Param('collection_name') name: string,
+    @UploadedFile() file: { path: string } | undefined,
+    @Query() query: RestQuery,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    if (file === undefined) throw DomainError.invalidArgument('Bad request: the form has no `snapshot` file');
+    const remove = (): Promise<void> => fs.rm(file.path, { force: true });
+    try {
+      checkPriority(readText(query, 'priority'));
+    } catch (error) {
+      await remove();
+      throw error;
+    }
+    const checksum = readText(query, 'checksum');
+    return answerSnapshotWork(query, response, async () => {
+      try {
+        await this.snapshots.restoreArchive(name, file.path, checksum, false);
+      } finally {
+        await remove();
+      }
+      return true;
+    });
+  }
+
+  @Operation('Snapshots/Download')
+  @RawRestResponse()
+  @Get(':snapshot_name')
+  async download(
+    @Param('collection_name') name: string,
+    @Param('snapshot_name') snapshot: string,
+  ): Promise<StreamableFile> {
+    return snapshotFile(await this.snapshots.download(name, snapshot));
+  }
+
+  @Operation('Snapshots/Delete')
+  @RawRestResponse()
+  @Delete(':snapshot_name')
+  delete(
+    @Param('collection_name') name: string,
+    @Param('snapshot_name') snapshot: string,
+    @Query() query: RestQuery,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    return answerSnapshotWork(query, response, async () => {
+      await this.snapshots.delete(name, snapshot);
+      return true;
+    });
+  }
+}
+
+function readText(query: RestQuery, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw DomainError.invalidArgument(`Bad request: \`${name}\` must be a single value`);
+  return value;
+}

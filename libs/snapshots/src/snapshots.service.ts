@@ -1,0 +1,219 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { CollectionCatalog, PEER_ID } from '@vectorstore/collections';
+import { DomainError } from '@vectorstore/common';
+import { APP_CONFIG, AppConfig } from '@vectorstore/config';
+import { CollectionSnapshots } from '@vectorstore/points';
+import { downloadSnapshot, resolveSnapshotLocation } from './snapshot-location';
+import { readSnapshot } from './snapshot-reader';
+import { SnapshotStore, type OpenedSnapshot, type SnapshotDescription, type SnapshotScope } from './snapshot-store';
+import { writeSnapshot } from './snapshot-writer';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+/** Qdrant's `SnapshotPriority`. On a single node each one restores the snapshot's data (see docs/snapshots.md). */
+export const SNAPSHOT_PRIORITIES = ['snapshot', 'replica', 'no_sync'] as const;
+export type SnapshotPriority = (typeof SNAPSHOT_PRIORITIES)[number];
+
+/** Most bytes a snapshot to restore may hold, and may be downloaded. */
+export const MAX_SNAPSHOT_BYTES = 1024 ** 4;
+/** Limit for downloading a snapshot to recover from. */
+const DOWNLOAD_TIMEOUT_MS = 60 * 60 * 1000;
+/** Work folders of snapshots being written (links to shard files), under the data folder so links work. */
+const WORK_DIR = 'snapshot-work';
+
+export interface RecoverRequest {
+  collection: string;
+  location: string;
+  priority?: string;
+  checksum?: string;
+  apiKey?: string;
+}
+
+/**
+ * Collection snapshots: the storage's point-in-time copy written as an archive into the snapshot
+ * store, and restores from an archive validated by the snapshot reader. Composes @vectorstore/points
+ * with this library's archives.
+ */
+@Injectable()
+export class SnapshotsService implements OnModuleInit {
+  private readonly logger = new Logger(SnapshotsService.name);
+  readonly store: SnapshotStore;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly catalog: CollectionCatalog,
+    private readonly collections: CollectionSnapshots,
+    @Inject(PEER_ID) private readonly peerId: string,
+  ) {
+    this.store = new SnapshotStore(config.snapshotsDir, { peerId });
+  }
+
+  /** Where multer streams uploads (removed with the rest of the work folder at start). */
+  static uploadsDir(config: AppConfig): string {
+    return path.join(config.dataDir, WORK_DIR, 'uploads');
+  }
+
+  private get workDir(): string {
+    return path.join(this.config.dataDir, WORK_DIR);
+  }
+
+  private get tempDir(): string {
+    return path.join(this.config.snapshotsDir, 'tmp');
+  }
+
+  /** Removes what snapshots being written or restored left behind when the server stopped. */
+  async onModuleInit(): Promise<void> {
+    await fs.mkdir(this.config.snapshotsDir, { recursive: true, mode: 0o700 });
+    await fs.rm(this.workDir, { recursive: true, force: true });
+    await fs.mkdir(SnapshotsService.uploadsDir(this.config), { recursive: true, mode: 0o700 });
+    await this.store.removeLeftovers();
+  }
+
+  async create(collectionName: string): Promise<SnapshotDescription> {
+    const name = this.catalog.require(collectionName).name;
+    const scope: SnapshotScope = { kind: 'collection', collection: name };
+    const reservation = await this.store.reserveName(scope);
+    await fs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
+    const work = await fs.mkdtemp(path.join(this.workDir, 'collection-'));
+    try {
+      await this.collections.checkpoint(name, work);
+      await writeSnapshot({
+        dir: reservation.dir,
+        name: reservation.name,
+        kind: 'collection',
+        peerId: this.peerId,
+        collections: [name],
+        directories: [{ root: work, prefix: 'collection' }],
+      });
+    } finally {
+      await reservation.release();
+      await fs.rm(work, { recursive: true, force: true });
+    }
+    return this.store.describe(scope, reservation.name);
+  }
+
+  /**
+   * A full snapshot: each collection's tree (as in a collection snapshot) under
+   * `collections/<name>/`, and every alias in `aliases.json`. Each collection is copied at its own
+   * consistent cut, one after the other; a collection deleted meanwhile is left out.
+   */
+  async createFull(): Promise<SnapshotDescription> {
+    const scope: SnapshotScope = { kind: 'full' };
+    const reservation = await this.store.reserveName(scope);
+    await fs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
+    const work = await fs.mkdtemp(path.join(this.workDir, 'full-'));
+    try {
+      const names: string[] = [];
+      for (const name of [...this.catalog.snapshot.collections.keys()].sort()) {
+        if (this.catalog.resolve(name) === undefined) continue;
+        await this.collections.checkpoint(name, path.join(work, 'collections', name));
+        names.push(name);
+      }
+      const aliases = [...this.catalog.snapshot.aliases]
+        .filter(([, collection]) => names.includes(collection))
+        .map(([alias_name, collection_name]) => ({ alias_name, collection_name }));
+      await fs.writeFile(path.join(work, 'aliases.json'), JSON.stringify(aliases, null, 2), { mode: 0o600 });
+      await writeSnapshot({
+        dir: reservation.dir,
+        name: reservation.name,
+        kind: 'full',
+        peerId: this.peerId,
+        collections: names,
+        directories: [{ root: work }],
+      });
+    } finally {
+      await reservation.release();
+      await fs.rm(work, { recursive: true, force: true });
+    }
+    return this.store.describe(scope, reservation.name);
+  }
+
+  listFull(): Promise<SnapshotDescription[]> {
+    return this.store.list({ kind: 'full' });
+  }
+
+  deleteFull(snapshotName: string): Promise<void> {
+    return this.store.delete({ kind: 'full' }, snapshotName);
+  }
+
+  downloadFull(snapshotName: string): Promise<OpenedSnapshot> {
+    return this.store.openForDownload({ kind: 'full' }, snapshotName);
+  }
+
+  list(collectionName: string): Promise<SnapshotDescription[]> {
+    const name = this.catalog.require(collectionName).name;
+    return this.store.list({ kind: 'collection', collection: name });
+  }
+
+  delete(collectionName: string, snapshotName: string): Promise<void> {
+    const name = this.catalog.require(collectionName).name;
+    return this.store.delete({ kind: 'collection', collection: name }, snapshotName);
+  }
+
+  download(collectionName: string, snapshotName: string): Promise<OpenedSnapshot> {
+    const name = this.catalog.require(collectionName).name;
+    return this.store.openForDownload({ kind: 'collection', collection: name }, snapshotName);
+  }
+
+  /**
+   * Restores collection `collection` (made when absent, replaced when present) from `location`: a
+   * `file://` inside the snapshots folder or an http(s) URL. The archive is checked and extracted
+   * into a fresh folder first; a refusal leaves the existing collection untouched.
+   */
+  async recover(request: RecoverRequest): Promise<void> {
+    checkPriority(request.priority);
+    const location = await resolveSnapshotLocation(request.location, this.config.snapshotsDir);
+    let archive: string;
+    let downloaded: string | undefined;
+    if (location.kind === 'file') {
+      archive = location.path;
+    } else {
+      const download = await downloadSnapshot(location.url, {
+        targetDir: this.tempDir,
+        maxBytes: MAX_SNAPSHOT_BYTES,
+        timeoutMs: DOWNLOAD_TIMEOUT_MS,
+        apiKey: request.apiKey,
+      });
+      archive = downloaded = download.path;
+    }
+    try {
+      await this.restoreArchive(request.collection, archive, request.checksum, false);
+    } finally {
+      if (downloaded !== undefined) await fs.rm(downloaded, { force: true });
+    }
+  }
+
+  /** Restores collection `collection` from an archive file on this node (an upload's, or a recover's). */
+  async restoreArchive(
+    collection: string,
+    archive: string,
+    checksum: string | undefined,
+    requireChecksum: boolean,
+  ): Promise<void> {
+    const extracted = await readSnapshot(archive, {
+      extractParent: this.tempDir,
+      checksum,
+      requireChecksum,
+      maxTotalBytes: MAX_SNAPSHOT_BYTES,
+    });
+    try {
+      if (extracted.manifest.kind !== 'collection') {
+        throw DomainError.invalidArgument(
+          `Bad request: invalid snapshot archive: a ${extracted.manifest.kind} snapshot cannot restore a collection`,
+        );
+      }
+      await this.collections.restore(collection, path.join(extracted.dir, 'collection'));
+    } finally {
+      await fs.rm(extracted.dir, { recursive: true, force: true });
+    }
+    this.logger.log(`collection ${collection} recovered from snapshot ${path.basename(archive)}`);
+  }
+}
+
+/** Refuses a priority Qdrant does not know (the wire's `unknown variant`). */
+export function checkPriority(priority: string | undefined): void {
+  if (priority === undefined || (SNAPSHOT_PRIORITIES as readonly string[]).includes(priority)) return;
+  throw DomainError.invalidArgument(
+    `Bad request: unknown snapshot priority \`${priority}\`, expected one of ${SNAPSHOT_PRIORITIES.join(', ')}`,
+  );
+}
