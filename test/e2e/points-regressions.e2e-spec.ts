@@ -121,6 +121,17 @@ describe('Points regressions found in review (e2e)', () => {
       code: grpc.status.INVALID_ARGUMENT,
       details: 'Validation error in body: [oversampling: expected a number >= 1, got 0.5]',
     });
+    // The same request over REST: a validation error (422), never a 500.
+    const rest = await fetch(`${server.httpUrl}/collections/line/points/search`, {
+      method: 'POST',
+      headers: { 'api-key': server.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ vector: [0, 0], limit: 1, params: { quantization: { oversampling: 0.5 } } }),
+    });
+    expect(rest.status).toBe(422);
+    expect(await rest.json()).toEqual({
+      status: { error: 'Validation error in JSON body: [oversampling: expected a number >= 1, got 0.5]' },
+      time: 0,
+    });
     expect(
       await code(
         call(points, 'Query', { collectionName: 'line', query: { recommend: { positive: [], negative: [] } } }),

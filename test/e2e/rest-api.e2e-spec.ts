@@ -438,6 +438,14 @@ describe('Qdrant REST API (e2e)', () => {
         /^Validation error in path parameters: \[collection_name: length 256 invalid, must be from 1 to 255 characters\]$/,
       ],
       [
+        'a collection name no collection can have, on a points route',
+        'POST',
+        '/collections/a%2Fb/points/scroll',
+        '{}',
+        422,
+        /^Validation error in path parameters: \[collection_name: collection name cannot contain "\/" char\]$/,
+      ],
+      [
         'a field index without a schema',
         'PUT',
         '/collections/exact/index',

@@ -1,9 +1,8 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { AliasesService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { aliasActionsFromRest, aliasesToRest } from './rest/aliases.rest-mapper';
-import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Qdrant's alias routes. */
 @Controller()
@@ -20,7 +19,7 @@ export class AliasesHttpController {
 
   @Operation('Collections/ListCollectionAliases')
   @Get('collections/:collection_name/aliases')
-  listFor(@CollectionNameParam() name: string): unknown {
+  listFor(@Param('collection_name') name: string): unknown {
     return aliasesToRest(this.aliases.listFor(name));
   }
 

@@ -10,7 +10,6 @@ import {
   dropShardKeyFromRest,
   shardKeyToRest,
 } from './rest/cluster.rest-mapper';
-import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Qdrant's cluster routes, answered as a standalone node answers them. */
 @Controller()
@@ -42,7 +41,7 @@ export class ClusterHttpController {
 
   @Operation('Collections/CollectionClusterInfo')
   @Get('collections/:collection_name/cluster')
-  info(@CollectionNameParam() name: string): unknown {
+  info(@Param('collection_name') name: string): unknown {
     return clusterInfoToRest(this.cluster.clusterInfo(name));
   }
 
@@ -50,7 +49,7 @@ export class ClusterHttpController {
   @Post('collections/:collection_name/cluster')
   @HttpCode(200)
   async update(
-    @CollectionNameParam() name: string,
+    @Param('collection_name') name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<boolean> {
@@ -61,7 +60,7 @@ export class ClusterHttpController {
   /** Auto-sharded collections answer `{}`, as Qdrant leaves the list out. */
   @Operation('Collections/ListShardKeys')
   @Get('collections/:collection_name/shards')
-  listShardKeys(@CollectionNameParam() name: string): unknown {
+  listShardKeys(@Param('collection_name') name: string): unknown {
     const keys = this.cluster.listShardKeysIfCustom(name);
     return keys ? { shard_keys: keys.map((key) => ({ key: shardKeyToRest(key) })) } : {};
   }
@@ -69,7 +68,7 @@ export class ClusterHttpController {
   @Operation('Collections/CreateShardKey')
   @Put('collections/:collection_name/shards')
   createShardKey(
-    @CollectionNameParam() name: string,
+    @Param('collection_name') name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<boolean> {
@@ -81,7 +80,7 @@ export class ClusterHttpController {
   @Post('collections/:collection_name/shards/delete')
   @HttpCode(200)
   deleteShardKey(
-    @CollectionNameParam() name: string,
+    @Param('collection_name') name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<boolean> {

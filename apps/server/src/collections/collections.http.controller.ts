@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, Get, Patch, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Put, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { CollectionsService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { collectionInfoToRest } from './rest/collection-info.rest-mapper';
 import { createCollectionFromRest, updateCollectionFromRest } from './rest/collections.rest-mapper';
-import { CollectionNameParam, NewCollectionNameParam } from '../core/rest/collection-name.param';
+import { NewCollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Qdrant's `/collections` routes; answers go out in the REST envelope. */
 @Controller('collections')
@@ -19,13 +19,13 @@ export class CollectionsHttpController {
 
   @Operation('Collections/Get')
   @Get(':collection_name')
-  get(@CollectionNameParam() name: string): unknown {
+  get(@Param('collection_name') name: string): unknown {
     return collectionInfoToRest(this.collections.get(name));
   }
 
   @Operation('Collections/CollectionExists')
   @Get(':collection_name/exists')
-  exists(@CollectionNameParam() name: string): { exists: boolean } {
+  exists(@Param('collection_name') name: string): { exists: boolean } {
     return { exists: this.collections.exists(name) };
   }
 
@@ -37,13 +37,13 @@ export class CollectionsHttpController {
 
   @Operation('Collections/Update')
   @Patch(':collection_name')
-  update(@CollectionNameParam() name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
+  update(@Param('collection_name') name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
     return this.collections.update(updateCollectionFromRest(name, body, query));
   }
 
   @Operation('Collections/Delete')
   @Delete(':collection_name')
-  delete(@CollectionNameParam() name: string, @Query() query: RestQuery): Promise<boolean> {
+  delete(@Param('collection_name') name: string, @Query() query: RestQuery): Promise<boolean> {
     return this.collections.delete(name, readMetaTimeout(query));
   }
 }

@@ -7,7 +7,6 @@ import {
   deleteFieldIndexFromRest,
   updateResultToRest,
 } from './rest/payload-index.rest-mapper';
-import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Payload field indexes: `PUT /collections/{c}/index`, `DELETE /collections/{c}/index/{field}`. */
 @Controller('collections/:collection_name/index')
@@ -17,7 +16,7 @@ export class PayloadIndexHttpController {
   @Operation('Points/CreateFieldIndex')
   @Put()
   async create(
-    @CollectionNameParam() name: string,
+    @Param('collection_name') name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<unknown> {
@@ -27,7 +26,7 @@ export class PayloadIndexHttpController {
   @Operation('Points/DeleteFieldIndex')
   @Delete(':field_name')
   async delete(
-    @CollectionNameParam() name: string,
+    @Param('collection_name') name: string,
     @Param('field_name') field: string,
     @Query() query: RestQuery,
   ): Promise<unknown> {

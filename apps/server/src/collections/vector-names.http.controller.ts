@@ -4,7 +4,6 @@ import { UpdateStatus, VectorNameOperations } from '@vectorstore/points';
 import { readWait, readWriteTimeout, RestQuery } from '../core/rest/rest-query';
 import { defined } from '../core/scalars';
 import { createVectorNameFromRest } from './rest/vector-names.rest-mapper';
-import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 const STATUS_NAMES: Record<UpdateStatus, string> = {
   Acknowledged: 'acknowledged',
@@ -25,7 +24,7 @@ export class VectorNamesHttpController {
   @Operation('Points/CreateVectorName')
   @Put()
   async create(
-    @CollectionNameParam() collectionName: string,
+    @Param('collection_name') collectionName: string,
     @Param('vector_name') vectorName: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
@@ -37,7 +36,7 @@ export class VectorNamesHttpController {
   @Operation('Points/DeleteVectorName')
   @Delete()
   async delete(
-    @CollectionNameParam() collectionName: string,
+    @Param('collection_name') collectionName: string,
     @Param('vector_name') vectorName: string,
     @Query() query: RestQuery,
   ): Promise<unknown> {

@@ -1,16 +1,26 @@
-import { Injectable, Param, PipeTransform } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, Param, PipeTransform } from '@nestjs/common';
 import { validateCollectionName } from '@vectorstore/collections';
 
-/** Checks `{collection_name}` by the domain's rules for a name that may exist; errors say `in path parameters`. */
+/** The path parameter every collection route names its collection by. */
+export const COLLECTION_NAME_PARAM = 'collection_name';
+
+/**
+ * Applied to every route (a global pipe): a `{collection_name}` path parameter is checked by the
+ * domain's rules for a name that may exist before the handler reads the body, as Qdrant validates
+ * its path first, and a broken rule is 422 `Validation error in path parameters: [collection_name: …]`.
+ * Other parameters, and gRPC calls, pass through.
+ */
 @Injectable()
-export class CollectionNamePipe implements PipeTransform<string, string> {
-  transform(name: string): string {
-    validateCollectionName(name, 'reference', 'path');
-    return name;
+export class CollectionNamePathPipe implements PipeTransform<unknown, unknown> {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type === 'param' && metadata.data === COLLECTION_NAME_PARAM && typeof value === 'string') {
+      validateCollectionName(value, 'reference', 'path');
+    }
+    return value;
   }
 }
 
-/** As {@link CollectionNamePipe}, with the stricter rules of a collection being created. */
+/** The stricter rules of a collection being created, after the global check. */
 @Injectable()
 export class NewCollectionNamePipe implements PipeTransform<string, string> {
   transform(name: string): string {
@@ -19,11 +29,5 @@ export class NewCollectionNamePipe implements PipeTransform<string, string> {
   }
 }
 
-/**
- * The `{collection_name}` path parameter, checked before the body is read, as Qdrant validates its
- * path first: a broken rule is 422 `Validation error in path parameters: [collection_name: …]`.
- */
-export const CollectionNameParam = (): ParameterDecorator => Param('collection_name', CollectionNamePipe);
-
 /** The `{collection_name}` of a collection being created (`PUT /collections/{collection_name}`). */
-export const NewCollectionNameParam = (): ParameterDecorator => Param('collection_name', NewCollectionNamePipe);
+export const NewCollectionNameParam = (): ParameterDecorator => Param(COLLECTION_NAME_PARAM, NewCollectionNamePipe);

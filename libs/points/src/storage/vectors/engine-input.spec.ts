@@ -1,4 +1,7 @@
-import { DomainError, ErrorKind, httpStatusOf, toGrpcCode, GrpcCode } from '@vectorstore/common';
+import { DomainError, ErrorKind, httpStatusOf, toGrpcCode } from '@vectorstore/common';
+
+/** gRPC's INVALID_ARGUMENT status code. */
+const INVALID_ARGUMENT = 3;
 import { EngineInputError } from '@vectorstore/engine';
 import { VectorSpace } from '../vector-space';
 import { DenseSegmentVectors } from './dense-vectors';
@@ -80,7 +83,7 @@ describe(createSegmentVectors.name, () => {
     const error = thrownBy(() => store.search(vector(1, 1), 1, undefined, { quantization: { oversampling: 0.5 } }));
     expect(error).toBeInstanceOf(DomainError);
     expect(httpStatusOf(error as DomainError)).toBe(422);
-    expect(toGrpcCode((error as DomainError).kind)).toBe(GrpcCode.INVALID_ARGUMENT);
+    expect(toGrpcCode((error as DomainError).kind)).toBe(INVALID_ARGUMENT);
     expect((error as DomainError).validationIssues).toEqual(['oversampling: expected a number >= 1, got 0.5']);
     expect(thrownBy(() => store.search(vector(1, 1), 1, undefined, { hnswEf: 0 }))).toBeInstanceOf(DomainError);
     expect(thrownBy(() => store.score(vector(Number.NaN, 1), [0]))).toBeInstanceOf(DomainError);
