@@ -585,7 +585,7 @@ describe('Qdrant REST API (e2e)', () => {
     it('should report each shard from level 3, with the last applied operation of its update queue', async () => {
       interface ShardTelemetry {
         id: number;
-        local: { status: string; num_points: number; update_queue: { length: number; op_num: number } };
+        local: { status: string; num_points: number; update_queue: { length: number; op_num: number } } & object;
         remote: unknown[];
         replicate_states: Record<string, string>;
       }
@@ -598,7 +598,28 @@ describe('Qdrant REST API (e2e)', () => {
       await client.createCollection('queued', { vectors: { size: 2, distance: 'Dot' } });
       expect(await shardsOf(2)).toBeUndefined();
       const [empty] = (await shardsOf(10))!;
-      expect(empty).toMatchObject({ id: 0, remote: [], local: { status: 'green', num_points: 0 } });
+      expect(empty).toMatchObject({ id: 0, key: null, remote: [], local: { status: 'green', num_points: 0 } });
+      expect(Object.keys(empty).sort()).toEqual([
+        'id',
+        'key',
+        'local',
+        'partial_snapshot',
+        'remote',
+        'replicate_states',
+      ]);
+      expect(Object.keys(empty.local).sort()).toEqual([
+        'async_scorer',
+        'num_points',
+        'num_vectors',
+        'num_vectors_by_name',
+        'optimizations',
+        'payloads_size_bytes',
+        'status',
+        'total_optimized_points',
+        'update_queue',
+        'variant_name',
+        'vectors_size_bytes',
+      ]);
       expect(empty.local.update_queue).toEqual({ length: 0, op_num: 0 });
       expect(Object.values(empty.replicate_states)).toEqual(['Active']);
       const points = createPointsClient(server.grpcAddress, credentials(server.apiKey));
@@ -608,9 +629,14 @@ describe('Qdrant REST API (e2e)', () => {
           wait: true,
           points: [{ id: { num: id }, vectors: { vector: { dense: { data: [1, 0] } } } }],
         });
-        const [shard] = (await shardsOf(10))!;
+        const [shard] = (await shardsOf(3))!;
         expect(shard.local.update_queue).toEqual({ length: 0, op_num: id });
         expect(shard.local.num_points).toBe(id);
+        expect(shard.local).toMatchObject({
+          num_vectors: id,
+          num_vectors_by_name: { '': id },
+          vectors_size_bytes: id * 8,
+        });
       }
       points.close();
     });

@@ -13,4 +13,19 @@ export interface ShardRuntimeStats {
   optimizerError?: string;
   /** Points of the segments the optimizer rebuilt since the server started. */
   optimizedPoints: number;
+  /** Live vectors per vector name. */
+  vectorsByName: Record<string, number>;
+  /** Estimated bytes of dense vector data, and of payloads (their JSON size). */
+  vectorsSizeBytes: number;
+  payloadsSizeBytes: number;
+  /** Optimization jobs ended since the server started. */
+  optimizations: OptimizationJobStats;
+}
+
+export interface OptimizationJobStats {
+  count: number;
+  failCount: number;
+  totalMicros: number;
+  /** When the last one ended (ISO 8601). */
+  lastEnded?: string;
 }

@@ -34,6 +34,10 @@ export function emptyShardStats(): ShardRuntimeStats {
     updateQueueLength: 0,
     status: 'Green',
     optimizedPoints: 0,
+    vectorsByName: {},
+    vectorsSizeBytes: 0,
+    payloadsSizeBytes: 0,
+    optimizations: { count: 0, failCount: 0, totalMicros: 0 },
   };
 }
 

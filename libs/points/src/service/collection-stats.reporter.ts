@@ -56,6 +56,8 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
         status,
         ...(error ? { optimizerError: error } : {}),
         optimizedPoints: shard.optimization.optimizedPoints,
+        ...shardSizes(shard),
+        optimizations: shard.optimization.jobStats,
       };
       stats.status = worse(stats.status, status);
       if (error) stats.optimizerStatus = { ok: false, error };
@@ -79,6 +81,24 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
     }
     return 'Green';
   }
+}
+
+/** Live vectors per name and the estimated bytes of vectors and payloads, summed over the shard's segments. */
+function shardSizes(shard: LocalShard): {
+  vectorsByName: Record<string, number>;
+  vectorsSizeBytes: number;
+  payloadsSizeBytes: number;
+} {
+  const vectorsByName: Record<string, number> = {};
+  let vectorsKb = 0;
+  let payloadsSizeBytes = 0;
+  for (const name of shard.spaces.keys()) vectorsByName[name] = 0;
+  for (const segment of shard.segments) {
+    vectorsKb += segment.vectorDataKb();
+    payloadsSizeBytes += segment.payloadBytes;
+    for (const name of shard.spaces.keys()) vectorsByName[name] += segment.vectorStore(name)?.count ?? 0;
+  }
+  return { vectorsByName, vectorsSizeBytes: Math.round(vectorsKb * 1024), payloadsSizeBytes };
 }
 
 /** The worse of two statuses, in Qdrant's order Green < Yellow < Grey < Red. */

@@ -86,20 +86,42 @@ export function telemetryToRest(input: TelemetryInput): Record<string, unknown> 
 }
 
 /**
- * One shard in Qdrant's ReplicaSetTelemetry shape: this node holds it locally, with its live state
- * (status, points, the last applied operation, points optimized since start); no remote replicas.
+ * One shard in Qdrant's ReplicaSetTelemetry shape, with the local fields Qdrant reports at level 3:
+ * this node holds it, with its live state (status, points and vectors, estimated sizes, optimization
+ * jobs and points optimized since the start, the last applied operation); no remote replicas.
+ * Level 4's segment detail is not reported.
  */
 function shardTelemetry(shard: LocalShardInfo, peerId: string): Record<string, unknown> {
-  return defined({
+  const vectors = Object.values(shard.vectorsByName).reduce((sum, count) => sum + count, 0);
+  const jobs = shard.optimizations;
+  return {
     id: shard.shardId,
-    key: shard.shardKey && shardKeyToRest(shard.shardKey),
+    key: shard.shardKey ? shardKeyToRest(shard.shardKey) : null,
     local: {
+      variant_name: 'local shard',
       status: shard.status.toLowerCase(),
       total_optimized_points: shard.optimizedPoints,
+      vectors_size_bytes: shard.vectorsSizeBytes,
+      payloads_size_bytes: shard.payloadsSizeBytes,
       num_points: shard.pointsCount,
+      num_vectors: vectors,
+      num_vectors_by_name: shard.vectorsByName,
+      optimizations: {
+        status: shard.optimizerError ? { error: shard.optimizerError } : 'ok',
+        optimizations: defined({
+          count: jobs.count,
+          fail_count: jobs.failCount,
+          total_duration_micros: jobs.totalMicros,
+          last_responded: jobs.lastEnded,
+        }),
+      },
+      // No asynchronous (io_uring) scorer here.
+      async_scorer: false,
       update_queue: { length: shard.updateQueueLength, op_num: shard.appliedOpNum },
     },
     remote: [],
     replicate_states: { [peerId]: shard.state },
-  });
+    // Partial snapshots are not built here, so none is ever in progress.
+    partial_snapshot: { ongoing_create_snapshot_requests: 0, is_recovering: false, recovery_timestamp: 0 },
+  };
 }
