@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, loadConfig } from '@vectorstore/config';
-import { DataDirInUseError, DataDirLock } from '@vectorstore/persistence';
+import { DataDirInUseError, DataDirLock, DataDirLockError } from '@vectorstore/persistence';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { grpcServerOptions } from './grpc/grpc-server.options';
@@ -21,10 +21,15 @@ async function bootstrap(): Promise<void> {
   }
   let lock: DataDirLock;
   try {
-    lock = await DataDirLock.acquire(config.dataDir);
+    lock = await DataDirLock.acquire(config.dataDir, {
+      onWait: (pid) =>
+        process.stderr.write(
+          `vectorstore: waiting for the data-folder lock${pid ? ` held by pid ${pid}` : ''} (a killed server's memory may still be being freed)\n`,
+        ),
+    });
   } catch (error) {
     // An expected refusal, not a bug: the message says it all.
-    if (error instanceof DataDirInUseError) {
+    if (error instanceof DataDirInUseError || error instanceof DataDirLockError) {
       process.stderr.write(`vectorstore failed to start: ${error.message}\n`);
       process.exit(1);
     }
@@ -52,13 +57,17 @@ async function bootstrap(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     logger.log({ msg: 'stopping', signal });
     setTimeout(() => process.exit(1), 30_000).unref();
-    void app
-      .close()
-      .catch((error: unknown) => logger.error({ msg: 'shutdown failed', err: error }))
-      .finally(() => {
+    void app.close().then(
+      () => {
         lock.releaseSync();
         process.exit(0);
-      });
+      },
+      (error: unknown) => {
+        // A supervisor must see that the stop was not clean (storage may not have flushed).
+        logger.error({ msg: 'shutdown failed', err: error });
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

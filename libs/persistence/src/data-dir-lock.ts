@@ -1,19 +1,22 @@
 import { closeSync, constants, ftruncateSync, openSync, promises as fs, readFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
-import { tryLockFile, unlockFile } from './flock';
+import { LockUnsupportedError, tryLockFile, unlockFile } from './flock';
 
 export const DATA_DIR_LOCK_FILE = 'vectorstore.lock';
 
 /** How long {@link DataDirLock.acquire} waits for a busy lock by default (ms). */
-export const DATA_DIR_LOCK_WAIT_MS = 2_000;
+export const DATA_DIR_LOCK_WAIT_MS = 10_000;
 
 export interface DataDirLockOptions {
   /**
    * Wait this long (ms) for a lock that is held before giving up. A process killed with SIGKILL
    * keeps its lock until the kernel has torn it down (its memory first, then its files), which
-   * may take a moment for a large heap; a restart right after the kill should not fail over that.
+   * may take a moment for a large heap (about 90 ms per GiB measured here); a restart right after
+   * the kill should not fail over that. A second live server is refused once this has passed.
    */
   waitMs?: number;
+  /** Called once when the lock is still busy after a second, with the holder's pid if it wrote one. */
+  onWait?: (holderPid: number | undefined) => void;
 }
 
 /** Another open of the lock file holds it: a second server on the same data folder. */
@@ -58,7 +61,12 @@ export class DataDirLock {
     const fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o600);
     try {
       const deadline = Date.now() + waitMs;
-      for (let delay = 10; !tryLockFile(fd); delay = Math.min(delay * 2, 100)) {
+      let waitingNoticed = false;
+      for (let delay = 10; !lockOrExplain(fd, lockPath); delay = Math.min(delay * 2, 100)) {
+        if (!waitingNoticed && Date.now() >= deadline - waitMs + 1_000) {
+          waitingNoticed = true;
+          options.onWait?.(readPid(lockPath));
+        }
         if (Date.now() >= deadline) throw new DataDirInUseError(dataDir, lockPath, readPid(lockPath));
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
@@ -87,6 +95,19 @@ export class DataDirLock {
     }
   }
 }
+
+/** {@link tryLockFile}, with the lock file named when the file system cannot lock at all. */
+function lockOrExplain(fd: number, lockPath: string): boolean {
+  try {
+    return tryLockFile(fd);
+  } catch (error) {
+    if (error instanceof LockUnsupportedError) throw new DataDirLockError(`cannot lock ${lockPath}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The data folder cannot be locked at all (see {@link LockUnsupportedError}): refused, with the path. */
+export class DataDirLockError extends Error {}
 
 function readPid(lockPath: string): number | undefined {
   try {

@@ -2,6 +2,8 @@ import { HttpException } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { json } from 'express';
+import { CredentialVerifier } from '@vectorstore/auth';
+import { credentialFromRequest } from '../auth/http/credential-from-request';
 import { normalisePathMiddleware, restBodyMiddleware } from './rest/rest-body.middleware';
 import { isAuthRoute } from './rest/rest-routes';
 import { RequestMetrics } from './metrics/request-metrics';
@@ -22,7 +24,7 @@ export function configureHttp(app: NestExpressApplication): void {
   app.disable('x-powered-by');
   app.use(normalisePathMiddleware);
   app.use(requestMetricsMiddleware(app.get(RequestMetrics)));
-  app.use(bodyByRoute);
+  app.use(bodyForAuthenticated(app.get(CredentialVerifier)));
   app.use(bodyParserErrors);
 }
 
@@ -30,13 +32,27 @@ const authJson = json({ limit: JSON_BODY_LIMIT });
 
 /** A snapshot upload is multipart and may be large: its route streams it to disk itself. */
 const isSnapshotUpload = (request: Request): boolean =>
-  request.method === 'POST' && /^\/collections\/[^/]+\/snapshots\/upload$/.test(request.path);
+  request.method === 'POST' && /^\/collections\/[^/]+\/snapshots\/upload$/i.test(request.path);
 
-const bodyByRoute: RequestHandler = (request, response, next) => {
-  if (isSnapshotUpload(request)) next();
-  else if (isAuthRoute(request.path)) authJson(request, response, next);
-  else restBodyMiddleware(request, response, next);
-};
+/**
+ * Reads a Qdrant API body only for a caller whose credential is valid. Guards run after middleware, so
+ * without this an anonymous client could make the server buffer and parse 32 MiB per request before
+ * its 401. A caller without a valid credential gets no body read; the guard then answers 401 as usual.
+ * (Access by operation is still the guard's decision.) The login and refresh routes are open by
+ * nature and have their own 1 MB limit.
+ */
+function bodyForAuthenticated(verifier: CredentialVerifier): RequestHandler {
+  return (request, response, next) => {
+    if (isAuthRoute(request.path)) {
+      authJson(request, response, next);
+      return;
+    }
+    verifier.verify(credentialFromRequest(request) ?? undefined).then(
+      () => (isSnapshotUpload(request) ? next() : restBodyMiddleware(request, response, next)),
+      () => next(),
+    );
+  };
+}
 
 const bodyParserErrors: ErrorRequestHandler = (error: unknown, _request, _response, next) => {
   const { status, type, message } = (error ?? {}) as { status?: unknown; type?: unknown; message?: unknown };

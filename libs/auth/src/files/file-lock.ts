@@ -76,7 +76,7 @@ export class FileLock {
 /** Whether `lockPath` still names the file open in `handle`. */
 async function isAt(handle: fs.FileHandle, lockPath: string): Promise<boolean> {
   try {
-    const [open, named] = await Promise.all([handle.stat(), fs.stat(lockPath)]);
+    const [open, named] = await Promise.all([handle.stat({ bigint: true }), fs.stat(lockPath, { bigint: true })]);
     return open.ino === named.ino && open.dev === named.dev;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;

@@ -16,8 +16,12 @@ export function requestMetricsMiddleware(metrics: RequestMetrics): RequestHandle
       const endpoint = routePattern(request);
       if (!endpoint) return;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // A collection label only for answers that succeeded: names in refused requests (401, 403, 404) are
+      // the client's choice, and each new label is a new series held in memory forever.
       const collection =
-        typeof request.params?.collection_name === 'string' ? request.params.collection_name : undefined;
+        response.statusCode < 400 && typeof request.params?.collection_name === 'string'
+          ? request.params.collection_name
+          : undefined;
       metrics.recordRest(request.method, endpoint, response.statusCode, seconds, collection);
     });
     next();

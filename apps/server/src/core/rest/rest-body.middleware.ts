@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { raw } from 'express';
-import { parseRestJson } from './rest-json';
+import { parseRestJson, RestJsonFormatError } from './rest-json';
 
 /** Qdrant's `service.max_request_size_mb` default: larger bodies are refused with 400. */
 export const REST_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -15,6 +15,9 @@ function isJsonType(contentType: string | undefined): boolean {
 function reject(response: Response, message: string): void {
   response.status(400).json({ status: { error: message }, time: 0 });
 }
+
+/** serde refuses bytes that are not UTF-8; Buffer#toString would silently replace them. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const readRaw = raw({ type: () => true, limit: REST_BODY_LIMIT_BYTES });
 
@@ -47,13 +50,22 @@ export const restBodyMiddleware: RequestHandler = (request: Request, response: R
       reject(response, 'Content type error');
       return;
     }
+    let text: string;
     try {
-      request.body = parseRestJson(bytes.toString('utf8'));
+      text = utf8.decode(bytes);
+    } catch {
+      reject(response, 'Format error in JSON body: invalid UTF-8');
+      return;
+    }
+    try {
+      request.body = parseRestJson(text);
     } catch (parseError) {
       const detail =
-        parseError instanceof RangeError
-          ? 'recursion limit exceeded'
-          : (parseError as Error).message || 'malformed JSON';
+        parseError instanceof RestJsonFormatError || parseError instanceof SyntaxError
+          ? parseError.message
+          : parseError instanceof RangeError
+            ? 'recursion limit exceeded'
+            : 'malformed JSON';
       reject(response, `Format error in JSON body: ${detail}`);
       return;
     }

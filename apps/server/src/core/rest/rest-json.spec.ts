@@ -1,5 +1,5 @@
 import { LosslessNumber, stringify } from 'lossless-json';
-import { f32ArrayText, f32Text, parseRestJson, RestRawJson, stringifyRestJson } from './rest-json';
+import { f32ArrayText, f32Text, parseRestJson, RestJsonFormatError, RestRawJson, stringifyRestJson } from './rest-json';
 
 /** The slow twin of the shortest-f32 search: every precision from 1 to 9, in order. */
 function shortestByScan(value: number): string {
@@ -58,5 +58,25 @@ describe('f32ArrayText', () => {
   it('should write a vector as a JSON array of shortest texts', () => {
     expect(f32ArrayText(Float32Array.from([0.1, 0.25, -3])).text).toBe('[0.1,0.25,-3]');
     expect(f32ArrayText([]).text).toBe('[]');
+  });
+});
+
+describe('parseRestJson limits (as serde_json)', () => {
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+  it('reads 128 levels of nesting and refuses 129', () => {
+    expect(() => parseRestJson(nested(128))).not.toThrow();
+    expect(() => parseRestJson(nested(129))).toThrow(RestJsonFormatError);
+    expect(() => parseRestJson(`{"a":${nested(5000)}}`)).toThrow('recursion limit exceeded');
+  });
+
+  it('does not count brackets inside strings', () => {
+    expect(parseRestJson(JSON.stringify({ s: '['.repeat(1000) + '\\"{' }))).toEqual({ s: '['.repeat(1000) + '\\"{' });
+  });
+
+  it('refuses numbers beyond the double range, keeps big integers exact', () => {
+    expect(() => parseRestJson('{"e":1e400}')).toThrow('number out of range');
+    expect(() => parseRestJson('[-1e400]')).toThrow(RestJsonFormatError);
+    expect(parseRestJson('[18446744073709551615, 1.5e300]')).toEqual([18446744073709551615n, 1.5e300]);
   });
 });

@@ -1,12 +1,43 @@
 import { JsonValue } from '@vectorstore/common';
 import { isInteger, LosslessNumber, parse } from 'lossless-json';
 
+/** Qdrant's JSON reader (serde_json) stops at 128 levels of nesting. */
+export const REST_JSON_MAX_DEPTH = 128;
+
+/** A body that is JSON but not one Qdrant would read: answered 400 `Format error in JSON body: …`. */
+export class RestJsonFormatError extends Error {}
+
 /**
  * Parses a REST body: integers become `bigint` (exact up to 2^64−1 and beyond, so ids and u64
  * fields are never rounded), other numbers doubles. Payload and metadata keep int vs float this way.
+ * Nesting deeper than {@link REST_JSON_MAX_DEPTH} and numbers beyond the double range are refused as
+ * serde refuses them: deep values would later overflow the stack wherever they are walked (flush,
+ * snapshots, answers), and JSON cannot carry an infinity back.
  */
 export function parseRestJson(text: string): unknown {
-  return parse(text, null, (value: string) => (isInteger(value) ? BigInt(value) : Number(value)));
+  checkNesting(text);
+  return parse(text, null, (value: string) => {
+    if (isInteger(value)) return BigInt(value);
+    const number = Number(value);
+    if (!Number.isFinite(number)) throw new RestJsonFormatError(`number out of range: ${value.slice(0, 40)}`);
+    return number;
+  });
+}
+
+/** One pass over the text, outside strings, counting open brackets. */
+function checkNesting(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > REST_JSON_MAX_DEPTH) throw new RestJsonFormatError('recursion limit exceeded');
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
 }
 
 /** JSON text written into an answer as it is (see {@link stringifyRestJson}): pre-encoded parts of large answers. */

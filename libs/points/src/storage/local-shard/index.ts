@@ -1,4 +1,5 @@
 export { LocalShard } from './local-shard';
 export type { LocalShardOptions } from './local-shard';
 export type { FieldIndexSchema } from './field-index-schema';
-export type { PointRef, ShardHit } from './shard-query';
+export type { PointRef } from './shard-points';
+export type { ShardHit } from './shard-search';

@@ -13,15 +13,8 @@ import { FieldIndexSchema } from './field-index-schema';
 import { applyOperation } from './operation-dispatch';
 import { OptimizationStatus } from './optimization-status';
 import { FlushSource, ShardManifest } from './shard-manifest';
-import {
-  findPoint,
-  indexedVectorCount,
-  livePointCount,
-  PointRef,
-  searchSegments,
-  selectPoints,
-  ShardHit,
-} from './shard-query';
+import { findPoint, indexedVectorCount, livePointCount, PointRef, selectPoints } from './shard-points';
+import { searchSegments, ShardHit } from './shard-search';
 import { ShardSegments } from './shard-segments';
 import { ShardWal } from './shard-wal';
 

@@ -6,7 +6,7 @@ import { NamedVectors } from '../../model/vectors.model';
 import { Segment } from '../segment';
 import { FieldIndexSchema } from './field-index-schema';
 import { deleteKeys, omitVectors, setAtPath } from './point-edits';
-import { findPoint, PointRef, selectPoints } from './shard-query';
+import { findPoint, PointRef, selectPoints } from './shard-points';
 import { ShardSegments } from './shard-segments';
 import { tagOperation } from './tagged-operation';
 

@@ -1,3 +1,3 @@
 export { Segment } from './segment';
 export type { SegmentPoint } from './segment';
-export type { SlotPredicate } from './segment-query';
+export type { SlotPredicate } from './segment-filter';

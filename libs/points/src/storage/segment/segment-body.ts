@@ -14,7 +14,7 @@ import { IdTracker } from './id-tracker';
 import { PayloadSizes } from './payload-sizes';
 import { FilePayloads, MemoryPayloads, PayloadStore } from './payload-store';
 import { SegmentParts } from './segment-parts';
-import { forEachLivePayload } from './segment-query';
+import { forEachLivePayload } from './segment-filter';
 import { VectorStores } from './vector-stores';
 
 /** What a segment is besides its parts: saved in its body with them. */

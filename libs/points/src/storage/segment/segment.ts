@@ -23,10 +23,10 @@ import {
   forEachLivePayload,
   matchingSlots,
   pointView,
-  searchVectors,
   SlotPredicate,
   slotMatches,
-} from './segment-query';
+} from './segment-filter';
+import { searchVectors } from './segment-search';
 import { VectorStores } from './vector-stores';
 
 /** A point as the optimizer copies it between segments. */

@@ -1,19 +1,11 @@
-import { Filter } from '../../model/filter.model';
 import { PointId } from '../../model/point-id.model';
-import { SearchParams } from '../../model/query.model';
 import { PointsSelector } from '../../model/selectors.model';
-import { Vector } from '../../model/vectors.model';
-import { Segment, SlotPredicate } from '../segment';
+import { Segment } from '../segment';
 
 /** A point found in a segment. */
 export interface PointRef {
   segment: Segment;
   slot: number;
-}
-
-/** A search hit inside a shard. */
-export interface ShardHit extends PointRef {
-  score: number;
 }
 
 /** Where a live point is among `segments`, if anywhere. */
@@ -51,28 +43,4 @@ export function indexedVectorCount(segments: readonly Segment[]): number {
     }
   }
   return count;
-}
-
-/**
- * The `k` best hits for a query on vector space `name` among points passing `filter`, best
- * first. `higherIsBetter` orders scores (false for distances).
- */
-export function searchSegments(
-  segments: readonly Segment[],
-  name: string,
-  query: Vector,
-  k: number,
-  filter: Filter | undefined,
-  params: SearchParams | undefined,
-  higherIsBetter: boolean,
-): ShardHit[] {
-  const hits: ShardHit[] = [];
-  for (const segment of segments) {
-    if (segment.pointCount === 0) continue;
-    const allowed: SlotPredicate | undefined = filter ? segment.filterPredicate(filter) : undefined;
-    const found = segment.search(name, query, k, allowed, params);
-    for (let i = 0; i < found.slots.length; i++) hits.push({ segment, slot: found.slots[i], score: found.scores[i] });
-  }
-  hits.sort((a, b) => (higherIsBetter ? b.score - a.score : a.score - b.score));
-  return hits.slice(0, k);
 }

@@ -1,9 +1,6 @@
 import { JsonObject } from '@vectorstore/common';
 import { matchesFilter, PointView } from '../../filter/filter-evaluator';
 import { Filter } from '../../model/filter.model';
-import { SearchParams } from '../../model/query.model';
-import { Vector } from '../../model/vectors.model';
-import { SlotHits } from '../vectors/segment-vectors';
 import { SegmentParts } from './segment-parts';
 
 /** A point slot predicate: true for live points that pass a filter. */
@@ -94,18 +91,4 @@ export function estimateMatches(
   if (!filter) return { min: live, exp: live, max: live };
   const e = parts.payloadIndexes.estimate(filter, parts.ids.size);
   return { min: Math.min(e.min, live), exp: Math.min(e.exp, live), max: Math.min(e.max, live) };
-}
-
-/** The `k` best slots for a query on vector space `name` among `allowed` ones (all live points when absent). */
-export function searchVectors(
-  parts: SegmentParts,
-  name: string,
-  query: Vector,
-  k: number,
-  allowed: SlotPredicate | undefined,
-  params: SearchParams | undefined,
-): SlotHits {
-  const store = parts.vectors.get(name);
-  if (!store || k <= 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
-  return store.search(query, k, allowed, params);
 }
