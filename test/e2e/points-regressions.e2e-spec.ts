@@ -110,6 +110,28 @@ describe('Points regressions found in review (e2e)', () => {
     expect(
       await code(call(points, 'Search', { collectionName: 'line', vector: [0, 0], limit: 1, params: { hnswEf: 0 } })),
     ).toBe(grpc.status.INVALID_ARGUMENT);
+    // Qdrant refuses oversampling below 1 too; the engine's message is kept (the library translates it).
+    const oversampling = await call(points, 'Search', {
+      collectionName: 'line',
+      vector: [0, 0],
+      limit: 1,
+      params: { quantization: { oversampling: 0.5 } },
+    }).catch((e: grpc.ServiceError) => e);
+    expect(oversampling).toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: 'Validation error in body: [oversampling: expected a number >= 1, got 0.5]',
+    });
+    // The same request over REST: a validation error (422), never a 500.
+    const rest = await fetch(`${server.httpUrl}/collections/line/points/search`, {
+      method: 'POST',
+      headers: { 'api-key': server.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ vector: [0, 0], limit: 1, params: { quantization: { oversampling: 0.5 } } }),
+    });
+    expect(rest.status).toBe(422);
+    expect(await rest.json()).toEqual({
+      status: { error: 'Validation error in JSON body: [oversampling: expected a number >= 1, got 0.5]' },
+      time: 0,
+    });
     expect(
       await code(
         call(points, 'Query', { collectionName: 'line', query: { recommend: { positive: [], negative: [] } } }),

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { createCollectionsClient, credentials, unary } from './support/grpc-clients';
+import { createCollectionsClient, createPointsClient, credentials, unary } from './support/grpc-clients';
 import { RunningServer, startServer } from './support/server-harness';
 
 // The official REST client, unchanged (CommonJS build; runs on Node 20 despite its engines field).
@@ -188,6 +188,161 @@ describe('Qdrant REST API (e2e)', () => {
     });
   });
 
+  describe('collection config details', () => {
+    it('should read the field aliases Qdrant reads', async () => {
+      const created = await http(
+        'PUT',
+        '/collections/aliased',
+        JSON.stringify({
+          vectors: { v: { size: 2, distance: 'Dot', quantization: { scalar: { type: 'int8', quantile: 0.9 } } } },
+          quantization: { scalar: { type: 'int8', quantile: 0.5 } },
+          optimizer_config: { indexing_threshold_kb: 1234 },
+          hnsw_config: { full_scan_threshold_kb: 77 },
+        }),
+      );
+      expect(created.status).toBe(200);
+      const config = (await client.getCollection('aliased')).config as unknown as {
+        params: { vectors: { v: { quantization_config: unknown } } };
+        quantization_config: unknown;
+        optimizer_config: { indexing_threshold: number };
+        hnsw_config: { full_scan_threshold: number };
+      };
+      expect(config.params.vectors.v.quantization_config).toEqual({ scalar: { type: 'int8', quantile: 0.9 } });
+      expect(config.quantization_config).toEqual({ scalar: { type: 'int8', quantile: 0.5 } });
+      expect(config.optimizer_config.indexing_threshold).toBe(1234);
+      expect(config.hnsw_config.full_scan_threshold).toBe(77);
+    });
+
+    it('should warn, as Qdrant does, about inline_storage it ignores', async () => {
+      await client.createCollection('inline', {
+        vectors: { a: { size: 2, distance: 'Dot', hnsw_config: { inline_storage: true } } },
+      });
+      const info = (await http('GET', '/collections/inline')).json().result as {
+        warnings?: Array<{ message: string }>;
+      };
+      expect(info.warnings).toEqual([
+        {
+          message:
+            "The `hnsw_config.inline_storage` option for vector 'a' requires quantization to be enabled. This option will be ignored.",
+        },
+      ]);
+      const plain = (await http('GET', '/collections/aliased')).json().result as object;
+      expect(plain).not.toHaveProperty('warnings');
+    });
+  });
+
+  describe('memory placements (Qdrant 1.19)', () => {
+    it('should record them, report them on both transports, and refuse pinned vectors and payloads', async () => {
+      const created = await http(
+        'PUT',
+        '/collections/placed',
+        JSON.stringify({
+          vectors: {
+            size: 4,
+            distance: 'Dot',
+            memory: 'cold',
+            hnsw_config: { memory: 'cached' },
+            quantization_config: { scalar: { type: 'int8', memory: 'pinned' } },
+          },
+          sparse_vectors: { sparse: { index: { memory: 'cold' } } },
+          payload: { memory: 'cached' },
+        }),
+      );
+      expect(created.status).toBe(200);
+      const params = (await client.getCollection('placed')).config.params as unknown as {
+        vectors: Record<string, unknown>;
+        payload: unknown;
+        sparse_vectors: Record<string, { index: unknown }>;
+      };
+      expect(params.vectors).toMatchObject({
+        memory: 'cold',
+        hnsw_config: { memory: 'cached' },
+        quantization_config: { scalar: { type: 'int8', memory: 'pinned' } },
+      });
+      expect(params.sparse_vectors.sparse.index).toEqual({ memory: 'cold' });
+      expect(params.payload).toEqual({ memory: 'cached' });
+
+      const got = await unary<
+        object,
+        {
+          result: {
+            config: {
+              params: { payload: unknown; vectorsConfig: { params: { memory: string; hnswConfig: unknown } } };
+            };
+          };
+        }
+      >(grpcCollections, 'Get', { collectionName: 'placed' });
+      expect(got.result.config.params.payload).toMatchObject({ memory: 'Cached' });
+      expect(got.result.config.params.vectorsConfig.params).toMatchObject({
+        memory: 'Cold',
+        hnswConfig: { memory: 'Cached' },
+      });
+
+      const patched = await http(
+        'PATCH',
+        '/collections/placed',
+        JSON.stringify({ vectors: { '': { memory: 'cached' } }, params: { payload: { memory: 'cold' } } }),
+      );
+      expect(patched.status).toBe(200);
+      const after = (await client.getCollection('placed')).config.params as unknown as {
+        vectors: { memory: string };
+        payload: unknown;
+      };
+      expect(after.vectors.memory).toBe('cached');
+      expect(after.payload).toEqual({ memory: 'cold' });
+
+      for (const body of [
+        { vectors: { size: 4, distance: 'Dot', memory: 'pinned' } },
+        { vectors: { size: 4, distance: 'Dot' }, payload: { memory: 'pinned' } },
+      ]) {
+        const refused = await http('PUT', '/collections/pinned', JSON.stringify(body));
+        expect(refused.status).toBe(422);
+        expect(refused.text).toContain('`pinned` memory placement is not supported');
+      }
+      const index = await http(
+        'PUT',
+        '/collections/placed/index?wait=true',
+        JSON.stringify({ field_name: 'k', field_schema: { type: 'keyword', memory: 'cold' } }),
+      );
+      expect(index.status).toBe(200);
+      const schema = (await client.getCollection('placed')).payload_schema as Record<string, { params?: unknown }>;
+      expect(schema.k.params).toEqual({ type: 'keyword', memory: 'cold' });
+    });
+
+    it('should take them over gRPC too, with the same rules', async () => {
+      // The vectorstore package path, so the /qdrant.Collections/Create count the metrics test reads stays 1.
+      const collections = createCollectionsClient(
+        server.grpcAddress,
+        credentials(server.apiKey),
+      ) as unknown as grpc.Client;
+      await unary(collections, 'Create', {
+        collectionName: 'placed-grpc',
+        vectorsConfig: { params: { size: 2, distance: 'Dot', memory: 'Cold' } },
+        payload: { memory: 'Cold' },
+      });
+      const params = (await client.getCollection('placed-grpc')).config.params as unknown as Record<string, unknown>;
+      expect(params.vectors).toMatchObject({ memory: 'cold' });
+      expect(params.payload).toEqual({ memory: 'cold' });
+      const refused = await unary(collections, 'Create', {
+        collectionName: 'pinned-grpc',
+        vectorsConfig: { params: { size: 2, distance: 'Dot', memory: 'Pinned' } },
+      }).catch((e: grpc.ServiceError) => e);
+      expect(refused).toMatchObject({
+        code: grpc.status.INVALID_ARGUMENT,
+        details:
+          'Validation error in body: [vectors_config.params.memory: `pinned` memory placement is not supported for dense vector storage]',
+      });
+      collections.close();
+    });
+
+    it('should report no placement where none was given', async () => {
+      await client.createCollection('unplaced', { vectors: { size: 4, distance: 'Dot', on_disk: true } });
+      const params = (await client.getCollection('unplaced')).config.params as unknown as Record<string, unknown>;
+      expect(params.vectors).not.toHaveProperty('memory');
+      expect(params).not.toHaveProperty('payload');
+    });
+  });
+
   describe('wire details (raw HTTP)', () => {
     it('should wrap results in {result, status, time}', async () => {
       const answer = await http('GET', '/collections');
@@ -259,6 +414,62 @@ describe('Qdrant REST API (e2e)', () => {
         /^Validation error in query parameters: \[timeout: value 0 invalid/,
       ],
       [
+        'a new collection name Qdrant refuses, in the path',
+        'PUT',
+        '/collections/a:b',
+        '{"vectors": {"size": 4, "distance": "Dot"}}',
+        422,
+        /^Validation error in path parameters: \[collection_name: collection name cannot contain ":" char\]$/,
+      ],
+      [
+        'a collection name that no collection can have, in the path (before the body is decoded)',
+        'PATCH',
+        '/collections/a%2Fb',
+        '{"vectors": 1}',
+        422,
+        /^Validation error in path parameters: \[collection_name: collection name cannot contain "\/" char\]$/,
+      ],
+      [
+        'a too long collection name in the path of another feature',
+        'GET',
+        `/collections/${'x'.repeat(256)}/cluster`,
+        undefined,
+        422,
+        /^Validation error in path parameters: \[collection_name: length 256 invalid, must be from 1 to 255 characters\]$/,
+      ],
+      [
+        'a collection name no collection can have, on a points route',
+        'POST',
+        '/collections/a%2Fb/points/scroll',
+        '{}',
+        422,
+        /^Validation error in path parameters: \[collection_name: collection name cannot contain "\/" char\]$/,
+      ],
+      [
+        'a field index without a schema',
+        'PUT',
+        '/collections/exact/index',
+        '{"field_name": "a"}',
+        400,
+        /^Bad request: Can't auto-detect field type, please specify `field_schema` in the request$/,
+      ],
+      [
+        'an integer index with neither lookups nor ranges',
+        'PUT',
+        '/collections/exact/index',
+        '{"field_name": "n", "field_schema": {"type": "integer", "lookup": false, "range": false}}',
+        422,
+        /^Validation error in JSON body: \[field_schema.lookup: Validation error: the 'lookup' and 'range' capabilities can't be both disabled\]$/,
+      ],
+      [
+        'a turbo4 sparse index',
+        'PUT',
+        '/collections/bad',
+        '{"sparse_vectors": {"text": {"index": {"datatype": "turbo4"}}}}',
+        422,
+        /sparse vectors do not support the `turbo4` datatype/,
+      ],
+      [
         'wait=1',
         'PUT',
         '/collections/exact/index?wait=1',
@@ -283,6 +494,14 @@ describe('Qdrant REST API (e2e)', () => {
         /already exists/,
       ],
       ['a standalone cluster operation', 'POST', '/cluster/recover', '{}', 405, /standalone mode/],
+      [
+        'a shard transfer to itself (checked before the standalone refusal, as on gRPC)',
+        'POST',
+        '/collections/exact/cluster',
+        '{"move_shard": {"shard_id": 0, "from_peer_id": 1, "to_peer_id": 1}}',
+        422,
+        /^Validation error in JSON body: \[move_shard.to_peer_id: cannot transfer shard to itself, "to_peer_id" must be different than 1 in "from_peer_id"\]$/,
+      ],
       [
         'a peer transfer',
         'POST',
@@ -361,6 +580,65 @@ describe('Qdrant REST API (e2e)', () => {
       expect(level0.requests.rest.responses['PUT /collections/{collection_name}']['200'].count).toBeGreaterThan(0);
       const level2 = (await http('GET', '/telemetry?details_level=2')).json().result as Telemetry;
       expect(Object.keys(level2.collections).sort()).toEqual(['collections', 'number_of_collections', 'snapshots']);
+    });
+
+    it('should report each shard from level 3, with the last applied operation of its update queue', async () => {
+      interface ShardTelemetry {
+        id: number;
+        local: { status: string; num_points: number; update_queue: { length: number; op_num: number } } & object;
+        remote: unknown[];
+        replicate_states: Record<string, string>;
+      }
+      const shardsOf = async (level: number): Promise<ShardTelemetry[] | undefined> => {
+        const result = (await http('GET', `/telemetry?details_level=${level}`)).json().result as {
+          collections: { collections: Array<{ id: string; shards?: ShardTelemetry[] }> };
+        };
+        return result.collections.collections.find((c) => c.id === 'queued')?.shards;
+      };
+      await client.createCollection('queued', { vectors: { size: 2, distance: 'Dot' } });
+      expect(await shardsOf(2)).toBeUndefined();
+      const [empty] = (await shardsOf(10))!;
+      expect(empty).toMatchObject({ id: 0, key: null, remote: [], local: { status: 'green', num_points: 0 } });
+      expect(Object.keys(empty).sort()).toEqual([
+        'id',
+        'key',
+        'local',
+        'partial_snapshot',
+        'remote',
+        'replicate_states',
+      ]);
+      expect(Object.keys(empty.local).sort()).toEqual([
+        'async_scorer',
+        'num_points',
+        'num_vectors',
+        'num_vectors_by_name',
+        'optimizations',
+        'payloads_size_bytes',
+        'status',
+        'total_optimized_points',
+        'update_queue',
+        'variant_name',
+        'vectors_size_bytes',
+      ]);
+      expect(empty.local.update_queue).toEqual({ length: 0, op_num: 0 });
+      expect(Object.values(empty.replicate_states)).toEqual(['Active']);
+      const points = createPointsClient(server.grpcAddress, credentials(server.apiKey));
+      for (const id of [1, 2]) {
+        await unary(points, 'Upsert', {
+          collectionName: 'queued',
+          wait: true,
+          points: [{ id: { num: id }, vectors: { vector: { dense: { data: [1, 0] } } } }],
+        });
+        const [shard] = (await shardsOf(3))!;
+        expect(shard.local.update_queue).toEqual({ length: 0, op_num: id });
+        expect(shard.local.num_points).toBe(id);
+        expect(shard.local).toMatchObject({
+          num_vectors: id,
+          num_vectors_by_name: { '': id },
+          vectors_size_bytes: id * 8,
+        });
+      }
+      points.close();
     });
   });
 });

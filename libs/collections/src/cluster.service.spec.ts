@@ -3,7 +3,7 @@ import { AliasesService } from './aliases.service';
 import { CollectionCatalog } from './catalog/collection-catalog';
 import { ClusterService } from './cluster.service';
 import { CollectionsService } from './collections.service';
-import { EmptyCollectionStatsProvider } from './stats/collection-stats.provider';
+import { EmptyCollectionStatsProvider, emptyShardStats } from './stats/collection-stats.provider';
 import {
   collectionsFixture,
   domainErrorOf,
@@ -37,9 +37,9 @@ describe(ClusterService.name, () => {
         peerId: PEER_ID,
         shardCount: 3,
         localShards: [
-          { shardId: 0, state: 'Active', pointsCount: 0 },
-          { shardId: 1, state: 'Active', pointsCount: 0 },
-          { shardId: 2, state: 'Active', pointsCount: 0 },
+          { shardId: 0, state: 'Active', ...emptyShardStats() },
+          { shardId: 1, state: 'Active', ...emptyShardStats() },
+          { shardId: 2, state: 'Active', ...emptyShardStats() },
         ],
       });
     });
@@ -50,8 +50,20 @@ describe(ClusterService.name, () => {
       expect(cluster.clusterInfo('one')).toEqual({
         peerId: PEER_ID,
         shardCount: 1,
-        localShards: [{ shardId: 0, state: 'Active', pointsCount: 0 }],
+        localShards: [{ shardId: 0, state: 'Active', ...emptyShardStats() }],
       });
+    });
+
+    it("should report each shard's live state from the stats provider", () => {
+      const live = { ...emptyShardStats(), pointsCount: 5, appliedOpNum: 9, status: 'Yellow' as const };
+      const reporting = new ClusterService(catalog, PEER_ID, {
+        statsFor: (record) => ({ ...new EmptyCollectionStatsProvider().statsFor(record), shards: { 1: live } }),
+      });
+
+      const [first, second] = reporting.clusterInfo('auto').localShards;
+
+      expect(first).toEqual({ shardId: 0, state: 'Active', ...emptyShardStats() });
+      expect(second).toEqual({ shardId: 1, state: 'Active', ...live });
     });
 
     it('should sort local shards by id', async () => {
@@ -257,6 +269,41 @@ describe(ClusterService.name, () => {
       expect((await rejectionOf(cluster.deleteShardKey('custom', { keyword: 'a' }, 0))).kind).toBe(
         ErrorKind.InvalidArgument,
       );
+    });
+  });
+
+  describe('updateClusterSetup', () => {
+    it('should create and delete shard keys', async () => {
+      await expect(
+        cluster.updateClusterSetup('custom', { createShardKey: { shardKey: { keyword: 'a' }, shardsNumber: 1 } }),
+      ).resolves.toBe(true);
+      expect(cluster.listShardKeys('custom')).toEqual([{ keyword: 'a' }]);
+      await expect(cluster.updateClusterSetup('custom', { deleteShardKey: { keyword: 'a' } })).resolves.toBe(true);
+      expect(cluster.listShardKeys('custom')).toEqual([]);
+    });
+
+    it('should refuse a peer operation as standalone once its request is valid', async () => {
+      const transfer = { shardId: 0, fromPeerId: '1', toPeerId: '2' };
+      const error = await rejectionOf(cluster.updateClusterSetup('auto', { peerOperation: 'moveShard', transfer }));
+      expect(error.kind).toBe(ErrorKind.Unimplemented);
+    });
+
+    it('should refuse a transfer of a shard to itself first, in Qdrant words, with timeout 0 too', async () => {
+      const transfer = { shardId: 0, fromPeerId: '7', toPeerId: '7' };
+      const error = await rejectionOf(
+        cluster.updateClusterSetup('auto', { peerOperation: 'replicateShard', transfer }, 0),
+      );
+      expect(error.kind).toBe(ErrorKind.InvalidArgument);
+      expect(error.validationIssues).toEqual([
+        'timeout: value 0 invalid, must be 1 or larger',
+        'replicate_shard.to_peer_id: cannot transfer shard to itself, "to_peer_id" must be different than 7 in "from_peer_id"',
+      ]);
+    });
+
+    it('should allow the same peer when the target shard differs', async () => {
+      const transfer = { shardId: 0, fromPeerId: '7', toPeerId: '7', toShardId: 1 };
+      const error = await rejectionOf(cluster.updateClusterSetup('auto', { peerOperation: 'abortTransfer', transfer }));
+      expect(error.kind).toBe(ErrorKind.Unimplemented);
     });
   });
 

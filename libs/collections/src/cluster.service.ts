@@ -11,8 +11,14 @@ import {
   shardKeyEquals,
 } from './model/cluster.model';
 import { CollectionRecord } from './model/collection.model';
-import { CreateShardKeyRequest, PeerMembershipOperation, PeerTransferOperation } from './model/requests.model';
-import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
+import {
+  ClusterSetupOperation,
+  CreateShardKeyRequest,
+  PeerMembershipOperation,
+  PeerTransferOperation,
+  ShardTransfer,
+} from './model/requests.model';
+import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider, emptyShardStats } from './stats/collection-stats.provider';
 import { checkCollectionNameReference } from './validation/name.rules';
 
 /** A single node holds every shard; this is the most shards one key may ask for. */
@@ -33,13 +39,13 @@ export class ClusterService {
   clusterInfo(collectionName: string): CollectionClusterInfo {
     checkName(collectionName);
     const record = this.catalog.require(collectionName);
-    const { shardPoints } = this.stats.statsFor(record);
+    const { shards } = this.stats.statsFor(record);
     return {
       peerId: this.peerId,
       shardCount: record.shards.length,
       localShards: [...record.shards]
         .sort((a, b) => a.shardId - b.shardId)
-        .map((shard) => ({ ...shard, pointsCount: shardPoints[shard.shardId] ?? 0 })),
+        .map((shard) => ({ ...(shards[shard.shardId] ?? emptyShardStats()), ...shard })),
     };
   }
 
@@ -111,10 +117,52 @@ export class ClusterService {
     return true;
   }
 
+  /**
+   * One change of the cluster setup. The request is validated first (timeout, a transfer to the
+   * shard itself), as Qdrant does, then shard keys are changed and peer operations refused.
+   */
+  async updateClusterSetup(
+    collectionName: string,
+    operation: ClusterSetupOperation,
+    timeout?: number,
+  ): Promise<boolean> {
+    const issues = new ValidationIssues();
+    issues.range('timeout', timeout, 1);
+    if ('peerOperation' in operation && operation.transfer) {
+      checkTransferPeers(issues, PEER_OPERATION_FIELDS[operation.peerOperation], operation.transfer);
+    }
+    issues.throwIfAny();
+    if ('createShardKey' in operation) return this.createShardKey(collectionName, operation.createShardKey, timeout);
+    if ('deleteShardKey' in operation) return this.deleteShardKey(collectionName, operation.deleteShardKey, timeout);
+    return this.rejectPeerOperation(operation.peerOperation);
+  }
+
   /** Operations that need a second peer. */
   rejectPeerOperation(operation: PeerTransferOperation | PeerMembershipOperation): never {
     throw DomainError.unimplemented(`Vectorstore is running in standalone mode: ${operation} needs distributed mode`);
   }
+}
+
+/** Each peer operation's field in Qdrant's request, which validation messages name. */
+const PEER_OPERATION_FIELDS: Record<PeerTransferOperation, string> = {
+  moveShard: 'move_shard',
+  replicateShard: 'replicate_shard',
+  abortTransfer: 'abort_transfer',
+  dropReplica: 'drop_replica',
+  restartTransfer: 'restart_transfer',
+  replicatePoints: 'replicate_points',
+  startResharding: 'start_resharding',
+  abortResharding: 'abort_resharding',
+};
+
+/** A shard cannot be transferred to itself: same peer and same shard (Qdrant's rule and words). */
+function checkTransferPeers(issues: ValidationIssues, path: string, transfer: ShardTransfer): void {
+  if (transfer.fromPeerId !== transfer.toPeerId) return;
+  if (transfer.toShardId !== undefined && transfer.toShardId !== transfer.shardId) return;
+  issues.add(
+    `${path}.to_peer_id`,
+    `cannot transfer shard to itself, "to_peer_id" must be different than ${transfer.fromPeerId} in "from_peer_id"`,
+  );
 }
 
 function resolveDraft(draft: CatalogState, name: string): CollectionRecord {

@@ -144,7 +144,7 @@ describe(CollectionsService.name, () => {
         warnings: [],
         updateQueueLength: 0,
       });
-      expect(info).not.toHaveProperty('shardPoints');
+      expect(info).not.toHaveProperty('shards');
       expect(info.config.hnswConfig.m).toBe(16);
       expect(info.config.params.onDiskPayload).toBe(true);
     });
@@ -354,6 +354,23 @@ describe(CollectionsService.name, () => {
 
       expect(metadata).toEqual({ big, nested: { list: [big, 1.5, 5] }, ratio: 5, s: 'x' });
       expect(typeof metadata.ratio).toBe('number');
+    });
+
+    it('should keep memory placements across a reload', async () => {
+      await service.create({
+        name: 'placed',
+        vectors: { params: { size: 4, distance: 'Dot', memory: 'Cold', hnswConfig: { memory: 'Cached' } } },
+        sparseVectors: { s: { index: { memory: 'Pinned' } } },
+        payload: { memory: 'Cached' },
+      });
+
+      const config = (await open()).get('placed').config;
+
+      expect(config).toEqual(service.get('placed').config);
+      expect(config.params.payload).toEqual({ memory: 'Cached' });
+      expect(config.params.vectors).toEqual({
+        params: { size: 4, distance: 'Dot', memory: 'Cold', hnswConfig: { memory: 'Cached' } },
+      });
     });
 
     it('should persist deletes', async () => {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { applyCollectionUpdate, buildCollectionConfig } from './config/collection-config.builder';
+import { configWarnings } from './config/config-warnings';
 import { ShardRecord } from './model/cluster.model';
 import { CollectionInfo, CollectionRecord } from './model/collection.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from './model/requests.model';
@@ -56,8 +57,9 @@ export class CollectionsService {
   get(nameOrAlias: string): CollectionInfo {
     checkReference(nameOrAlias);
     const record = this.catalog.require(nameOrAlias);
-    const { shardPoints: _perShard, ...stats } = this.stats.statsFor(record);
-    return { ...stats, config: structuredClone(record.config) };
+    const { shards: _perShard, ...stats } = this.stats.statsFor(record);
+    const warnings = [...stats.warnings, ...configWarnings(record.config)];
+    return { ...stats, warnings, config: structuredClone(record.config) };
   }
 
   /** Collection names, sorted (Qdrant keeps them in an ordered map). */

@@ -8,7 +8,8 @@ export type * from './model/collection.model';
 export type * from './model/payload-index.model';
 export type * from './model/requests.model';
 export { PAYLOAD_SCHEMA_TYPES } from './model/collection.model';
-export { shardKeyEquals, describeShardKey } from './model/cluster.model';
+export { MEMORY_PLACEMENTS } from './model/index-config.model';
+export { shardKeyEquals, describeShardKey, REPLICA_STATES } from './model/cluster.model';
 
 // Services the transports call.
 export { CollectionsModule } from './collections.module';
@@ -17,6 +18,14 @@ export { AliasesService } from './aliases.service';
 export { ClusterService } from './cluster.service';
 export { PEER_ID } from './cluster/node-identity';
 export { VectorNamesService } from './vector-names.service';
+export { validateCollectionName } from './validation/name.rules';
+export { payloadsOnDisk, quantizedAlwaysInMemory, vectorsOnDisk } from './config/memory-placement';
+export {
+  DEFAULT_TOKENIZER,
+  payloadIndexParamsWithDefaults,
+  payloadIndexSchema,
+  type PayloadIndexParamsInput,
+} from './config/payload-index-schema';
 
 // What libs/points builds its storage on: the catalog it follows and the statistics it reports.
 export type { CatalogState } from './catalog/catalog-state';
@@ -26,5 +35,6 @@ export {
   CollectionStatsRegistry,
   EmptyCollectionStatsProvider,
   emptyCollectionStats,
+  emptyShardStats,
   type CollectionStatsProvider,
 } from './stats/collection-stats.provider';

@@ -34,16 +34,8 @@ export class ClusterGrpcController {
   async updateCollectionClusterSetup(
     request: UpdateCollectionClusterSetupRequest__Output,
   ): Promise<UpdateCollectionClusterSetupResponse> {
-    const name = request.collectionName ?? '';
-    const operation = clusterSetupFromProto(request);
-    switch (operation.kind) {
-      case 'createShardKey':
-        return { result: await this.cluster.createShardKey(name, operation.request, operation.timeout) };
-      case 'deleteShardKey':
-        return { result: await this.cluster.deleteShardKey(name, operation.shardKey, operation.timeout) };
-      case 'peerTransfer':
-        return this.cluster.rejectPeerOperation(operation.operation);
-    }
+    const { operation, timeout } = clusterSetupFromProto(request);
+    return { result: await this.cluster.updateClusterSetup(request.collectionName ?? '', operation, timeout) };
   }
 
   @Operation('Collections/CreateShardKey')

@@ -54,15 +54,7 @@ export class ClusterHttpController {
     @Query() query: RestQuery,
   ): Promise<boolean> {
     const timeout = readMetaTimeout(query);
-    const operation = clusterOperationFromRest(body);
-    switch (operation.kind) {
-      case 'createShardKey':
-        return this.cluster.createShardKey(name, operation.request, timeout);
-      case 'deleteShardKey':
-        return this.cluster.deleteShardKey(name, operation.shardKey, timeout);
-      case 'peerTransfer':
-        return this.cluster.rejectPeerOperation(operation.operation);
-    }
+    return this.cluster.updateClusterSetup(name, clusterOperationFromRest(body), timeout);
   }
 
   /** Auto-sharded collections answer `{}`, as Qdrant leaves the list out. */

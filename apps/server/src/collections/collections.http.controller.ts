@@ -4,6 +4,7 @@ import { CollectionsService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { collectionInfoToRest } from './rest/collection-info.rest-mapper';
 import { createCollectionFromRest, updateCollectionFromRest } from './rest/collections.rest-mapper';
+import { NewCollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Qdrant's `/collections` routes; answers go out in the REST envelope. */
 @Controller('collections')
@@ -30,7 +31,7 @@ export class CollectionsHttpController {
 
   @Operation('Collections/Create')
   @Put(':collection_name')
-  create(@Param('collection_name') name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
+  create(@NewCollectionNameParam() name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
     return this.collections.create(createCollectionFromRest(name, body, query));
   }
 

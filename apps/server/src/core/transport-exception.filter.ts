@@ -1,6 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { DomainError, ErrorKind, httpMessageOf, httpStatusOf, toHttpStatus } from '@vectorstore/common';
-import { EngineInputError } from '@vectorstore/engine';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Observable, throwError } from 'rxjs';
@@ -77,11 +76,9 @@ export class TransportExceptionFilter implements ExceptionFilter {
   }
 }
 
-/** Failures a client can cause that are not DomainErrors: engine input checks, input nested past the stack's depth. */
+/** DomainErrors, and the one failure a client can cause that is not one: input nested past the stack's depth. */
 function asDomainError(exception: unknown): DomainError | undefined {
   if (exception instanceof DomainError) return exception;
-  // The engine checks its inputs (dimensions, ef…) with messages naming the rule, as gRPC reports them.
-  if (exception instanceof EngineInputError) return DomainError.validation([exception.message]);
   if (exception instanceof RangeError && /call stack/i.test(exception.message)) {
     return DomainError.invalidArgument('Format error in JSON body: recursion limit exceeded');
   }

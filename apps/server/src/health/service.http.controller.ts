@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Header, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
-import { CollectionsService } from '@vectorstore/collections';
+import { ClusterService, CollectionsService } from '@vectorstore/collections';
 import { randomUUID } from 'node:crypto';
 import { RequestMetrics } from '../core/metrics/request-metrics';
 import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
@@ -16,6 +16,7 @@ export class ServiceHttpController {
 
   constructor(
     private readonly collections: CollectionsService,
+    private readonly cluster: ClusterService,
     private readonly metrics: RequestMetrics,
   ) {}
 
@@ -40,11 +41,16 @@ export class ServiceHttpController {
     readBoolParam(query, 'anonymize');
     readBoolParam(query, 'per_collection');
     readUintParam(query, 'timeout');
+    const detailsLevel = readUintParam(query, 'details_level') ?? 0;
     return telemetryToRest({
       id: this.id,
       startedAt: this.startedAt,
-      detailsLevel: readUintParam(query, 'details_level') ?? 0,
-      collections: this.collections.list().map((name) => ({ name, info: this.collections.get(name) })),
+      detailsLevel,
+      collections: this.collections.list().map((name) => ({
+        name,
+        info: this.collections.get(name),
+        cluster: detailsLevel >= 3 ? this.cluster.clusterInfo(name) : undefined,
+      })),
       rest: this.metrics.restStats.snapshot(),
       grpc: this.metrics.grpcStats.snapshot(),
     });

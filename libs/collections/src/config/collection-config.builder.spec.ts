@@ -133,6 +133,21 @@ describe('buildCollectionConfig', () => {
 });
 
 describe('applyCollectionUpdate', () => {
+  it('should record memory placements as given and merge their changes', () => {
+    const config = build({ vectors: { params: dense({ memory: 'Cached' }) } });
+    expect(config.params.payload).toBeUndefined();
+
+    const next = update(config, {
+      vectors: { params: { memory: 'Cold' } },
+      params: { payload: { memory: 'Cached' }, replicationFactor: 2 },
+    });
+
+    expect(next.params.vectors).toEqual({ params: dense({ memory: 'Cold' }) });
+    expect(next.params.payload).toEqual({ memory: 'Cached' });
+    expect(next.params.replicationFactor).toBe(2);
+    expect(update(next, { params: { payload: {} } }).params.payload).toEqual({ memory: 'Cached' });
+  });
+
   it('should merge the hnsw, optimizers and params diffs over the stored values', () => {
     const config = build({ vectors: { params: dense() } });
 

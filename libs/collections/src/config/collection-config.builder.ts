@@ -29,6 +29,7 @@ export function buildCollectionConfig(input: CreateCollectionRequest): Collectio
     params: compact({
       shardNumber: request.shardNumber ?? DEFAULT_SHARD_NUMBER,
       onDiskPayload: request.onDiskPayload ?? DEFAULT_ON_DISK_PAYLOAD,
+      payload: request.payload,
       // Without vectors_config a collection has no dense vectors: an empty named map, as Qdrant reports.
       vectors: request.vectors ?? { paramsMap: {} },
       replicationFactor: request.replicationFactor ?? DEFAULT_REPLICATION_FACTOR,
@@ -48,7 +49,11 @@ export function buildCollectionConfig(input: CreateCollectionRequest): Collectio
 /** The configuration an update produces; every diff is merged, nothing else changes. */
 export function applyCollectionUpdate(config: CollectionConfig, update: UpdateCollectionRequest): CollectionConfig {
   const next: CollectionConfig = structuredClone(config);
-  if (update.params) next.params = mergeDefined(next.params, update.params);
+  if (update.params) {
+    const { payload, ...params } = update.params;
+    next.params = mergeDefined(next.params, params);
+    if (payload) next.params.payload = mergeDefined(next.params.payload ?? {}, payload);
+  }
   if (update.hnswConfig) next.hnswConfig = mergeDefined(next.hnswConfig, update.hnswConfig);
   if (update.optimizersConfig) next.optimizerConfig = mergeDefined(next.optimizerConfig, update.optimizersConfig);
   if (update.vectors) next.params.vectors = applyVectorsDiff(next.params.vectors, update.vectors);
@@ -105,6 +110,7 @@ function applyVectorParamsDiff(params: VectorParams, diff: VectorParamsDiff): Ve
     else delete next.quantizationConfig;
   }
   if (diff.onDisk !== undefined) next.onDisk = diff.onDisk;
+  if (diff.memory !== undefined) next.memory = diff.memory;
   return next;
 }
 

@@ -1,3 +1,5 @@
+import type { ShardRuntimeStats } from './status.model';
+
 /** A user-defined shard key: a keyword or an unsigned 64-bit number (kept as a decimal string, exact). */
 export type ShardKey = { keyword: string } | { number: string };
 
@@ -31,9 +33,8 @@ export interface ShardKeyRecord {
   replicationFactor: number;
 }
 
-export interface LocalShardInfo extends ShardRecord {
-  pointsCount: number;
-}
+/** A local shard: its record and its live state. */
+export interface LocalShardInfo extends ShardRecord, ShardRuntimeStats {}
 
 export interface CollectionClusterInfo {
   peerId: string;

@@ -1,12 +1,29 @@
 import { JsonObject } from '@vectorstore/common';
 import { ShardingMethod, ShardKeyRecord, ShardRecord } from './cluster.model';
-import { HnswConfig, OptimizersConfig, QuantizationConfig, StrictModeConfig, WalConfig } from './index-config.model';
+import {
+  HnswConfig,
+  Memory,
+  OptimizersConfig,
+  QuantizationConfig,
+  StrictModeConfig,
+  WalConfig,
+} from './index-config.model';
 import { PayloadIndexParams } from './payload-index.model';
+import { CollectionStatus, ShardRuntimeStats } from './status.model';
+
+export type { CollectionStatus, ShardRuntimeStats } from './status.model';
 import { SparseVectorsConfig, VectorsConfig } from './vectors.model';
+
+/** The payload storage's placement (Qdrant 1.19); wins over `onDiskPayload`. `Pinned` is refused. */
+export interface PayloadStorageParams {
+  memory?: Memory;
+}
 
 export interface CollectionParams {
   shardNumber: number;
   onDiskPayload: boolean;
+  /** Present only when a client set it, so older clients see an unchanged config. */
+  payload?: PayloadStorageParams;
   vectors: VectorsConfig;
   replicationFactor: number;
   writeConsistencyFactor: number;
@@ -39,8 +56,6 @@ export interface CollectionRecord {
   nextShardId: number;
 }
 
-export type CollectionStatus = 'Green' | 'Yellow' | 'Red' | 'Grey';
-
 export const PAYLOAD_SCHEMA_TYPES = ['Keyword', 'Integer', 'Float', 'Geo', 'Text', 'Bool', 'Datetime', 'Uuid'] as const;
 export type PayloadSchemaType = (typeof PAYLOAD_SCHEMA_TYPES)[number];
 
@@ -60,10 +75,10 @@ export interface CollectionRuntimeStats {
   payloadSchema: Record<string, PayloadSchemaInfo>;
   warnings: string[];
   updateQueueLength: number;
-  /** Points per shard id. */
-  shardPoints: Record<number, number>;
+  /** Each local shard's state, by shard id. */
+  shards: Record<number, ShardRuntimeStats>;
 }
 
-export interface CollectionInfo extends Omit<CollectionRuntimeStats, 'shardPoints'> {
+export interface CollectionInfo extends Omit<CollectionRuntimeStats, 'shards'> {
   config: CollectionConfig;
 }

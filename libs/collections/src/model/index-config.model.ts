@@ -1,3 +1,11 @@
+export const MEMORY_PLACEMENTS = ['Cold', 'Cached', 'Pinned'] as const;
+/**
+ * Where a component's data is held (Qdrant 1.19's `memory`, beside the older `on_disk` and
+ * `always_ram` flags, which it overrides): `Cold` stays on disk and is read on demand, `Cached` is
+ * loaded and may be evicted, `Pinned` is loaded and kept.
+ */
+export type Memory = (typeof MEMORY_PLACEMENTS)[number];
+
 /**
  * HNSW parameters; every field optional because the same shape is a diff (request) and,
  * at collection level, a complete config once defaults are merged in.
@@ -12,6 +20,8 @@ export interface HnswConfig {
   /** 0 selects automatically. */
   maxIndexingThreads?: number;
   onDisk?: boolean;
+  /** Placement of the graph; recorded and reported (the graph is always held in memory). */
+  memory?: Memory;
   /** Extra payload-aware links per node; unset means m. */
   payloadM?: number;
   inlineStorage?: boolean;
@@ -56,15 +66,19 @@ export interface ScalarQuantization {
   /** Fraction of values kept inside the int8 range (0.5..1.0). */
   quantile?: number;
   alwaysRam?: boolean;
+  /** Placement of the quantized vectors; wins over `alwaysRam` (`Pinned` is `alwaysRam: true`). */
+  memory?: Memory;
 }
 
 export interface ProductQuantization {
   compression: CompressionRatio;
   alwaysRam?: boolean;
+  memory?: Memory;
 }
 
 export interface BinaryQuantization {
   alwaysRam?: boolean;
+  memory?: Memory;
   encoding?: BinaryQuantizationEncoding;
   queryEncoding?: BinaryQuantizationQueryEncoding;
 }

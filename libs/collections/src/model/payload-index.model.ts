@@ -1,8 +1,14 @@
-/** Parameters of a payload field index, per type (Qdrant's PayloadIndexParams). All flags optional. */
+import { Memory } from './index-config.model';
+
+/**
+ * Parameters of a payload field index, per type (Qdrant's PayloadIndexParams). All flags optional;
+ * `memory` (Qdrant 1.19) is recorded and reported: indexes are held in memory.
+ */
 export interface KeywordIndexParams {
   /** Optimise storage for multi-tenancy by this field. */
   isTenant?: boolean;
   onDisk?: boolean;
+  memory?: Memory;
   enableHnsw?: boolean;
 }
 
@@ -13,17 +19,20 @@ export interface IntegerIndexParams {
   range?: boolean;
   isPrincipal?: boolean;
   onDisk?: boolean;
+  memory?: Memory;
   enableHnsw?: boolean;
 }
 
 export interface FloatIndexParams {
   onDisk?: boolean;
+  memory?: Memory;
   isPrincipal?: boolean;
   enableHnsw?: boolean;
 }
 
 export interface GeoIndexParams {
   onDisk?: boolean;
+  memory?: Memory;
   enableHnsw?: boolean;
 }
 
@@ -36,6 +45,7 @@ export interface TextIndexParams {
   minTokenLen?: number;
   maxTokenLen?: number;
   onDisk?: boolean;
+  memory?: Memory;
   stopwords?: { languages: string[]; custom: string[] };
   phraseMatching?: boolean;
   stemmer?: { snowball: { language: string } };
@@ -45,11 +55,13 @@ export interface TextIndexParams {
 
 export interface BoolIndexParams {
   onDisk?: boolean;
+  memory?: Memory;
   enableHnsw?: boolean;
 }
 
 export interface DatetimeIndexParams {
   onDisk?: boolean;
+  memory?: Memory;
   isPrincipal?: boolean;
   enableHnsw?: boolean;
 }
@@ -57,6 +69,7 @@ export interface DatetimeIndexParams {
 export interface UuidIndexParams {
   isTenant?: boolean;
   onDisk?: boolean;
+  memory?: Memory;
   enableHnsw?: boolean;
 }
 

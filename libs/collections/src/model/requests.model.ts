@@ -1,5 +1,6 @@
 import { JsonObject } from '@vectorstore/common';
 import { ReplicaState, ShardingMethod, ShardKey } from './cluster.model';
+import { PayloadStorageParams } from './collection.model';
 import {
   HnswConfig,
   OptimizersConfig,
@@ -27,6 +28,7 @@ export interface CreateCollectionRequest {
   optimizersConfig?: OptimizersConfig;
   shardNumber?: number;
   onDiskPayload?: boolean;
+  payload?: PayloadStorageParams;
   replicationFactor?: number;
   writeConsistencyFactor?: number;
   quantizationConfig?: QuantizationConfig;
@@ -41,6 +43,8 @@ export interface CollectionParamsDiff {
   replicationFactor?: number;
   writeConsistencyFactor?: number;
   onDiskPayload?: boolean;
+  /** Merged into the stored payload params. */
+  payload?: PayloadStorageParams;
   readFanOutFactor?: number;
   readFanOutDelayMs?: number;
 }
@@ -87,6 +91,21 @@ export type PeerTransferOperation =
   | 'replicatePoints'
   | 'startResharding'
   | 'abortResharding';
+
+/** The shard and peers of a transfer (move, replicate, abort, restart); peer ids as exact decimal text. */
+export interface ShardTransfer {
+  shardId: number;
+  fromPeerId: string;
+  toPeerId: string;
+  /** Set when the target shard differs from the source one (resharding). */
+  toShardId?: number;
+}
+
+/** One change asked of a collection's cluster setup (gRPC UpdateCollectionClusterSetup, REST `POST …/cluster`). */
+export type ClusterSetupOperation =
+  | { createShardKey: CreateShardKeyRequest }
+  | { deleteShardKey: ShardKey }
+  | { peerOperation: PeerTransferOperation; transfer?: ShardTransfer };
 
 /** Operations on the cluster's membership (REST only); a single node has no cluster to change. */
 export type PeerMembershipOperation = 'recoverRaftState' | 'removePeer';

@@ -1,4 +1,4 @@
-import { CollectionRecord, CollectionRuntimeStats } from '../model/collection.model';
+import { CollectionRecord, CollectionRuntimeStats, ShardRuntimeStats } from '../model/collection.model';
 
 /**
  * Reports live storage state (points, segments, status) for a collection. The storage engine
@@ -21,7 +21,23 @@ export function emptyCollectionStats(record: CollectionRecord): CollectionRuntim
     payloadSchema: {},
     warnings: [],
     updateQueueLength: 0,
-    shardPoints: Object.fromEntries(record.shards.map((shard) => [shard.shardId, 0])),
+    shards: Object.fromEntries(record.shards.map((shard) => [shard.shardId, emptyShardStats()])),
+  };
+}
+
+/** A shard holding nothing, with nothing applied. */
+export function emptyShardStats(): ShardRuntimeStats {
+  return {
+    pointsCount: 0,
+    segmentsCount: 0,
+    appliedOpNum: 0,
+    updateQueueLength: 0,
+    status: 'Green',
+    optimizedPoints: 0,
+    vectorsByName: {},
+    vectorsSizeBytes: 0,
+    payloadsSizeBytes: 0,
+    optimizations: { count: 0, failCount: 0, totalMicros: 0 },
   };
 }
 

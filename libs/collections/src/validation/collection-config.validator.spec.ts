@@ -230,6 +230,52 @@ describe('validateCreateCollection', () => {
   });
 });
 
+describe('memory placements (Qdrant 1.19)', () => {
+  it('should accept every placement where Qdrant does', () => {
+    expect(
+      createError({
+        vectors: {
+          params: dense({
+            memory: 'Cached',
+            hnswConfig: { memory: 'Pinned' },
+            quantizationConfig: { scalar: { type: 'Int8', memory: 'Pinned' } },
+          }),
+        },
+        sparseVectors: { s: { index: { memory: 'Cold' } } },
+        payload: { memory: 'Cold' },
+        hnswConfig: { memory: 'Cold' },
+        quantizationConfig: { binary: { memory: 'Cached' } },
+      }),
+    ).toBeUndefined();
+  });
+
+  it('should refuse pinned dense vectors and pinned payloads in Qdrant words, on create and update', () => {
+    expect(createError({ vectors: { params: dense({ memory: 'Pinned' }) }, payload: { memory: 'Pinned' } })).toBe(
+      'Validation error in body: [vectors_config.params.memory: `pinned` memory placement is not supported for dense vector storage; payload.memory: `pinned` memory placement is not supported for payload storage]',
+    );
+    expect(updateError({ vectors: { params: { memory: 'Pinned' } }, params: { payload: { memory: 'Pinned' } } })).toBe(
+      'Validation error in body: [params.payload.memory: `pinned` memory placement is not supported for payload storage; vectors_config.params.memory: `pinned` memory placement is not supported for dense vector storage]',
+    );
+  });
+
+  it('should refuse a placement that is not one', () => {
+    expect(createError({ hnswConfig: { memory: 'Warm' as never } })).toContain(
+      'hnsw_config.memory: value Warm invalid, must be one of Cold, Cached, Pinned',
+    );
+  });
+});
+
+describe('the turbo4 datatype', () => {
+  it('should be refused for sparse vectors in Qdrant words, and for dense ones as not supported here', () => {
+    expect(createError({ sparseVectors: { text: { index: { datatype: 'Turbo4' } } } })).toBe(
+      'Validation error in body: [sparse_vectors_config.map.text.index.datatype: sparse vectors do not support the `turbo4` datatype]',
+    );
+    expect(createError({ vectors: { params: dense({ datatype: 'Turbo4' }) } })).toBe(
+      'Validation error in body: [vectors_config.params.datatype: the `turbo4` datatype is not supported by this server]',
+    );
+  });
+});
+
 describe('validateUpdateCollection', () => {
   it('should accept an empty update', () => {
     expect(updateError({})).toBeUndefined();

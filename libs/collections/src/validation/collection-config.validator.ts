@@ -1,9 +1,11 @@
-import { CollectionConfig } from '../model/collection.model';
+import { CollectionConfig, PayloadStorageParams } from '../model/collection.model';
 import {
   BINARY_ENCODINGS,
   BINARY_QUERY_ENCODINGS,
   COMPRESSION_RATIOS,
   HnswConfig,
+  Memory,
+  MEMORY_PLACEMENTS,
   OptimizersConfig,
   QuantizationConfig,
   QuantizationConfigDiff,
@@ -18,6 +20,7 @@ import {
   UpdateCollectionRequest,
 } from '../model/requests.model';
 import {
+  Datatype,
   DATATYPES,
   DISTANCES,
   MODIFIERS,
@@ -49,6 +52,7 @@ export function validateCreateCollection(request: CreateCollectionRequest): void
   if (request.hnswConfig) checkHnsw(issues, 'hnsw_config', request.hnswConfig);
   if (request.walConfig) checkWal(issues, 'wal_config', request.walConfig);
   if (request.optimizersConfig) checkOptimizers(issues, 'optimizers_config', request.optimizersConfig);
+  if (request.payload) checkPayloadStorage(issues, 'payload', request.payload);
   issues.range('shard_number', request.shardNumber, 1, MAX_SHARD_NUMBER);
   issues.range('replication_factor', request.replicationFactor, 1);
   issues.range('write_consistency_factor', request.writeConsistencyFactor, 1);
@@ -89,6 +93,7 @@ export function validateCreateVectorName(request: CreateVectorNameRequest): void
   } else {
     issues.oneOf('sparse_config.modifier', config.sparse.modifier, MODIFIERS);
     issues.oneOf('sparse_config.datatype', config.sparse.datatype, DATATYPES);
+    checkSparseDatatype(issues, 'sparse_config.datatype', config.sparse.datatype);
   }
   issues.range('timeout', request.timeout, 1);
   issues.throwIfAny();
@@ -148,6 +153,8 @@ function checkVectorParams(issues: ValidationIssues, path: string, params: Vecto
     issues.oneOf(`${path}.distance`, params.distance, DISTANCES);
   }
   issues.oneOf(`${path}.datatype`, params.datatype, DATATYPES);
+  checkDenseDatatype(issues, `${path}.datatype`, params.datatype);
+  checkMemory(issues, `${path}.memory`, params.memory, 'dense vector storage');
   if (params.hnswConfig) checkHnsw(issues, `${path}.hnsw_config`, params.hnswConfig);
   if (params.quantizationConfig) checkQuantization(issues, `${path}.quantization_config`, params.quantizationConfig);
   if (params.multivectorConfig)
@@ -160,6 +167,7 @@ function checkVectorsDiff(issues: ValidationIssues, path: string, diff: VectorsC
       ? [[`${path}.params`, diff.params]]
       : Object.entries(diff.paramsMap).map(([n, d]) => [`${path}.params_map.map.${n}`, d]);
   for (const [entryPath, entry] of entries) {
+    checkMemory(issues, `${entryPath}.memory`, entry.memory, 'dense vector storage');
     if (entry.hnswConfig) checkHnsw(issues, `${entryPath}.hnsw_config`, entry.hnswConfig);
     if (entry.quantizationConfig)
       checkQuantization(issues, `${entryPath}.quantization_config`, entry.quantizationConfig);
@@ -172,6 +180,8 @@ function checkSparseVectors(issues: ValidationIssues, path: string, sparse: Spar
     checkVectorName(issues, entryPath, name, 'sparse');
     issues.oneOf(`${entryPath}.modifier`, params.modifier, MODIFIERS);
     issues.oneOf(`${entryPath}.index.datatype`, params.index?.datatype, DATATYPES);
+    checkSparseDatatype(issues, `${entryPath}.index.datatype`, params.index?.datatype);
+    checkMemory(issues, `${entryPath}.index.memory`, params.index?.memory);
   }
 }
 
@@ -197,6 +207,33 @@ function checkHnsw(issues: ValidationIssues, path: string, hnsw: HnswConfig): vo
   issues.range(`${path}.full_scan_threshold`, hnsw.fullScanThreshold, 0);
   issues.range(`${path}.max_indexing_threads`, hnsw.maxIndexingThreads, 0);
   issues.range(`${path}.payload_m`, hnsw.payloadM, 0);
+  checkMemory(issues, `${path}.memory`, hnsw.memory);
+}
+
+/**
+ * A memory placement; `notPinnable` names a component that cannot be pinned (dense vectors and
+ * payloads have no in-heap variant in Qdrant), refused in Qdrant's words.
+ */
+function checkMemory(issues: ValidationIssues, path: string, memory: Memory | undefined, notPinnable?: string): void {
+  if (memory === undefined) return;
+  issues.oneOf(path, memory, MEMORY_PLACEMENTS);
+  if (memory === 'Pinned' && notPinnable) {
+    issues.add(path, `\`pinned\` memory placement is not supported for ${notPinnable}`);
+  }
+}
+
+/** Qdrant stores dense vectors as turbo4; storage here does not (yet). */
+function checkDenseDatatype(issues: ValidationIssues, path: string, datatype: Datatype | undefined): void {
+  if (datatype === 'Turbo4') issues.add(path, 'the `turbo4` datatype is not supported by this server');
+}
+
+/** Sparse vectors have no turbo4 form, in Qdrant's words. */
+function checkSparseDatatype(issues: ValidationIssues, path: string, datatype: Datatype | undefined): void {
+  if (datatype === 'Turbo4') issues.add(path, 'sparse vectors do not support the `turbo4` datatype');
+}
+
+function checkPayloadStorage(issues: ValidationIssues, path: string, payload: PayloadStorageParams): void {
+  checkMemory(issues, `${path}.memory`, payload.memory, 'payload storage');
 }
 
 function checkWal(issues: ValidationIssues, path: string, wal: WalConfig): void {
@@ -216,6 +253,7 @@ function checkOptimizers(issues: ValidationIssues, path: string, optimizers: Opt
 }
 
 function checkParamsDiff(issues: ValidationIssues, path: string, params: CollectionParamsDiff): void {
+  if (params.payload) checkPayloadStorage(issues, `${path}.payload`, params.payload);
   issues.range(`${path}.replication_factor`, params.replicationFactor, 1);
   issues.range(`${path}.write_consistency_factor`, params.writeConsistencyFactor, 1);
 }
@@ -233,9 +271,12 @@ function checkQuantization(
       );
     }
     issues.between(`${path}.scalar.quantile`, quantization.scalar.quantile, 0.5, 1);
+    checkMemory(issues, `${path}.scalar.memory`, quantization.scalar.memory);
   } else if ('product' in quantization) {
     issues.oneOf(`${path}.product.compression`, quantization.product.compression, COMPRESSION_RATIOS);
+    checkMemory(issues, `${path}.product.memory`, quantization.product.memory);
   } else if ('binary' in quantization) {
+    checkMemory(issues, `${path}.binary.memory`, quantization.binary.memory);
     issues.oneOf(`${path}.binary.encoding`, quantization.binary.encoding, BINARY_ENCODINGS);
     issues.oneOf(`${path}.binary.query_encoding`, quantization.binary.queryEncoding, BINARY_QUERY_ENCODINGS);
   }

@@ -1,10 +1,11 @@
-import { ValidationIssues } from '@vectorstore/common';
+import { DomainError, httpMessageOf, httpStatusOf, ValidationIssues } from '@vectorstore/common';
 import {
   checkAliasName,
   checkCollectionNameReference,
   checkNewCollectionName,
   checkVectorName,
   MAX_NAME_CHARS,
+  validateCollectionName,
 } from './name.rules';
 
 function issuesOf(check: (issues: ValidationIssues) => void): string | undefined {
@@ -133,5 +134,38 @@ describe('checkVectorName', () => {
 
   it.each(STRICT_ONLY)('should reject a vector name containing %p', (c) => {
     expect(issuesOf((i) => checkVectorName(i, 'v', `x${c}`, 'dense'))).toContain('Invalid dense vector name');
+  });
+});
+
+describe('validateCollectionName', () => {
+  function errorOf(call: () => void): DomainError | undefined {
+    try {
+      call();
+    } catch (error) {
+      return error as DomainError;
+    }
+    return undefined;
+  }
+
+  it('should pass a valid name', () => {
+    expect(errorOf(() => validateCollectionName('docs', 'new', 'path'))).toBeUndefined();
+    expect(errorOf(() => validateCollectionName('a:b', 'reference', 'path'))).toBeUndefined();
+  });
+
+  it('should apply the strict rules to a new name and the legacy ones to a reference', () => {
+    expect(errorOf(() => validateCollectionName('a:b', 'new'))?.message).toBe(
+      'Validation error in body: [collection_name: collection name cannot contain ":" char]',
+    );
+    expect(errorOf(() => validateCollectionName('a/b', 'reference'))?.message).toBe(
+      'Validation error in body: [collection_name: collection name cannot contain "/" char]',
+    );
+  });
+
+  it('should report where the name was given, for REST to say so (422, in path parameters)', () => {
+    const error = errorOf(() => validateCollectionName('', 'reference', 'path'))!;
+    expect(httpStatusOf(error)).toBe(422);
+    expect(httpMessageOf(error)).toBe(
+      'Validation error in path parameters: [collection_name: length 0 invalid, must be from 1 to 255 characters]',
+    );
   });
 });

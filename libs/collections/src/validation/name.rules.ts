@@ -1,4 +1,4 @@
-import { ValidationIssues } from '@vectorstore/common';
+import { ValidationIssues, ValidationLocation } from '@vectorstore/common';
 
 export const MAX_NAME_CHARS = 255;
 /** Characters a new collection name may not contain (Qdrant's strict rule; they break file systems and URLs). */
@@ -17,6 +17,21 @@ export function checkNewCollectionName(issues: ValidationIssues, path: string, n
 export function checkCollectionNameReference(issues: ValidationIssues, path: string, name: string): void {
   checkLength(issues, path, name);
   checkForbidden(issues, path, name, LEGACY_FORBIDDEN, 'collection name');
+}
+
+/**
+ * A collection named on its own, apart from any body (REST names it in the path): its rules alone,
+ * thrown as a validation error reported at `location` (`new`: the stricter rules of a name being created).
+ */
+export function validateCollectionName(
+  name: string,
+  kind: 'new' | 'reference',
+  location: ValidationLocation = 'body',
+): void {
+  const issues = new ValidationIssues();
+  if (kind === 'new') checkNewCollectionName(issues, 'collection_name', name);
+  else checkCollectionNameReference(issues, 'collection_name', name);
+  issues.throwIfAny(location);
 }
 
 export function checkAliasName(issues: ValidationIssues, path: string, name: string): void {

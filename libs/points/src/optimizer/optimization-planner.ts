@@ -1,4 +1,4 @@
-import { CollectionConfig, OptimizersConfig } from '@vectorstore/collections';
+import { CollectionConfig, OptimizersConfig, payloadsOnDisk } from '@vectorstore/collections';
 import { availableParallelism } from 'node:os';
 import { LocalShard } from '../storage/local-shard';
 import { Segment } from '../storage/segment';
@@ -79,7 +79,7 @@ export function planOptimizations(
 /** How the collection wants optimized segments stored. */
 export function storageOptionsOf(collection: CollectionConfig): SegmentStorageOptions {
   return {
-    payloadsOnDisk: collection.params.onDiskPayload,
+    payloadsOnDisk: payloadsOnDisk(collection.params),
     memmapThresholdKb: collection.optimizerConfig.memmapThreshold,
   };
 }

@@ -69,10 +69,12 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
 
   private start(shard: LocalShard, plan: OptimizationPlan, busy: Set<Segment>, collection: CollectionConfig): void {
     for (const source of plan.sources) busy.add(source);
+    const points = plan.sources.reduce((sum, source) => sum + source.pointCount, 0);
+    const started = process.hrtime.bigint();
     shard.optimization.jobStarted();
     const job = this.run(shard, plan, collection)
       .then(() => {
-        shard.optimization.jobSucceeded();
+        shard.optimization.jobSucceeded(points);
         this.backoff.delete(shard);
       })
       .catch((error: unknown) => {
@@ -83,7 +85,7 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
         this.logger.error({ err: error, retryInMs: delayMs }, shard.optimization.error);
       })
       .finally(() => {
-        shard.optimization.jobEnded();
+        shard.optimization.jobEnded(Number(process.hrtime.bigint() - started) / 1e3);
         for (const source of plan.sources) busy.delete(source);
         this.running.delete(job);
       });

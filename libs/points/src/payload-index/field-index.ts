@@ -1,5 +1,10 @@
 import { DomainError } from '@vectorstore/common';
-import type { PayloadIndexParams, PayloadSchemaType, TextIndexParams } from '@vectorstore/collections';
+import {
+  DEFAULT_TOKENIZER,
+  type PayloadIndexParams,
+  type PayloadSchemaType,
+  type TextIndexParams,
+} from '@vectorstore/collections';
 import { FieldIndexBase, PayloadFieldIndex } from './field-index-base';
 import { GeoIndex } from './geo-index';
 import { BoolIndex, KeywordIndex } from './keyword-index';
@@ -52,7 +57,7 @@ function build(
       return new GeoIndex(field, params) as FieldIndexBase<unknown>;
     case 'Text': {
       const textParams: TextIndexParams =
-        params !== undefined && 'text' in params ? params.text : { tokenizer: 'Word' };
+        params !== undefined && 'text' in params ? params.text : { tokenizer: DEFAULT_TOKENIZER };
       return new TextIndex(field, textParams) as FieldIndexBase<unknown>;
     }
   }

@@ -30,7 +30,7 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
   }
 
   statsFor(record: CollectionRecord): CollectionRuntimeStats {
-    const stats: CollectionRuntimeStats = { ...emptyCollectionStats(record), shardPoints: {} };
+    const stats: CollectionRuntimeStats = { ...emptyCollectionStats(record), shards: {} };
     const storage = this.storage.openStorages().find((s) => s.record.id === record.id);
     if (!storage) return stats;
     if (storage.failure) {
@@ -46,9 +46,20 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
       stats.segmentsCount += shard.segments.length;
       stats.pointsCount += shard.pointCount;
       stats.indexedVectorsCount += shard.indexedVectorCount;
-      stats.shardPoints[handle.shardId] = shard.pointCount;
-      stats.status = worse(stats.status, this.shardStatus(shard, storage.record.config));
+      const status = this.shardStatus(shard, storage.record.config);
       const error = shard.failure?.message ?? shard.optimization.error;
+      stats.shards[handle.shardId] = {
+        pointsCount: shard.pointCount,
+        segmentsCount: shard.segments.length,
+        appliedOpNum: shard.lastApplied,
+        updateQueueLength: 0,
+        status,
+        ...(error ? { optimizerError: error } : {}),
+        optimizedPoints: shard.optimization.optimizedPoints,
+        ...shardSizes(shard),
+        optimizations: shard.optimization.jobStats,
+      };
+      stats.status = worse(stats.status, status);
       if (error) stats.optimizerStatus = { ok: false, error };
       for (const [field, index] of shard.fieldIndexes) {
         let points = 0;
@@ -70,6 +81,24 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
     }
     return 'Green';
   }
+}
+
+/** Live vectors per name and the estimated bytes of vectors and payloads, summed over the shard's segments. */
+function shardSizes(shard: LocalShard): {
+  vectorsByName: Record<string, number>;
+  vectorsSizeBytes: number;
+  payloadsSizeBytes: number;
+} {
+  const vectorsByName: Record<string, number> = {};
+  let vectorsKb = 0;
+  let payloadsSizeBytes = 0;
+  for (const name of shard.spaces.keys()) vectorsByName[name] = 0;
+  for (const segment of shard.segments) {
+    vectorsKb += segment.vectorDataKb();
+    payloadsSizeBytes += segment.payloadBytes;
+    for (const name of shard.spaces.keys()) vectorsByName[name] += segment.vectorStore(name)?.count ?? 0;
+  }
+  return { vectorsByName, vectorsSizeBytes: Math.round(vectorsKb * 1024), payloadsSizeBytes };
 }
 
 /** The worse of two statuses, in Qdrant's order Green < Yellow < Grey < Red. */

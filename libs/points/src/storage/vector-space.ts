@@ -1,4 +1,10 @@
-import { CollectionConfig, HnswConfig, QuantizationConfig, VectorParams } from '@vectorstore/collections';
+import {
+  CollectionConfig,
+  HnswConfig,
+  QuantizationConfig,
+  VectorParams,
+  vectorsOnDisk,
+} from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import { higherIsBetter } from '@vectorstore/engine';
 import { DEFAULT_VECTOR_NAME } from '../model/vectors.model';
@@ -51,7 +57,7 @@ function denseSpace(name: string, params: VectorParams, config: CollectionConfig
       maxIndexingThreads: hnsw.maxIndexingThreads ?? 0,
     },
     quantization: params.quantizationConfig ?? config.quantizationConfig,
-    onDisk: params.onDisk ?? false,
+    onDisk: vectorsOnDisk(params),
   };
 }
 

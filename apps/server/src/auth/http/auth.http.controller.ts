@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Header, HttpCode, HttpStatus, Ip, Post, UseFilters, UsePipes } from '@nestjs/common';
 import { AuthService, LoginResult, Operation, Principal, Public, PublicUser, TokenPair } from '@vectorstore/auth';
-import { AuthValidationPipe } from './auth-validation.pipe';
+import { DtoValidationPipe } from '../../core/validation/dto-validation.pipe';
 import { BearerChallengeFilter } from './bearer-challenge.filter';
 import { CurrentPrincipal } from './current-principal.decorator';
 import { LoginRequestDto } from './login.request.dto';
@@ -8,7 +8,7 @@ import { RefreshRequestDto } from './refresh.request.dto';
 
 /** Area B: `/api/auth/*`. Token answers must never be cached (RFC 6749 section 5.1). */
 @Controller('api/auth')
-@UsePipes(AuthValidationPipe)
+@UsePipes(DtoValidationPipe)
 @UseFilters(BearerChallengeFilter)
 export class AuthHttpController {
   constructor(private readonly auth: AuthService) {}

@@ -1,7 +1,7 @@
 import { AuthMessages } from '@vectorstore/auth';
 import { ErrorKind } from '@vectorstore/common';
 import type { Request } from 'express';
-import { AuthValidationPipe } from './auth-validation.pipe';
+import { DtoValidationPipe } from '../../core/validation/dto-validation.pipe';
 import { bearerChallenge } from './bearer-challenge';
 import { credentialFromRequest } from './credential-from-request';
 import { LoginRequestDto } from './login.request.dto';
@@ -29,8 +29,8 @@ describe('bearerChallenge', () => {
   });
 });
 
-describe(AuthValidationPipe.name, () => {
-  const pipe = new AuthValidationPipe();
+describe(`${LoginRequestDto.name} through ${DtoValidationPipe.name}`, () => {
+  const pipe = new DtoValidationPipe();
   const transform = (value: unknown): Promise<unknown> =>
     Promise.resolve().then(() => pipe.transform(value, { type: 'body', metatype: LoginRequestDto }));
 

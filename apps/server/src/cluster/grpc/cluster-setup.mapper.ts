@@ -1,29 +1,41 @@
-import { CreateShardKeyRequest, PeerTransferOperation, ShardKey } from '@vectorstore/collections';
+import { ClusterSetupOperation, ShardTransfer } from '@vectorstore/collections';
 import { ValidationIssues } from '@vectorstore/common';
 import type { UpdateCollectionClusterSetupRequest__Output } from '../../grpc/generated/vectorstore/UpdateCollectionClusterSetupRequest';
 import { createShardKeyFromProto, shardKeyFromProto } from './shard-key.grpc.mapper';
-import { readU64 } from '../../core/scalars';
+import { defined, readU64 } from '../../core/scalars';
 
-export type ClusterSetupOperation =
-  | { kind: 'createShardKey'; request: CreateShardKeyRequest; timeout?: number }
-  | { kind: 'deleteShardKey'; shardKey: ShardKey; timeout?: number }
-  | { kind: 'peerTransfer'; operation: PeerTransferOperation };
+/** A transfer's shard and peers (uint64 peer ids as exact decimal text). */
+function transferFromProto(t: {
+  shardId?: number;
+  fromPeerId?: string;
+  toPeerId?: string;
+  toShardId?: number;
+}): ShardTransfer {
+  return defined({
+    shardId: t.shardId ?? 0,
+    fromPeerId: BigInt(t.fromPeerId ?? '0').toString(),
+    toPeerId: BigInt(t.toPeerId ?? '0').toString(),
+    toShardId: t.toShardId,
+  });
+}
 
-/** Decodes and validates the oneof of UpdateCollectionClusterSetupRequest (validation comes first, as in Qdrant). */
-export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Output): ClusterSetupOperation {
+/** Decodes the oneof of UpdateCollectionClusterSetupRequest; the rules on it are ClusterService's. */
+export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Output): {
+  operation: ClusterSetupOperation;
+  timeout?: number;
+} {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
-  issues.range('timeout', timeout, 1);
-  let result: ClusterSetupOperation | undefined;
+  let operation: ClusterSetupOperation | undefined;
   switch (r.operation) {
     case 'createShardKey': {
       const request = createShardKeyFromProto(issues, 'create_shard_key', r.createShardKey);
-      if (request) result = { kind: 'createShardKey', request, timeout };
+      if (request) operation = { createShardKey: request };
       break;
     }
     case 'deleteShardKey': {
       const shardKey = shardKeyFromProto(issues, 'delete_shard_key.shard_key', r.deleteShardKey?.shardKey);
-      if (shardKey) result = { kind: 'deleteShardKey', shardKey, timeout };
+      if (shardKey) operation = { deleteShardKey: shardKey };
       break;
     }
     case 'moveShard':
@@ -31,22 +43,12 @@ export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Ou
     case 'abortTransfer':
     case 'restartTransfer': {
       const transfer = r[r.operation];
-      if (
-        transfer &&
-        transfer.fromPeerId === transfer.toPeerId &&
-        (transfer.toShardId === undefined || transfer.toShardId === transfer.shardId)
-      ) {
-        issues.add(
-          r.operation === 'moveShard' ? 'move_shard' : r.operation,
-          'cannot transfer shard to itself: from_peer_id equals to_peer_id',
-        );
-      }
-      result = { kind: 'peerTransfer', operation: r.operation };
+      operation = defined({ peerOperation: r.operation, transfer: transfer && transferFromProto(transfer) });
       break;
     }
     case 'dropReplica':
     case 'replicatePoints':
-      result = { kind: 'peerTransfer', operation: r.operation };
+      operation = { peerOperation: r.operation };
       break;
     default:
       issues.add(
@@ -55,5 +57,5 @@ export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Ou
       );
   }
   issues.throwIfAny();
-  return result!;
+  return { operation: operation!, timeout };
 }

@@ -1,9 +1,12 @@
 import {
+  ClusterSetupOperation,
   CollectionClusterInfo,
   CreateShardKeyRequest,
   PeerTransferOperation,
+  REPLICA_STATES,
   ReplicaState,
   ShardKey,
+  ShardTransfer,
 } from '@vectorstore/collections';
 import { bodyFormatError } from '../../core/rest/rest-format.error';
 import {
@@ -20,21 +23,7 @@ import {
 import { defined } from '../../core/scalars';
 
 const REPLICA_STATE_NAMES: Record<string, ReplicaState> = Object.fromEntries(
-  (
-    [
-      'Active',
-      'Dead',
-      'Partial',
-      'Initializing',
-      'Listener',
-      'PartialSnapshot',
-      'Recovery',
-      'Resharding',
-      'ReshardingScaleDown',
-      'ActiveRead',
-      'ManualRecovery',
-    ] as const
-  ).map((state) => [state, state]),
+  REPLICA_STATES.map((state) => [state, state]),
 );
 
 /** A keyword (string) or a u64. */
@@ -53,6 +42,7 @@ export const createShardKeyDecoder: Decoder<CreateShardKeyRequest> = object(
     initial_state: enumOf(REPLICA_STATE_NAMES),
   },
   ['shard_key'],
+  { shard_number: 'shards_number' },
 );
 
 const dropShardKeyDecoder = object<{ shardKey: ShardKey }>({ shard_key: shardKeyDecoder }, ['shard_key']);
@@ -65,16 +55,11 @@ export function dropShardKeyFromRest(body: unknown): ShardKey {
   return decodeBody(body, dropShardKeyDecoder).shardKey;
 }
 
-export type ClusterOperationFromRest =
-  | { kind: 'createShardKey'; request: CreateShardKeyRequest }
-  | { kind: 'deleteShardKey'; shardKey: ShardKey }
-  | { kind: 'peerTransfer'; operation: PeerTransferOperation };
-
-const transfer = object({ shard_id: u32, from_peer_id: u64Text, to_peer_id: u64Text, to_shard_id: u32 }, [
-  'shard_id',
-  'from_peer_id',
-  'to_peer_id',
-]);
+const transfer = object<ShardTransfer>(
+  { shard_id: u32, from_peer_id: u64Text, to_peer_id: u64Text, to_shard_id: u32 },
+  ['shard_id', 'from_peer_id', 'to_peer_id'],
+);
+/** Peer operations; a transfer's shard and peers go to the domain, which checks them. */
 const PEER_OPERATIONS: Record<string, [PeerTransferOperation, Decoder<unknown>]> = {
   move_shard: ['moveShard', transfer],
   replicate_shard: ['replicateShard', transfer],
@@ -85,23 +70,21 @@ const PEER_OPERATIONS: Record<string, [PeerTransferOperation, Decoder<unknown>]>
   abort_resharding: ['abortResharding', objectValue],
   replicate_points: ['replicatePoints', object({ from_shard_key: shardKeyDecoder, to_shard_key: shardKeyDecoder })],
 };
+const TRANSFERS = new Set<string>(['move_shard', 'replicate_shard', 'abort_transfer', 'restart_transfer']);
 
-/** `POST /collections/{c}/cluster`: exactly one operation; its body is decoded before anything else. */
-export function clusterOperationFromRest(body: unknown): ClusterOperationFromRest {
+/** `POST /collections/{c}/cluster`: exactly one operation. */
+export function clusterOperationFromRest(body: unknown): ClusterSetupOperation {
   const input = decodeBody(body, objectValue);
   if (input.create_sharding_key !== undefined) {
-    return { kind: 'createShardKey', request: createShardKeyDecoder(input.create_sharding_key, 'create_sharding_key') };
+    return { createShardKey: createShardKeyDecoder(input.create_sharding_key, 'create_sharding_key') };
   }
   if (input.drop_sharding_key !== undefined) {
-    return {
-      kind: 'deleteShardKey',
-      shardKey: dropShardKeyDecoder(input.drop_sharding_key, 'drop_sharding_key').shardKey,
-    };
+    return { deleteShardKey: dropShardKeyDecoder(input.drop_sharding_key, 'drop_sharding_key').shardKey };
   }
-  for (const [name, [operation, decode]] of Object.entries(PEER_OPERATIONS)) {
+  for (const [name, [peerOperation, decode]] of Object.entries(PEER_OPERATIONS)) {
     if (input[name] !== undefined) {
-      decode(input[name], name);
-      return { kind: 'peerTransfer', operation };
+      const decoded = decode(input[name], name);
+      return TRANSFERS.has(name) ? { peerOperation, transfer: decoded as ShardTransfer } : { peerOperation };
     }
   }
   throw bodyFormatError('', 'data did not match any variant of untagged enum ClusterOperations');

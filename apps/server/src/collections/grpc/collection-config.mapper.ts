@@ -4,6 +4,7 @@ import {
   Datatype,
   Distance,
   HnswConfig,
+  Memory,
   Modifier,
   OptimizersConfig,
   QuantizationConfig,
@@ -19,6 +20,7 @@ import {
 } from '@vectorstore/collections';
 import { setOwn, ValidationIssues } from '@vectorstore/common';
 import type { CollectionConfig as ProtoCollectionConfig } from '../../grpc/generated/vectorstore/CollectionConfig';
+import type { Datatype as ProtoDatatype } from '../../grpc/generated/vectorstore/Datatype';
 import type { HnswConfigDiff, HnswConfigDiff__Output } from '../../grpc/generated/vectorstore/HnswConfigDiff';
 import type {
   OptimizersConfigDiff,
@@ -53,6 +55,11 @@ import { defined, readEnum, readU64 } from '../../core/scalars';
 
 // ---- proto -> domain (requests) ----
 
+/** The proto `Memory` enum; its zero value means unset. */
+export function readMemory(value: string | number | undefined): Memory | undefined {
+  return readEnum<Memory>(value, 'MemoryUnknown');
+}
+
 export function hnswFromProto(issues: ValidationIssues, path: string, hnsw: HnswConfigDiff__Output): HnswConfig {
   return defined({
     m: readU64(issues, `${path}.m`, hnsw.m),
@@ -60,6 +67,7 @@ export function hnswFromProto(issues: ValidationIssues, path: string, hnsw: Hnsw
     fullScanThreshold: readU64(issues, `${path}.full_scan_threshold`, hnsw.fullScanThreshold),
     maxIndexingThreads: readU64(issues, `${path}.max_indexing_threads`, hnsw.maxIndexingThreads),
     onDisk: hnsw.onDisk,
+    memory: readMemory(hnsw.memory),
     payloadM: readU64(issues, `${path}.payload_m`, hnsw.payloadM),
     inlineStorage: hnsw.inlineStorage,
   });
@@ -120,6 +128,7 @@ export function quantizationFromProto(
           type: readEnum<'Int8'>(q.scalar?.type) as 'Int8',
           quantile: q.scalar?.quantile,
           alwaysRam: q.scalar?.alwaysRam,
+          memory: readMemory(q.scalar?.memory),
         }),
       };
     case 'product':
@@ -127,6 +136,7 @@ export function quantizationFromProto(
         product: defined({
           compression: readEnum<CompressionRatio>(q.product?.compression) ?? 'x4',
           alwaysRam: q.product?.alwaysRam,
+          memory: readMemory(q.product?.memory),
         }),
       };
     case 'binary': {
@@ -139,6 +149,7 @@ export function quantizationFromProto(
       return {
         binary: defined({
           alwaysRam: b.alwaysRam,
+          memory: readMemory(b.memory),
           encoding: readEnum(b.encoding),
           queryEncoding,
         }) as { alwaysRam?: boolean },
@@ -170,6 +181,7 @@ export function vectorParamsFromProto(issues: ValidationIssues, path: string, p:
       ? quantizationConfigFromProto(issues, `${path}.quantization_config`, p.quantizationConfig)
       : undefined,
     onDisk: p.onDisk,
+    memory: readMemory(p.memory),
     datatype: readEnum<Datatype>(p.datatype, 'Default'),
     multivectorConfig: p.multivectorConfig
       ? { comparator: readEnum<'MaxSim'>(p.multivectorConfig.comparator) ?? 'MaxSim' }
@@ -206,6 +218,7 @@ export function vectorsDiffFromProto(
         ? quantizationFromProto(issues, `${entryPath}.quantization_config`, d.quantizationConfig)
         : undefined,
       onDisk: d.onDisk,
+      memory: readMemory(d.memory),
     });
   if (v.config === 'params' && v.params) return { params: entry(`${path}.params`, v.params) };
   if (v.config === 'paramsMap') {
@@ -238,6 +251,7 @@ export function sparseFromProto(
                 params.index.fullScanThreshold,
               ),
               onDisk: params.index.onDisk,
+              memory: readMemory(params.index.memory),
               datatype: readEnum<Datatype>(params.index.datatype, 'Default'),
             })
           : undefined,
@@ -313,6 +327,14 @@ export function quantizationToProto(q: QuantizationConfig): ProtoQuantization {
   return { binary: defined({ ...rest, queryEncoding: queryEncoding ? { setting: queryEncoding } : undefined }) };
 }
 
+/**
+ * Our protos have no `Turbo4` (the spec fixes the enum); validation refuses it, so a stored config
+ * never holds it.
+ */
+function datatypeToProto(datatype: Datatype | undefined): ProtoDatatype | undefined {
+  return datatype === 'Turbo4' ? undefined : datatype;
+}
+
 export function vectorParamsToProto(p: VectorParams): ProtoVectorParams {
   return defined({
     size: p.size,
@@ -320,7 +342,8 @@ export function vectorParamsToProto(p: VectorParams): ProtoVectorParams {
     hnswConfig: p.hnswConfig ? hnswToProto(p.hnswConfig) : undefined,
     quantizationConfig: p.quantizationConfig ? quantizationToProto(p.quantizationConfig) : undefined,
     onDisk: p.onDisk,
-    datatype: p.datatype,
+    memory: p.memory,
+    datatype: datatypeToProto(p.datatype),
     multivectorConfig: p.multivectorConfig,
   });
 }
@@ -334,7 +357,15 @@ export function vectorsToProto(v: VectorsConfig): ProtoVectorsConfig {
 
 export function sparseToProto(s: SparseVectorsConfig): SparseVectorConfig {
   return {
-    map: Object.fromEntries(Object.entries(s).map(([n, p]) => [n, defined({ index: p.index, modifier: p.modifier })])),
+    map: Object.fromEntries(
+      Object.entries(s).map(([n, p]) => [
+        n,
+        defined({
+          index: p.index && defined({ ...p.index, datatype: datatypeToProto(p.index.datatype) }),
+          modifier: p.modifier,
+        }),
+      ]),
+    ),
   };
 }
 
@@ -360,6 +391,7 @@ export function collectionConfigToProto(c: CollectionConfig): ProtoCollectionCon
       shardingMethod: p.shardingMethod,
       sparseVectorsConfig: p.sparseVectors ? sparseToProto(p.sparseVectors) : undefined,
       readFanOutDelayMs: p.readFanOutDelayMs,
+      payload: p.payload,
     }),
     hnswConfig: hnswToProto(c.hnswConfig),
     optimizerConfig: optimizersToProto(c.optimizerConfig),

@@ -11,6 +11,7 @@ import {
   hnswFromProto,
   optimizersFromProto,
   quantizationConfigFromProto,
+  readMemory,
   quantizationFromProto,
   sparseFromProto,
   strictModeFromProto,
@@ -40,6 +41,7 @@ export function createCollectionFromProto(r: CreateCollection__Output): CreateCo
       : undefined,
     shardNumber: r.shardNumber,
     onDiskPayload: r.onDiskPayload,
+    payload: r.payload ? defined({ memory: readMemory(r.payload.memory) }) : undefined,
     replicationFactor: r.replicationFactor,
     writeConsistencyFactor: r.writeConsistencyFactor,
     quantizationConfig: r.quantizationConfig
@@ -52,9 +54,6 @@ export function createCollectionFromProto(r: CreateCollection__Output): CreateCo
     metadata: fromProtoStruct(issues, 'metadata', r.metadata ?? {}),
     timeout: readU64(issues, 'timeout', r.timeout),
   });
-  if (r.quantizationConfig && 'disabled' in (request.quantizationConfig ?? {})) {
-    issues.add('quantization_config', 'disabled is only valid in an update');
-  }
   issues.throwIfAny();
   return request;
 }
@@ -72,6 +71,7 @@ export function updateCollectionFromProto(r: UpdateCollection__Output): UpdateCo
           replicationFactor: r.params.replicationFactor,
           writeConsistencyFactor: r.params.writeConsistencyFactor,
           onDiskPayload: r.params.onDiskPayload,
+          payload: r.params.payload ? defined({ memory: readMemory(r.params.payload.memory) }) : undefined,
           readFanOutFactor: r.params.readFanOutFactor,
           readFanOutDelayMs: readU64(issues, 'params.read_fan_out_delay_ms', r.params.readFanOutDelayMs),
         })

@@ -1,38 +1,65 @@
-import { PayloadIndexParams, TokenizerType } from '@vectorstore/collections';
+import { Memory, PayloadIndexParams, payloadIndexParamsWithDefaults, TokenizerType } from '@vectorstore/collections';
 import { ValidationIssues } from '@vectorstore/common';
 import type {
   PayloadIndexParams as ProtoPayloadIndexParams,
   PayloadIndexParams__Output,
 } from '../../grpc/generated/vectorstore/PayloadIndexParams';
 import { defined, readEnum, readU64 } from '../../core/scalars';
+import { readMemory } from './collection-config.mapper';
 
-/** proto PayloadIndexParams (oneof index_params) to the domain's tagged union. */
+/** An index's `on_disk` and `memory`, the fields every kind of index has. */
+function placement(params: { onDisk?: boolean; memory?: string } | undefined): { onDisk?: boolean; memory?: Memory } {
+  return { onDisk: params?.onDisk, memory: readMemory(params?.memory) };
+}
+
+/**
+ * proto PayloadIndexParams (oneof index_params) to the domain's tagged union, with the domain's
+ * defaults. Fields are picked one by one: decoded messages also carry proto-loader's oneof markers.
+ */
 export function payloadIndexParamsFromProto(
   issues: ValidationIssues,
   path: string,
   p: PayloadIndexParams__Output,
 ): PayloadIndexParams | undefined {
   switch (p.indexParams) {
-    case 'keywordIndexParams':
-      return { keyword: defined({ ...p.keywordIndexParams }) };
-    case 'integerIndexParams':
-      return { integer: defined({ ...p.integerIndexParams }) };
-    case 'floatIndexParams':
-      return { float: defined({ ...p.floatIndexParams }) };
+    case 'keywordIndexParams': {
+      const k = p.keywordIndexParams ?? {};
+      return { keyword: defined({ isTenant: k.isTenant, ...placement(k), enableHnsw: k.enableHnsw }) };
+    }
+    case 'integerIndexParams': {
+      const i = p.integerIndexParams ?? {};
+      return {
+        integer: defined({
+          lookup: i.lookup,
+          range: i.range,
+          isPrincipal: i.isPrincipal,
+          ...placement(i),
+          enableHnsw: i.enableHnsw,
+        }),
+      };
+    }
+    case 'floatIndexParams': {
+      const f = p.floatIndexParams ?? {};
+      return { float: defined({ ...placement(f), isPrincipal: f.isPrincipal, enableHnsw: f.enableHnsw }) };
+    }
     case 'geoIndexParams':
-      return { geo: defined({ ...p.geoIndexParams }) };
+      return { geo: defined({ ...placement(p.geoIndexParams), enableHnsw: p.geoIndexParams?.enableHnsw }) };
     case 'boolIndexParams':
-      return { bool: defined({ ...p.boolIndexParams }) };
-    case 'datetimeIndexParams':
-      return { datetime: defined({ ...p.datetimeIndexParams }) };
-    case 'uuidIndexParams':
-      return { uuid: defined({ ...p.uuidIndexParams }) };
+      return { bool: defined({ ...placement(p.boolIndexParams), enableHnsw: p.boolIndexParams?.enableHnsw }) };
+    case 'datetimeIndexParams': {
+      const d = p.datetimeIndexParams ?? {};
+      return { datetime: defined({ ...placement(d), isPrincipal: d.isPrincipal, enableHnsw: d.enableHnsw }) };
+    }
+    case 'uuidIndexParams': {
+      const u = p.uuidIndexParams ?? {};
+      return { uuid: defined({ isTenant: u.isTenant, ...placement(u), enableHnsw: u.enableHnsw }) };
+    }
     case 'textIndexParams': {
       const t = p.textIndexParams ?? {};
       const textPath = `${path}.text_index_params`;
-      return {
+      return payloadIndexParamsWithDefaults({
         text: defined({
-          tokenizer: readEnum<TokenizerType>(t.tokenizer, 'Unknown') ?? 'Word',
+          tokenizer: readEnum<TokenizerType>(t.tokenizer, 'Unknown'),
           lowercase: t.lowercase,
           minTokenLen: readU64(issues, `${textPath}.min_token_len`, t.minTokenLen),
           maxTokenLen: readU64(issues, `${textPath}.max_token_len`, t.maxTokenLen),
@@ -44,8 +71,9 @@ export function payloadIndexParamsFromProto(
           stemmer: t.stemmer?.snowball ? { snowball: { language: t.stemmer.snowball.language ?? '' } } : undefined,
           asciiFolding: t.asciiFolding,
           enableHnsw: t.enableHnsw,
+          memory: readMemory(t.memory),
         }),
-      };
+      });
     }
     default:
       issues.add(path, 'must set one of the index params');

@@ -6,6 +6,7 @@ import {
   Distance,
   HnswConfig,
   MaxOptimizationThreads,
+  Memory,
   Modifier,
   OptimizersConfig,
   QuantizationConfig,
@@ -42,7 +43,12 @@ export const DISTANCE_NAMES: Record<string, Distance> = {
   Dot: 'Dot',
   Manhattan: 'Manhattan',
 };
-export const DATATYPE_NAMES: Record<string, Datatype> = { float32: 'Float32', uint8: 'Uint8', float16: 'Float16' };
+export const DATATYPE_NAMES: Record<string, Datatype> = {
+  float32: 'Float32',
+  uint8: 'Uint8',
+  float16: 'Float16',
+  turbo4: 'Turbo4',
+};
 export const MODIFIER_NAMES: Record<string, Modifier> = { none: 'None', idf: 'Idf' };
 export const SHARDING_METHOD_NAMES: Record<string, ShardingMethod> = { auto: 'Auto', custom: 'Custom' };
 export const COMPRESSION_NAMES: Record<string, CompressionRatio> = {
@@ -64,15 +70,28 @@ export const BINARY_QUERY_ENCODING_NAMES: Record<string, BinaryQuantizationQuery
   scalar8bits: 'Scalar8Bits',
 };
 
-export const hnswDecoder: Decoder<HnswConfig> = object({
-  m: u64,
-  ef_construct: u64,
-  full_scan_threshold: u64,
-  max_indexing_threads: u64,
-  on_disk: bool,
-  payload_m: u64,
-  inline_storage: bool,
-});
+/** Qdrant reads `quantization` as `quantization_config` on collections and vectors. */
+export const QUANTIZATION_ALIAS = { quantization: 'quantization_config' } as const;
+/** …and `optimizer_config` as `optimizers_config` on collections. */
+export const OPTIMIZERS_ALIAS = { optimizer_config: 'optimizers_config' } as const;
+
+export const MEMORY_NAMES: Record<string, Memory> = { cold: 'Cold', cached: 'Cached', pinned: 'Pinned' };
+const memory = enumOf(MEMORY_NAMES);
+
+export const hnswDecoder: Decoder<HnswConfig> = object(
+  {
+    m: u64,
+    ef_construct: u64,
+    full_scan_threshold: u64,
+    max_indexing_threads: u64,
+    on_disk: bool,
+    memory,
+    payload_m: u64,
+    inline_storage: bool,
+  },
+  [],
+  { full_scan_threshold_kb: 'full_scan_threshold' },
+);
 
 export const walDecoder: Decoder<WalConfig> = object({
   wal_capacity_mb: u64,
@@ -84,22 +103,31 @@ export const walDecoder: Decoder<WalConfig> = object({
 const maxOptimizationThreadsDecoder: Decoder<MaxOptimizationThreads> = (value, path) =>
   value === 'auto' ? { setting: 'Auto' } : { value: u64(value, path) };
 
-export const optimizersDecoder: Decoder<OptimizersConfig> = object({
-  deleted_threshold: f64,
-  vacuum_min_vector_number: u64,
-  default_segment_number: u64,
-  max_segment_size: u64,
-  memmap_threshold: u64,
-  indexing_threshold: u64,
-  flush_interval_sec: u64,
-  max_optimization_threads: maxOptimizationThreadsDecoder,
-  prevent_unoptimized: bool,
-});
+export const optimizersDecoder: Decoder<OptimizersConfig> = object(
+  {
+    deleted_threshold: f64,
+    vacuum_min_vector_number: u64,
+    default_segment_number: u64,
+    max_segment_size: u64,
+    memmap_threshold: u64,
+    indexing_threshold: u64,
+    flush_interval_sec: u64,
+    max_optimization_threads: maxOptimizationThreadsDecoder,
+    prevent_unoptimized: bool,
+  },
+  [],
+  {
+    max_segment_size_kb: 'max_segment_size',
+    memmap_threshold_kb: 'memmap_threshold',
+    indexing_threshold_kb: 'indexing_threshold',
+  },
+);
 
-const scalarDecoder = object({ type: enumOf({ int8: 'Int8' }), quantile: f64, always_ram: bool }, ['type']);
-const productDecoder = object({ compression: enumOf(COMPRESSION_NAMES), always_ram: bool }, ['compression']);
+const scalarDecoder = object({ type: enumOf({ int8: 'Int8' }), quantile: f64, always_ram: bool, memory }, ['type']);
+const productDecoder = object({ compression: enumOf(COMPRESSION_NAMES), always_ram: bool, memory }, ['compression']);
 const binaryDecoder = object({
   always_ram: bool,
+  memory,
   encoding: enumOf(BINARY_ENCODING_NAMES),
   query_encoding: enumOf(BINARY_QUERY_ENCODING_NAMES),
 });
@@ -124,10 +152,12 @@ export const vectorParamsDecoder: Decoder<VectorParams> = object(
     hnsw_config: hnswDecoder,
     quantization_config: quantizationDecoder,
     on_disk: bool,
+    memory,
     datatype: enumOf(DATATYPE_NAMES),
     multivector_config: object({ comparator: enumOf({ max_sim: 'MaxSim' }) }, ['comparator']),
   },
   ['size', 'distance'],
+  QUANTIZATION_ALIAS,
 );
 
 /** One unnamed vector (`{"size": 4, "distance": "Dot"}`) or a map of named ones. */
@@ -137,11 +167,16 @@ export const vectorsDecoder: Decoder<VectorsConfig> = (value, path) => {
   return { paramsMap: record(vectorParamsDecoder)(input, path) };
 };
 
-const vectorParamsDiffDecoder: Decoder<VectorParamsDiff> = object({
-  hnsw_config: hnswDecoder,
-  quantization_config: quantizationDiffDecoder,
-  on_disk: bool,
-});
+const vectorParamsDiffDecoder: Decoder<VectorParamsDiff> = object(
+  {
+    hnsw_config: hnswDecoder,
+    quantization_config: quantizationDiffDecoder,
+    on_disk: bool,
+    memory,
+  },
+  [],
+  QUANTIZATION_ALIAS,
+);
 
 /** A map of per-vector changes; `""` names the unnamed vector. */
 export const vectorsDiffDecoder: Decoder<VectorsConfigDiff> = (value, path) => {
@@ -152,7 +187,7 @@ export const vectorsDiffDecoder: Decoder<VectorsConfigDiff> = (value, path) => {
 
 export const sparseVectorsDecoder: Decoder<SparseVectorsConfig> = record<SparseVectorParams>(
   object({
-    index: object({ full_scan_threshold: u64, on_disk: bool, datatype: enumOf(DATATYPE_NAMES) }),
+    index: object({ full_scan_threshold: u64, on_disk: bool, memory, datatype: enumOf(DATATYPE_NAMES) }),
     modifier: enumOf(MODIFIER_NAMES),
   }),
 );
@@ -178,6 +213,9 @@ export const strictModeDecoder: Decoder<StrictModeConfig> = object({
   max_points_count: u64,
   max_payload_index_count: u64,
 });
+
+/** `payload`: the payload storage's params. */
+export const payloadStorageDecoder = object({ memory });
 
 export const shardNumberDecoder = u32;
 

@@ -2,6 +2,7 @@ import {
   CollectionConfig,
   CollectionInfo,
   HnswConfig,
+  Memory,
   OptimizersConfig,
   PayloadIndexParams,
   QuantizationConfig,
@@ -16,6 +17,7 @@ import {
   BINARY_ENCODING_NAMES,
   BINARY_QUERY_ENCODING_NAMES,
   DATATYPE_NAMES,
+  MEMORY_NAMES,
   MODIFIER_NAMES,
   SHARDING_METHOD_NAMES,
 } from './collection-config.rest-decoders';
@@ -40,14 +42,19 @@ function snakeKeys(value: object): Json {
   );
 }
 
+/** A config object whose `memory` placement REST spells in lower case. */
+function withMemory<T extends { memory?: Memory }>(value: T): Omit<T, 'memory'> & { memory?: string } {
+  return { ...value, memory: value.memory && restName(MEMORY_NAMES, value.memory) };
+}
+
 function hnswToRest(h: HnswConfig): Json {
-  return snakeKeys(h);
+  return snakeKeys(withMemory(h));
 }
 
 function quantizationToRest(q: QuantizationConfig): Json {
-  if ('scalar' in q) return { scalar: snakeKeys({ ...q.scalar, type: 'int8' }) };
-  if ('product' in q) return { product: snakeKeys(q.product) };
-  const { encoding, queryEncoding, ...rest } = q.binary;
+  if ('scalar' in q) return { scalar: snakeKeys(withMemory({ ...q.scalar, type: 'int8' })) };
+  if ('product' in q) return { product: snakeKeys(withMemory(q.product)) };
+  const { encoding, queryEncoding, ...rest } = withMemory(q.binary);
   return {
     binary: snakeKeys({
       ...rest,
@@ -64,6 +71,7 @@ function vectorParamsToRest(p: VectorParams): Json {
     hnsw_config: p.hnswConfig && hnswToRest(p.hnswConfig),
     quantization_config: p.quantizationConfig && quantizationToRest(p.quantizationConfig),
     on_disk: p.onDisk,
+    memory: p.memory && restName(MEMORY_NAMES, p.memory),
     datatype: p.datatype && restName(DATATYPE_NAMES, p.datatype),
     multivector_config: p.multivectorConfig && { comparator: 'max_sim' },
   });
@@ -83,7 +91,8 @@ function sparseToRest(s: SparseVectorsConfig): Json {
   for (const [name, p] of Object.entries(s)) {
     const value = defined({
       index:
-        p.index && snakeKeys({ ...p.index, datatype: p.index.datatype && restName(DATATYPE_NAMES, p.index.datatype) }),
+        p.index &&
+        snakeKeys(withMemory({ ...p.index, datatype: p.index.datatype && restName(DATATYPE_NAMES, p.index.datatype) })),
       modifier: p.modifier && restName(MODIFIER_NAMES, p.modifier),
     });
     Object.defineProperty(result, name, { value, enumerable: true, writable: true });
@@ -117,6 +126,7 @@ export function collectionConfigToRest(c: CollectionConfig): Json {
       read_fan_out_factor: p.readFanOutFactor,
       read_fan_out_delay_ms: p.readFanOutDelayMs,
       on_disk_payload: p.onDiskPayload,
+      payload: p.payload && snakeKeys(withMemory(p.payload)),
       sparse_vectors: p.sparseVectors && sparseToRest(p.sparseVectors),
     }),
     hnsw_config: hnswToRest(c.hnswConfig),
@@ -130,7 +140,8 @@ export function collectionConfigToRest(c: CollectionConfig): Json {
 
 /** Payload index parameters as REST shows them: `{"type": "keyword", "is_tenant": true, …}`. */
 export function payloadIndexParamsToRest(params: PayloadIndexParams): Json {
-  const [type, values] = Object.entries(params)[0] as [string, Json];
+  const [type, given] = Object.entries(params)[0] as [string, { memory?: Memory }];
+  const values = withMemory(given) as Json;
   if (type !== 'text') return { type, ...snakeKeys(values) };
   const { tokenizer, stopwords, stemmer, ...rest } = values as {
     tokenizer: string;

@@ -1,5 +1,9 @@
-import { PayloadIndexParams, PayloadSchemaType, TokenizerType } from '@vectorstore/collections';
-import { DomainError } from '@vectorstore/common';
+import {
+  PayloadIndexParamsInput,
+  payloadIndexSchema,
+  PayloadSchemaType,
+  TokenizerType,
+} from '@vectorstore/collections';
 import { UpdateRequest, UpdateResult } from '@vectorstore/points';
 import { bodyFormatError } from '../../core/rest/rest-format.error';
 import {
@@ -14,6 +18,7 @@ import {
   u64,
 } from '../../core/rest/rest-decoders';
 import { readWait, readWriteTimeout, RestQuery } from '../../core/rest/rest-query';
+import { MEMORY_NAMES } from './collection-config.rest-decoders';
 import { defined } from '../../core/scalars';
 
 const SCHEMA_TYPE_NAMES: Record<string, PayloadSchemaType> = {
@@ -52,7 +57,7 @@ const stemmerDecoder: Decoder<{ snowball: { language: string } }> = (value, path
   return { snowball: { language: stemmer.language } };
 };
 
-const common = { on_disk: bool, enable_hnsw: bool };
+const common = { on_disk: bool, memory: enumOf(MEMORY_NAMES), enable_hnsw: bool };
 const PARAMS_DECODERS: Record<PayloadSchemaType, Decoder<object>> = {
   Keyword: object({ ...common, is_tenant: bool }),
   Integer: object({ ...common, lookup: bool, range: bool, is_principal: bool }),
@@ -75,17 +80,16 @@ const PARAMS_DECODERS: Record<PayloadSchemaType, Decoder<object>> = {
 };
 
 /** `field_schema`: a type name, or `{"type": …, …params}`. */
-function fieldSchemaFromRest(value: unknown): { type: PayloadSchemaType; params?: PayloadIndexParams } {
+function fieldSchemaFromRest(value: unknown): { type: PayloadSchemaType; params?: PayloadIndexParamsInput } {
   const typeOf = enumOf(SCHEMA_TYPE_NAMES);
   if (!isPlainObject(value)) return { type: typeOf(value, 'field_schema') };
   if (value.type === undefined) throw bodyFormatError('field_schema', 'missing field `type`');
   const type = typeOf(value.type, 'field_schema.type');
-  const params = PARAMS_DECODERS[type](value, 'field_schema') as Record<string, unknown>;
-  if (type === 'Text') params.tokenizer ??= 'Word';
-  return { type, params: { [type.toLowerCase()]: params } as unknown as PayloadIndexParams };
+  const params = PARAMS_DECODERS[type](value, 'field_schema');
+  return { type, params: { [type.toLowerCase()]: params } as unknown as PayloadIndexParamsInput };
 }
 
-/** `PUT /collections/{c}/index`. */
+/** `PUT /collections/{c}/index`; the schema's rules and defaults are the domain's. */
 export function createFieldIndexFromRest(body: unknown, query: RestQuery): UpdateRequest {
   const wait = readWait(query);
   const timeout = readWriteTimeout(query);
@@ -95,8 +99,8 @@ export function createFieldIndexFromRest(body: unknown, query: RestQuery): Updat
       'field_name',
     ]),
   );
-  if (fields.fieldSchema === undefined) throw DomainError.validation(['field_schema: must be given']);
-  const { type, params } = fieldSchemaFromRest(fields.fieldSchema);
+  const given = fields.fieldSchema === undefined ? undefined : fieldSchemaFromRest(fields.fieldSchema);
+  const { type, params } = payloadIndexSchema(given?.type, given?.params);
   return defined({
     operation: { createFieldIndex: defined({ field: fields.fieldName, type, params }) },
     wait,

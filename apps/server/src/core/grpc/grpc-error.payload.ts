@@ -1,7 +1,6 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { RpcException } from '@nestjs/microservices';
 import { DomainError, isDomainError, toGrpcCode } from '@vectorstore/common';
-import { EngineInputError } from '@vectorstore/engine';
 
 /** What grpc-js needs to answer a call with a status. */
 export interface GrpcErrorPayload {
@@ -13,9 +12,6 @@ export interface GrpcErrorPayload {
 /** Maps a handler failure to a gRPC status; `onUnexpected` returns the message for unknown errors. */
 export function toGrpcErrorPayload(exception: unknown, onUnexpected: () => string): GrpcErrorPayload {
   if (isDomainError(exception)) return domainErrorPayload(exception);
-  // The engine validates its inputs (dimensions, ef, oversampling…) with messages naming the rule.
-  if (exception instanceof EngineInputError)
-    return { code: status.INVALID_ARGUMENT, message: `Validation error in body: [${exception.message}]` };
   if (exception instanceof RangeError && /call stack/i.test(exception.message)) {
     return { code: status.INVALID_ARGUMENT, message: 'Validation error in body: [request: nested too deeply]' };
   }

@@ -94,19 +94,29 @@ type FieldDecoders = Record<string, Decoder<unknown>>;
 
 /**
  * An object of known snake_case fields, decoded into camelCase ones; absent and `null` fields are
- * left out. `required` fields must be present (serde's `missing field`).
+ * left out. `required` fields must be present (serde's `missing field`). `aliases` maps another
+ * accepted name to a field's name (serde's `alias`), read when the field itself is absent.
  */
-export function object<T>(fields: FieldDecoders, required: readonly string[] = []): Decoder<T> {
+export function object<T>(
+  fields: FieldDecoders,
+  required: readonly string[] = [],
+  aliases: Readonly<Record<string, string>> = {},
+): Decoder<T> {
   return (value, path) => {
     const input = objectValue(value, path);
     const result: Record<string, unknown> = {};
-    for (const [name, decode] of Object.entries(fields)) {
+    for (const [field, decode] of Object.entries(fields)) {
+      const name = Object.prototype.hasOwnProperty.call(input, field)
+        ? field
+        : (Object.keys(aliases).find(
+            (alias) => aliases[alias] === field && Object.prototype.hasOwnProperty.call(input, alias),
+          ) ?? field);
       const item = Object.prototype.hasOwnProperty.call(input, name) ? input[name] : undefined;
       if (item === undefined || item === null) {
-        if (required.includes(name)) throw bodyFormatError(path, `missing field \`${name}\``);
+        if (required.includes(field)) throw bodyFormatError(path, `missing field \`${field}\``);
         continue;
       }
-      result[camel(name)] = decode(item, join(path, name));
+      result[camel(field)] = decode(item, join(path, name));
     }
     return result as T;
   };

@@ -10,6 +10,7 @@ const REWRITES: Array<[RegExp, string]> = [
   [/^sparse_vectors_config\./, 'sparse_vectors.'],
   [/^dense_config\./, 'dense.'],
   [/^sparse_config\./, 'sparse.'],
+  [/^field_index_params\.\w+?_index_params\./, 'field_schema.'],
 ];
 
 export function restIssuePath(issue: string): string {

@@ -1,11 +1,13 @@
-import { QuantizationConfig } from '@vectorstore/collections';
+import { QuantizationConfig, quantizedAlwaysInMemory } from '@vectorstore/collections';
 import { QuantizationConfig as EngineQuantization } from '@vectorstore/engine';
 
 /** Our quantization names (Qdrant's) to the engine's. */
 export function engineQuantization(q: QuantizationConfig | undefined): EngineQuantization | undefined {
   if (!q) return undefined;
-  if ('scalar' in q) return { scalar: { type: 'int8', quantile: q.scalar.quantile, alwaysRam: q.scalar.alwaysRam } };
-  if ('product' in q) return { product: { compression: q.product.compression, alwaysRam: q.product.alwaysRam } };
+  if ('scalar' in q)
+    return { scalar: { type: 'int8', quantile: q.scalar.quantile, alwaysRam: quantizedAlwaysInMemory(q.scalar) } };
+  if ('product' in q)
+    return { product: { compression: q.product.compression, alwaysRam: quantizedAlwaysInMemory(q.product) } };
   const encoding = { OneBit: 'one_bit', TwoBits: 'two_bits', OneAndHalfBits: 'one_and_half_bits' } as const;
   const queryEncoding = {
     Default: 'default',
@@ -15,7 +17,7 @@ export function engineQuantization(q: QuantizationConfig | undefined): EngineQua
   } as const;
   return {
     binary: {
-      alwaysRam: q.binary.alwaysRam,
+      alwaysRam: quantizedAlwaysInMemory(q.binary),
       encoding: q.binary.encoding ? encoding[q.binary.encoding] : undefined,
       queryEncoding: q.binary.queryEncoding ? queryEncoding[q.binary.queryEncoding] : undefined,
     },

@@ -4,21 +4,39 @@ import { SegmentFile } from '../segment-file';
 import { VectorSpace } from '../vector-space';
 import { DenseSegmentVectors } from './dense-vectors';
 import { DiskDenseSegmentVectors } from './disk-dense-vectors';
+import { translatingEngineErrors } from './engine-input';
 import { MultiSegmentVectors } from './multi-vectors';
 import { SavedDenseVectors } from './saved-dense-vectors';
 import { SegmentVectors } from './segment-vectors';
 import { SlotMap } from './slot-map';
 import { SparseSegmentVectors } from './sparse-vectors';
 
+/*
+ * Every store the library uses comes from these two functions, and each answers the engine's input
+ * errors as DomainErrors (see translatingEngineErrors): the one place where points meets the engine.
+ */
+
 /** An empty store for a space; `indexed` stores build a full graph (optimizer-built segments). */
 export function createSegmentVectors(space: VectorSpace, indexed: boolean): SegmentVectors {
+  return translatingEngineErrors(newSegmentVectors(space, indexed));
+}
+
+/** Restores saved vectors; `openFile` opens the segment's files for vectors kept on disk. */
+export function loadSegmentVectors(
+  space: VectorSpace,
+  bytes: Uint8Array,
+  openFile?: (name: string) => SegmentFile,
+): SegmentVectors {
+  return translatingEngineErrors(loadedSegmentVectors(space, bytes, openFile));
+}
+
+function newSegmentVectors(space: VectorSpace, indexed: boolean): SegmentVectors {
   if (space.kind === 'sparse') return SparseSegmentVectors.create(space);
   if (space.kind === 'multi') return MultiSegmentVectors.create(space);
   return DenseSegmentVectors.create(space, indexed);
 }
 
-/** Restores saved vectors; `openFile` opens the segment's files for vectors kept on disk. */
-export function loadSegmentVectors(
+function loadedSegmentVectors(
   space: VectorSpace,
   bytes: Uint8Array,
   openFile?: (name: string) => SegmentFile,

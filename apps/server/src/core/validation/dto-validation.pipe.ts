@@ -3,18 +3,20 @@ import { DomainError } from '@vectorstore/common';
 import type { ValidationError } from 'class-validator';
 
 /**
- * Validates auth request bodies against their DTO: unknown properties are refused, every problem
- * is reported as `field: rule` in the project's `Validation error in body: [...]` 400 answer.
+ * The validation pipe for request bodies declared as class-validator DTOs (`@UsePipes(DtoValidationPipe)`):
+ * unknown properties are refused, and every problem is reported as `field: rule` in one
+ * `Validation error in body: [...]` DomainError, which the exception filter answers. Qdrant's REST
+ * bodies are decoded by `core/rest` instead, to serde's rules and messages.
  */
 @Injectable()
-export class AuthValidationPipe implements PipeTransform {
+export class DtoValidationPipe implements PipeTransform {
   private readonly inner = new ValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
     stopAtFirstError: true,
     transform: true,
-    exceptionFactory: (errors: ValidationError[]) => DomainError.validation(describe(errors)),
+    exceptionFactory: (errors: ValidationError[]) => DomainError.validation(describeErrors(errors)),
   });
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
@@ -27,12 +29,13 @@ export class AuthValidationPipe implements PipeTransform {
   }
 }
 
-function describe(errors: readonly ValidationError[], parent = ''): string[] {
+/** class-validator's error tree as `path: rule` issues, nested properties as dotted paths. */
+export function describeErrors(errors: readonly ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent && error.property ? `${parent}.${error.property}` : error.property || parent || 'body';
     const own = Object.entries(error.constraints ?? {}).map(([rule, message]) =>
       rule === 'whitelistValidation' ? `${path}: unknown property` : `${path}: ${message}`,
     );
-    return [...own, ...describe(error.children ?? [], path)];
+    return [...own, ...describeErrors(error.children ?? [], path)];
   });
 }

@@ -1,0 +1,96 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { ArgumentsHost, Logger } from '@nestjs/common';
+import { DomainError } from '@vectorstore/common';
+import { firstValueFrom, Observable } from 'rxjs';
+import { TransportExceptionFilter } from './transport-exception.filter';
+
+/** What the filter wrote on an express response. */
+interface Sent {
+  status?: number;
+  json?: unknown;
+  text?: unknown;
+  headers: Record<string, string>;
+}
+
+function httpHost(path: string, sent: Sent): ArgumentsHost {
+  const response = {
+    headersSent: false,
+    setHeader: (name: string, value: string) => (sent.headers[name] = value),
+    status(code: number) {
+      sent.status = code;
+      return response;
+    },
+    type: () => response,
+    json: (body: unknown) => (sent.json = body),
+    send: (body: unknown) => (sent.text = body),
+    end: () => undefined,
+  };
+  return {
+    getType: () => 'http',
+    switchToHttp: () => ({ getRequest: () => ({ path }), getResponse: () => response }),
+  } as unknown as ArgumentsHost;
+}
+
+const rpcHost = { getType: () => 'rpc' } as unknown as ArgumentsHost;
+
+async function grpcAnswer(filter: TransportExceptionFilter, exception: unknown): Promise<unknown> {
+  return firstValueFrom(filter.catch(exception, rpcHost) as Observable<never>).catch((payload: unknown) => payload);
+}
+
+describe(TransportExceptionFilter.name, () => {
+  const filter = new TransportExceptionFilter();
+
+  beforeAll(() => {
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+  });
+
+  afterAll(() => {
+    jest.restoreAllMocks();
+  });
+
+  describe('catch', () => {
+    // What @vectorstore/points throws for an input the engine refuses (see its engine-input.ts).
+    const engineInput = DomainError.validation(['oversampling: expected a number >= 1, got 0.5']);
+
+    it('should answer a library validation error 422 on REST with the field path and location', () => {
+      const sent: Sent = { headers: {} };
+      filter.catch(engineInput, httpHost('/collections/c/points/search', sent));
+      expect(sent.status).toBe(422);
+      expect(sent.json).toEqual({
+        status: { error: 'Validation error in JSON body: [oversampling: expected a number >= 1, got 0.5]' },
+        time: 0,
+      });
+    });
+
+    it('should answer the same error INVALID_ARGUMENT on gRPC with the message kept', async () => {
+      expect(await grpcAnswer(filter, engineInput)).toEqual({
+        code: GrpcStatus.INVALID_ARGUMENT,
+        message: 'Validation error in body: [oversampling: expected a number >= 1, got 0.5]',
+      });
+    });
+
+    it('should answer errors that are not DomainErrors 500 / INTERNAL with a generic message', async () => {
+      const sent: Sent = { headers: {} };
+      filter.catch(new Error('bug'), httpHost('/collections', sent));
+      expect(sent.status).toBe(500);
+      expect(sent.json).toEqual({
+        status: { error: expect.stringMatching(/^Service internal error \(correlation id /) as unknown },
+        time: 0,
+      });
+      expect(await grpcAnswer(filter, new Error('bug'))).toMatchObject({ code: GrpcStatus.INTERNAL });
+    });
+
+    it('should say where a path parameter broke a rule', () => {
+      const sent: Sent = { headers: {} };
+      const error = DomainError.validation(['collection_name: collection name cannot contain "/" char'], 'path');
+      filter.catch(error, httpHost('/collections/a%2Fb', sent));
+      expect(sent.status).toBe(422);
+      expect(sent.json).toEqual({
+        status: {
+          error: 'Validation error in path parameters: [collection_name: collection name cannot contain "/" char]',
+        },
+        time: 0,
+      });
+    });
+  });
+});

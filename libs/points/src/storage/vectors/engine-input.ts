@@ -1,0 +1,42 @@
+import { DomainError } from '@vectorstore/common';
+import { EngineInputError } from '@vectorstore/engine';
+
+/**
+ * The engine checks its inputs (dimensions, `ef`, oversampling, finiteness…) and names the broken
+ * rule in an {@link EngineInputError}. Such an input came from a request, so it is a validation
+ * failure (INVALID_ARGUMENT, REST 422) with the engine's message kept; any other error passes as is.
+ */
+export function fromEngineError(error: unknown): unknown {
+  return error instanceof EngineInputError ? DomainError.validation([error.message]) : error;
+}
+
+/**
+ * The library's one boundary with the engine: every call made through `store` (a vector store,
+ * the only kind of object in this library that calls the engine) reports engine input errors as
+ * DomainErrors, so no caller, and no transport, can answer them as an internal error. The store
+ * keeps its class (`instanceof` holds) and its state; only its methods are wrapped.
+ */
+export function translatingEngineErrors<T extends object>(store: T): T {
+  const wrapped = new WeakMap<object, unknown>();
+  return new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      let method = wrapped.get(value);
+      if (method === undefined) {
+        method = (...args: unknown[]): unknown => {
+          try {
+            const result: unknown = Reflect.apply(value, target, args);
+            return result instanceof Promise
+              ? result.catch((error: unknown) => Promise.reject(fromEngineError(error)))
+              : result;
+          } catch (error) {
+            throw fromEngineError(error);
+          }
+        };
+        wrapped.set(value, method);
+      }
+      return method;
+    },
+  });
+}
