@@ -10,6 +10,8 @@ const REWRITES: Array<[RegExp, string]> = [
   [/^sparse_vectors_config\./, 'sparse_vectors.'],
   [/^dense_config\./, 'dense.'],
   [/^sparse_config\./, 'sparse.'],
+  // A point's vectors are `vectors` in gRPC's PointVectors, `vector` in REST's.
+  [/^((?:operations\[\d+\]\.update_vectors\.)?points\[\d+\])\.vectors(?=: )/, '$1.vector'],
 ];
 
 export function restIssuePath(issue: string): string {
