@@ -1,6 +1,6 @@
 // Multivector MaxSim: for each query vector the best similarity against the document's vectors, summed.
 // Similarity is the metric's score with higher = better: dot (Cosine after normalization, Dot), and the
-// negated L2 / L1 distance for Euclid / Manhattan.
+// negated squared L2 / L1 distance for Euclid / Manhattan (Qdrant's internal scores).
 import { MT_DOT, MT_L2 } from './layout';
 import { dotF32, l1F32, l2sqF32 } from './distance/f32';
 
@@ -14,7 +14,7 @@ export function maxSim(q: usize, nq: i32, doc: usize, nd: i32, dim: i32, metric:
       const dj = doc + <usize>j * stride;
       let s: f32;
       if (metric == MT_DOT) s = dotF32(qi, dj, dim);
-      else if (metric == MT_L2) s = -Mathf.sqrt(l2sqF32(qi, dj, dim));
+      else if (metric == MT_L2) s = -l2sqF32(qi, dj, dim);
       else s = -l1F32(qi, dj, dim);
       if (s > best) best = s;
     }

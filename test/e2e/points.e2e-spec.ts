@@ -957,6 +957,28 @@ describe('Points service (gRPC, e2e)', () => {
       await expectGrpcError(call('Query', { collectionName: missing }), grpc.status.NOT_FOUND);
     });
 
+    it('should answer INVALID_ARGUMENT for an update of no vectors and a lookup of a vector name that does not exist', async () => {
+      await expectGrpcError(
+        call('UpdateVectors', {
+          collectionName: NAME,
+          wait: true,
+          points: [{ id: pid(1), vectors: { vectors: { vectors: {} } } }],
+        }),
+        grpc.status.INVALID_ARGUMENT,
+        'must specify vectors to update for point',
+      );
+      await expectGrpcError(
+        call('Query', {
+          collectionName: NAME,
+          using: 'a',
+          query: { recommend: { positive: [{ id: pid(1) }] } },
+          lookupFrom: { collectionName: NAME, vectorName: 'nope' },
+        }),
+        grpc.status.INVALID_ARGUMENT,
+        'Wrong input: Not existing vector name error: nope',
+      );
+    });
+
     it('should answer INVALID_ARGUMENT "Vector dimension error" for a wrong dimension', async () => {
       const named = (data: number[]) => ({ vectors: { vectors: { a: { dense: { data } } } } });
       await expectGrpcError(

@@ -326,6 +326,16 @@ describe('points over REST through @qdrant/js-client-rest (e2e)', () => {
       status: 422,
       error: 'Validation error in JSON body: [limit: value 0 invalid, must be 1 or larger]',
     });
+    expect(await post('/points/vectors', { points: [{ id: 2, vector: {} }] }, 'PUT')).toEqual({
+      status: 422,
+      error: 'Validation error in JSON body: [points[0].vector: must specify vectors to update for point]',
+    });
+    expect(
+      await post('/points/query', {
+        query: { recommend: { positive: [2] } },
+        lookup_from: { collection: 'rp', vector: 'nope' },
+      }),
+    ).toEqual({ status: 400, error: 'Wrong input: Not existing vector name error: nope' });
     const missing = await fetch(`${server.httpUrl}/collections/rp/points/424242`, {
       headers: { 'api-key': server.apiKey },
     });

@@ -16,7 +16,7 @@ describe(MultiVectorIndex.name, () => {
         : distance === 'Cosine'
           ? reference.cosineRef(a, b)
           : distance === 'Euclid'
-            ? -Math.sqrt(reference.l2sqRef(a, b))
+            ? -reference.l2sqRef(a, b)
             : -reference.l1Ref(a, b);
     return q.reduce((s, qi) => s + Math.max(...doc.map((d) => sim(qi, d))), 0);
   }

@@ -15,7 +15,8 @@ export interface MultiVectorConfig {
 /**
  * One document per slot, each a list of vectors. Score = sum over query vectors of the best similarity
  * against the document's vectors (Qdrant's MaxSim comparator); similarity is dot for Cosine (normalized)
- * and Dot, and the negated distance for Euclid and Manhattan, so higher is always better.
+ * and Dot, the negated squared distance for Euclid and the negated distance for Manhattan (Qdrant's
+ * internal scores), so higher is always better.
  */
 export class MultiVectorIndex {
   private readonly wasm: EngineExports;

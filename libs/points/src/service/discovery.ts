@@ -31,11 +31,11 @@ export function scaledFastSigmoid(x: number): number {
 
 /**
  * The similarity Qdrant's custom queries compare, from the score a store reports: Euclid reports
- * the distance and compares minus its square; Manhattan compares minus the distance; dot, cosine,
- * sparse and MaxSim scores already are similarities.
+ * the distance and compares minus its square; Manhattan compares minus the distance (dense or
+ * multivector alike); dot, cosine and sparse scores already are similarities.
  */
 export function rawSimilarity(space: VectorSpace, score: number): number {
-  if (space.kind !== 'dense') return score;
+  if (space.kind === 'sparse') return score;
   if (space.distance === 'Euclid') return -(score * score);
   if (space.distance === 'Manhattan') return -score;
   return score;

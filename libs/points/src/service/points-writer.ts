@@ -94,6 +94,9 @@ export class PointsWriter {
       }
     } else if ('updateVectors' in operation) {
       operation.updateVectors.points.forEach((point, i) => {
+        // As in Qdrant, a point in an update of vectors must name at least one vector.
+        if (Object.keys(point.vectors).length === 0)
+          issues.add(`${prefix}points[${i}].vectors`, 'must specify vectors to update for point');
         checkNamedVectors(issues, `${prefix}points[${i}].vectors`, spaces, point.vectors);
         this.checkVectorLimits(context, point.vectors);
       });

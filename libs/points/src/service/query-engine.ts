@@ -466,6 +466,9 @@ export class QueryEngine {
     }
     const source = lookup ? this.resolveLookup(lookup.collectionName) : context;
     const name = lookup?.vectorName ?? space.name;
+    // As in Qdrant, a name the source collection does not have is a wrong input, before any point is looked up.
+    if (!source.storage.spaces.has(name))
+      throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${name}`);
     const location = this.reader.locate(source, input.pointId);
     if (!location) throw DomainError.notFound(`Not found: No point with id ${formatId(input.pointId)} found`);
     const vector = location.segment.vectorStore(name)?.get(location.slot);

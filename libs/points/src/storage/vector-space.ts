@@ -73,7 +73,10 @@ export function requireSpace(spaces: Map<string, VectorSpace>, name: string): Ve
   return space;
 }
 
-/** Whether higher scores are better for a space (sparse and multi are similarities). */
+/**
+ * Whether higher scores are better for a space: sparse scores are similarities; dense and multivector
+ * scores follow the distance (a multivector Euclid or Manhattan score is a distance, as in Qdrant).
+ */
 export function spaceHigherIsBetter(space: VectorSpace): boolean {
-  return space.kind !== 'dense' || higherIsBetter(space.distance);
+  return space.kind === 'sparse' || higherIsBetter(space.distance);
 }

@@ -11,6 +11,8 @@ const REWRITES: Array<[RegExp, string]> = [
   [/^dense_config\./, 'dense.'],
   [/^sparse_config\./, 'sparse.'],
   [/^field_index_params\.\w+?_index_params\./, 'field_schema.'],
+  // A point's vectors are `vectors` in gRPC's PointVectors, `vector` in REST's.
+  [/^((?:operations\[\d+\]\.update_vectors\.)?points\[\d+\])\.vectors(?=: )/, '$1.vector'],
 ];
 
 export function restIssuePath(issue: string): string {
