@@ -317,6 +317,14 @@ describe('Collection snapshots (e2e)', () => {
 
     const readOnly = await rest(first, 'POST', '/collections/grpc/snapshots', undefined, first.readOnlyApiKey);
     expect(readOnly.status).toBe(403);
+    // Let the wait=false snapshot finish: made within the same second, it would take the name deleted below.
+    for (let i = 0; i < 200; i++) {
+      const all = await unary<object, { snapshotDescriptions: unknown[] }>(a.snapshots, 'List', {
+        collectionName: 'grpc',
+      });
+      if (all.snapshotDescriptions.length === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
 
     await unary(a.snapshots, 'Delete', { collectionName: 'grpc', snapshotName: created.snapshotDescription.name });
     const missing = await rest(first, 'DELETE', `/collections/grpc/snapshots/${created.snapshotDescription.name}`);
