@@ -32,7 +32,7 @@ export { PointsWriter } from './service/points-writer';
 export { PointsReader } from './service/points-reader';
 export { QueryEngine } from './service/query-engine';
 export { VectorNameOperations } from './service/vector-names';
-export { CollectionSnapshots } from './storage/collection-snapshots';
+export { CollectionSnapshots, type PartialSegmentManifest } from './storage/collection-snapshots';
 export {
   DistanceMatrixService,
   MATRIX_DEFAULT_LIMIT,

@@ -41,6 +41,7 @@ export {
   parseChecksumFile,
   readSidecarChecksum,
   normalizeChecksum,
+  checkChecksumParam,
   sha256OfFile,
 } from './snapshot-checksum';
 

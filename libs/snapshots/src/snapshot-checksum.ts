@@ -58,6 +58,17 @@ export function normalizeChecksum(checksum: string): string {
   return checksum.toLowerCase();
 }
 
+/**
+ * The `?checksum` of an upload, checked before the upload is read (Qdrant validates its query
+ * first): 422 naming the rule `invalid_sha256_hash`, as Qdrant's validator does.
+ */
+export function checkChecksumParam(checksum: string | undefined): void {
+  if (checksum === undefined || /^[0-9a-fA-F]{64}$/.test(checksum)) return;
+  const why =
+    checksum.length !== 64 ? `length ${checksum.length}, expected 64` : 'invalid characters, expected 0-9, a-f, A-F';
+  throw DomainError.validation([`checksum: invalid_sha256_hash (${why})`], 'query');
+}
+
 /** sha256 and size of a file, read in chunks (memory bounded by {@link STREAM_CHUNK_BYTES}). */
 export async function sha256OfFile(filePath: string): Promise<{ sha256: string; size: number }> {
   const handle = await fs.open(filePath, 'r');

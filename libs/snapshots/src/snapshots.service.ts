@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { CollectionCatalog, PEER_ID } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
-import { CollectionSnapshots } from '@vectorstore/points';
+import { CollectionSnapshots, type PartialSegmentManifest } from '@vectorstore/points';
 import { downloadSnapshot, resolveSnapshotLocation } from './snapshot-location';
 import { readSnapshot } from './snapshot-reader';
 import { SnapshotStore, type OpenedSnapshot, type SnapshotDescription, type SnapshotScope } from './snapshot-store';
@@ -155,6 +155,112 @@ export class SnapshotsService implements OnModuleInit {
     return this.store.openForDownload({ kind: 'collection', collection: name }, snapshotName);
   }
 
+  // ---- shard snapshots ----
+
+  /** A snapshot of one shard: the tree of a collection snapshot holding only that shard. */
+  async createShard(collectionName: string, shardId: number): Promise<SnapshotDescription> {
+    const scope = this.shardScope(collectionName, shardId);
+    const reservation = await this.store.reserveName(scope);
+    await fs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
+    const work = await fs.mkdtemp(path.join(this.workDir, 'shard-'));
+    try {
+      await this.collections.checkpointShard(scope.collection, shardId, work);
+      await writeSnapshot({
+        dir: reservation.dir,
+        name: reservation.name,
+        kind: 'shard',
+        peerId: this.peerId,
+        collections: [scope.collection],
+        shardId,
+        directories: [{ root: work, prefix: 'collection' }],
+      });
+    } finally {
+      await reservation.release();
+      await fs.rm(work, { recursive: true, force: true });
+    }
+    return this.store.describe(scope, reservation.name);
+  }
+
+  listShard(collectionName: string, shardId: number): Promise<SnapshotDescription[]> {
+    return this.store.list(this.shardScope(collectionName, shardId));
+  }
+
+  deleteShard(collectionName: string, shardId: number, snapshotName: string): Promise<void> {
+    return this.store.delete(this.shardScope(collectionName, shardId), snapshotName);
+  }
+
+  downloadShard(collectionName: string, shardId: number, snapshotName: string): Promise<OpenedSnapshot> {
+    return this.store.openForDownload(this.shardScope(collectionName, shardId), snapshotName);
+  }
+
+  /** Restores shard `shardId` of a collection from `location` (as {@link recover}); the collection must exist. */
+  async recoverShard(request: RecoverRequest & { shardId: number }): Promise<void> {
+    checkPriority(request.priority);
+    this.shardScope(request.collection, request.shardId);
+    await this.withLocalArchive(request, (archive) =>
+      this.restoreShardArchive(request.collection, request.shardId, archive, request.checksum, false),
+    );
+  }
+
+  /** Restores shard `shardId` of a collection from a shard snapshot archive on this node. */
+  async restoreShardArchive(
+    collection: string,
+    shardId: number,
+    archive: string,
+    checksum: string | undefined,
+    requireChecksum: boolean,
+  ): Promise<void> {
+    this.shardScope(collection, shardId);
+    const extracted = await readSnapshot(archive, {
+      extractParent: this.tempDir,
+      checksum,
+      requireChecksum,
+      maxTotalBytes: MAX_SNAPSHOT_BYTES,
+    });
+    try {
+      if (extracted.manifest.kind !== 'shard') {
+        throw DomainError.invalidArgument(
+          `Bad request: invalid snapshot archive: a ${extracted.manifest.kind} snapshot cannot restore a shard`,
+        );
+      }
+      await this.collections.restoreShard(collection, shardId, path.join(extracted.dir, 'collection'));
+    } finally {
+      await fs.rm(extracted.dir, { recursive: true, force: true });
+    }
+    this.logger.log(`shard ${shardId} of ${collection} recovered from snapshot ${path.basename(archive)}`);
+  }
+
+  /** Qdrant's partial snapshot manifest of a shard (see CollectionSnapshots.partialManifest). */
+  partialManifest(collectionName: string, shardId: number): Record<string, PartialSegmentManifest> {
+    return this.collections.partialManifest(collectionName, shardId);
+  }
+
+  /** The scope of a shard's snapshots; 404 when the collection or the shard does not exist. */
+  private shardScope(collectionName: string, shardId: number): SnapshotScope & { kind: 'shard' } {
+    const record = this.catalog.require(collectionName);
+    if (!record.shards.some((shard) => shard.shardId === shardId)) {
+      throw DomainError.notFound(`Not found: shard ${shardId}`);
+    }
+    return { kind: 'shard', collection: record.name, shardId };
+  }
+
+  /** Runs `restore` on the archive at a recover location: a file in the snapshots folder, or a download removed after. */
+  private async withLocalArchive(request: RecoverRequest, restore: (archive: string) => Promise<void>): Promise<void> {
+    const location = await resolveSnapshotLocation(request.location, this.config.snapshotsDir);
+    if (location.kind === 'file') return restore(location.path);
+    const download = await downloadSnapshot(location.url, {
+      targetDir: this.tempDir,
+      maxBytes: MAX_SNAPSHOT_BYTES,
+      timeoutMs: DOWNLOAD_TIMEOUT_MS,
+      apiKey: request.apiKey,
+    });
+    try {
+      await restore(download.path);
+    } finally {
+      await fs.rm(download.path, { force: true });
+    }
+  }
+
   /**
    * Restores collection `collection` (made when absent, replaced when present) from `location`: a
    * `file://` inside the snapshots folder or an http(s) URL. The archive is checked and extracted
@@ -162,25 +268,9 @@ export class SnapshotsService implements OnModuleInit {
    */
   async recover(request: RecoverRequest): Promise<void> {
     checkPriority(request.priority);
-    const location = await resolveSnapshotLocation(request.location, this.config.snapshotsDir);
-    let archive: string;
-    let downloaded: string | undefined;
-    if (location.kind === 'file') {
-      archive = location.path;
-    } else {
-      const download = await downloadSnapshot(location.url, {
-        targetDir: this.tempDir,
-        maxBytes: MAX_SNAPSHOT_BYTES,
-        timeoutMs: DOWNLOAD_TIMEOUT_MS,
-        apiKey: request.apiKey,
-      });
-      archive = downloaded = download.path;
-    }
-    try {
-      await this.restoreArchive(request.collection, archive, request.checksum, false);
-    } finally {
-      if (downloaded !== undefined) await fs.rm(downloaded, { force: true });
-    }
+    await this.withLocalArchive(request, (archive) =>
+      this.restoreArchive(request.collection, archive, request.checksum, false),
+    );
   }
 
   /** Restores collection `collection` from an archive file on this node (an upload's, or a recover's). */

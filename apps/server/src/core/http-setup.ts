@@ -30,9 +30,15 @@ export function configureHttp(app: NestExpressApplication): void {
 
 const authJson = json({ limit: JSON_BODY_LIMIT });
 
-/** A snapshot upload is multipart and may be large: its route streams it to disk itself. */
+/**
+ * A snapshot upload (collection, shard, or partial shard recovery) is multipart and may be large:
+ * its route streams it to disk itself.
+ */
 const isSnapshotUpload = (request: Request): boolean =>
-  request.method === 'POST' && /^\/collections\/[^/]+\/snapshots\/upload$/i.test(request.path);
+  request.method === 'POST' &&
+  /^\/collections\/[^/]+\/(?:snapshots\/upload|shards\/[^/]+\/(?:snapshots\/upload|snapshot\/partial\/recover))$/i.test(
+    request.path,
+  );
 
 /**
  * Reads a Qdrant API body only for a caller whose credential is valid. Guards run after middleware, so

@@ -3,6 +3,7 @@ import { MulterModule } from '@nestjs/platform-express';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
 import { FullSnapshotsHttpController } from './full-snapshots.http.controller';
 import { SnapshotsGrpcController } from './snapshots.grpc.controller';
+import { ShardSnapshotsHttpController } from './shard-snapshots.http.controller';
 import { SnapshotsHttpController } from './snapshots.http.controller';
 import { MAX_SNAPSHOT_BYTES, SnapshotsService } from '@vectorstore/snapshots';
 
@@ -17,7 +18,12 @@ import { MAX_SNAPSHOT_BYTES, SnapshotsService } from '@vectorstore/snapshots';
       }),
     }),
   ],
-  controllers: [SnapshotsGrpcController, SnapshotsHttpController, FullSnapshotsHttpController],
+  controllers: [
+    SnapshotsGrpcController,
+    SnapshotsHttpController,
+    ShardSnapshotsHttpController,
+    FullSnapshotsHttpController,
+  ],
   providers: [SnapshotsService],
 })
 export class SnapshotsFeatureModule {}

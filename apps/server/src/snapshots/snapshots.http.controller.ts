@@ -23,8 +23,9 @@ import type { Response } from 'express';
 import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
 import { RestQuery } from '../core/rest/rest-query';
 import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
-import { recoverFromRest } from './rest/snapshots.rest-mapper';
-import { checkPriority, SnapshotsService } from '@vectorstore/snapshots';
+import { readTextParam, recoverFromRest } from './rest/snapshots.rest-mapper';
+import { UploadQueryInterceptor } from './rest/upload-query.interceptor';
+import { SnapshotsService } from '@vectorstore/snapshots';
 
 /**
  * Qdrant's collection snapshot routes. `?wait` defaults to true here (as in Qdrant); `wait=false`
@@ -77,7 +78,7 @@ export class SnapshotsHttpController {
   @RawRestResponse()
   @HttpCode(HttpStatus.OK)
   @Post('upload')
-  @UseInterceptors(FileInterceptor('snapshot'))
+  @UseInterceptors(UploadQueryInterceptor, FileInterceptor('snapshot'))
   async upload(
     @Param('collection_name') name: string,
     @UploadedFile() file: { path: string } | undefined,
@@ -86,13 +87,7 @@ export class SnapshotsHttpController {
   ): Promise<string> {
     if (file === undefined) throw DomainError.invalidArgument('Bad request: the form has no `snapshot` file');
     const remove = (): Promise<void> => fs.rm(file.path, { force: true });
-    try {
-      checkPriority(readText(query, 'priority'));
-    } catch (error) {
-      await remove();
-      throw error;
-    }
-    const checksum = readText(query, 'checksum');
+    const checksum = readTextParam(query, 'checksum');
     return answerSnapshotWork(query, response, async () => {
       try {
         await this.snapshots.restoreArchive(name, file.path, checksum, false);
@@ -127,11 +122,4 @@ export class SnapshotsHttpController {
       return true;
     });
   }
-}
-
-function readText(query: RestQuery, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw DomainError.invalidArgument(`Bad request: \`${name}\` must be a single value`);
-  return value;
 }

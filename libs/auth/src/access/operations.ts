@@ -63,6 +63,16 @@ export const OPERATION_ACCESS = {
   'Snapshots/Recover': 'manage',
   'Snapshots/Upload': 'manage',
   'Snapshots/DownloadFull': 'manage',
+  // REST only: shard snapshots, as collection snapshots; the partial-snapshot routes are for operators.
+  'Snapshots/CreateShard': 'manage',
+  'Snapshots/ListShard': 'read',
+  'Snapshots/DeleteShard': 'manage',
+  'Snapshots/DownloadShard': 'read',
+  'Snapshots/RecoverShard': 'manage',
+  'Snapshots/UploadShard': 'manage',
+  'Snapshots/PartialManifest': 'manage',
+  'Snapshots/PartialCreate': 'manage',
+  'Snapshots/PartialRecover': 'manage',
   'Auth/Me': 'read',
   // REST only: the node itself.
   'Service/Metrics': 'read',

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { buildRestoredCollection, checkpointCollection } from './collection-storage/collection-snapshot';
 import { OPEN_SHARD_LOG, POINTS_DATA_DIR, PointsStorage } from './points-storage';
 import { OpenShardLog } from './shard-log';
+import { vectorSpacesOf } from './vector-space';
 
 /** `collection/config.json` of a collection snapshot. */
 interface SnapshotCollectionConfig {
@@ -91,6 +92,121 @@ export class CollectionSnapshots implements OnModuleInit {
     }
     this.logger.log(`collection ${name} restored from a snapshot`);
   }
+
+  /**
+   * Writes into `intoDir` the tree of a shard snapshot: the tree of a collection snapshot (see
+   * {@link checkpoint}) holding only shard `shardId`. The record is there so that a restore can
+   * check the shard fits the collection it goes into. Returns the collection's real name.
+   */
+  async checkpointShard(nameOrAlias: string, shardId: number, intoDir: string): Promise<string> {
+    const record = this.requireShard(nameOrAlias, shardId);
+    const storage = this.storage.storageOf(record);
+    if (storage.failure) throw storage.failure;
+    const handle = storage.shards.get(shardId);
+    if (handle === undefined) throw shardNotFound(shardId);
+    await fs.mkdir(intoDir, { recursive: true, mode: 0o700 });
+    const config: SnapshotCollectionConfig = { record, aliases: [] };
+    await fs.writeFile(path.join(intoDir, 'config.json'), stringifyJson(config, 2), { mode: 0o600 });
+    // The exclusive side: no write is half-way when the copy is taken (see checkpointCollection).
+    await storage.schemaLock.exclusive(() => handle.shard.checkpoint(path.join(intoDir, 'shards', String(shardId))));
+    return record.name;
+  }
+
+  /**
+   * Makes shard `shardId` of collection `nameOrAlias` what the shard snapshot tree in `sourceDir`
+   * holds (see {@link checkpointShard}; the archive's shard may have another id). The archive's
+   * vectors must be the collection's (names, sizes, distances, datatypes), else 400. The shard is
+   * built and opened in a new folder first; a refusal leaves the current shard untouched. The
+   * collection's config, other shards and aliases are kept.
+   */
+  async restoreShard(nameOrAlias: string, shardId: number, sourceDir: string): Promise<void> {
+    const record = this.requireShard(nameOrAlias, shardId);
+    const archived = await readSnapshotConfig(sourceDir);
+    const bad = (why: string): DomainError =>
+      DomainError.invalidArgument(`Bad request: invalid snapshot archive: ${why}`);
+    if (archived.record.shards.length !== 1) throw bad('a shard snapshot must hold exactly one shard');
+    if (stringifyJson(vectorsOf(archived.record)) !== stringifyJson(vectorsOf(record))) {
+      throw bad(`the snapshot's vectors config differs from collection ${record.name}'s`);
+    }
+    const archivedId = String(archived.record.shards[0].shardId);
+    const id = randomUUID();
+    const staging = path.join(this.restoringDir, id);
+    const shard = record.shards.find((s) => s.shardId === shardId)!;
+    const stagedSource = path.join(staging, 'source');
+    const built = path.join(staging, 'built');
+    try {
+      // The archive's shard folder under the target's id, then built and opened like a restore.
+      await fs.mkdir(path.join(stagedSource, 'shards'), { recursive: true, mode: 0o700 });
+      const from = path.join(sourceDir, 'shards', archivedId);
+      if (!(await fs.stat(from).catch(() => undefined))?.isDirectory()) throw bad(`shard ${archivedId} is missing`);
+      await fs.cp(from, path.join(stagedSource, 'shards', String(shardId)), { recursive: true });
+      await buildRestoredCollection({ ...record, shards: [shard] }, stagedSource, built, this.openLog);
+    } catch (error) {
+      await fs.rm(staging, { recursive: true, force: true });
+      if (error instanceof DomainError) throw error;
+      throw bad(error instanceof Error ? error.message : String(error));
+    }
+    try {
+      await this.storage
+        .storageOf(record)
+        .replaceShard(shardId, path.join(built, 'shards', String(shardId)), path.join(staging, 'replaced'));
+    } finally {
+      await fs.rm(staging, { recursive: true, force: true });
+    }
+    this.logger.log(`shard ${shardId} of collection ${record.name} restored from a snapshot`);
+  }
+
+  /**
+   * What a shard holds now, as Qdrant's partial snapshot manifest: for each segment, its parts and
+   * the last op number that changed them. Our segment files hold every part of a segment, so each
+   * logical part (`vector_storage/<name>`, `payload_storage`, `id_tracker`) carries the segment's
+   * version; a partial snapshot made from it is a whole shard snapshot (see docs/snapshots.md).
+   */
+  partialManifest(nameOrAlias: string, shardId: number): Record<string, PartialSegmentManifest> {
+    const record = this.requireShard(nameOrAlias, shardId);
+    const handle = this.storage.storageOf(record).shards.get(shardId);
+    if (handle === undefined) throw shardNotFound(shardId);
+    const manifest: Record<string, PartialSegmentManifest> = {};
+    for (const segment of handle.shard.segments) {
+      const version = segment.version;
+      const parts = ['id_tracker', 'payload_storage', ...segment.vectorNames().map((name) => `vector_storage/${name}`)];
+      manifest[segment.id] = {
+        segment_id: segment.id,
+        segment_version: version,
+        file_versions: Object.fromEntries(parts.map((part) => [part, version])),
+      };
+    }
+    return manifest;
+  }
+
+  /** The record of a collection that has shard `shardId`, else Qdrant's 404s. */
+  private requireShard(nameOrAlias: string, shardId: number): CollectionRecord {
+    const record = this.catalog.require(nameOrAlias);
+    if (!record.shards.some((s) => s.shardId === shardId)) throw shardNotFound(shardId);
+    return record;
+  }
+}
+
+/** One segment of a partial snapshot manifest (Qdrant's `SegmentManifest`). */
+export interface PartialSegmentManifest {
+  segment_id: string;
+  segment_version: number;
+  file_versions: Record<string, number>;
+}
+
+function shardNotFound(shardId: number): DomainError {
+  return DomainError.notFound(`Not found: shard ${shardId}`);
+}
+
+/** What of a record a shard's data depends on: each vector's name, kind, size, distance and datatype. */
+function vectorsOf(record: CollectionRecord): unknown {
+  return [...vectorSpacesOf(record.config).values()]
+    .map((space) =>
+      space.kind === 'sparse'
+        ? { name: space.name, kind: space.kind }
+        : { name: space.name, kind: space.kind, dim: space.dim, distance: space.distance, datatype: space.datatype },
+    )
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 async function readSnapshotConfig(dir: string): Promise<SnapshotCollectionConfig> {

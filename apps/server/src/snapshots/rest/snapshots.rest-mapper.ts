@@ -1,3 +1,4 @@
+import { queryFormatError } from '../../core/rest/rest-format.error';
 import { ValidationIssues } from '@vectorstore/common';
 import type { RecoverRequest } from '@vectorstore/snapshots';
 
@@ -27,4 +28,12 @@ export function recoverFromRest(collection: string, body: unknown): RecoverReque
   };
   issues.throwIfAny();
   return request;
+}
+
+/** A query parameter given at most once, as text. */
+export function readTextParam(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw queryFormatError(name, 'must be given once, as text');
+  return value;
 }

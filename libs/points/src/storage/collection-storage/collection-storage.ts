@@ -1,5 +1,6 @@
 import { CollectionRecord } from '@vectorstore/collections';
 import { ReadWriteLock, stringifyJson } from '@vectorstore/common';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PointId } from '../../model/point-id.model';
 import { ShardKeySelector } from '../../model/selectors.model';
@@ -90,20 +91,52 @@ export class CollectionStorage {
     }
     for (const shard of record.shards) {
       if (this.shards.has(shard.shardId)) continue;
-      const wal = record.config.walConfig;
-      const local = await LocalShard.open({
-        dir: this.shardDir(shard.shardId),
-        spaces: this.spaces,
-        openLog: this.openLog,
-        log: {
-          segmentCapacityBytes: (wal.walCapacityMb ?? 32) * 1024 * 1024,
-          segmentsAhead: wal.walSegmentsAhead ?? 0,
-          retainClosed: Math.max(1, wal.walRetainClosed ?? 1),
-        },
-      });
+      const local = await this.openShard(shard.shardId);
       this.shardHandles.set(shard.shardId, { shardId: shard.shardId, shardKey: shard.shardKey, shard: local });
     }
     return dropped;
+  }
+
+  private openShard(shardId: number): Promise<LocalShard> {
+    const wal = this.record.config.walConfig;
+    return LocalShard.open({
+      dir: this.shardDir(shardId),
+      spaces: this.spaces,
+      openLog: this.openLog,
+      log: {
+        segmentCapacityBytes: (wal.walCapacityMb ?? 32) * 1024 * 1024,
+        segmentsAhead: wal.walSegmentsAhead ?? 0,
+        retainClosed: Math.max(1, wal.walRetainClosed ?? 1),
+      },
+    });
+  }
+
+  /**
+   * Makes shard `shardId` the shard folder `replacementDir` (a restored shard snapshot, already
+   * proven to open). Under the exclusive side of the schema lock, so no write is half-way: the old
+   * shard is flushed and closed, its folder moved to `trashDir`, the replacement moved in and opened.
+   * If that open fails, the old folder goes back and is opened again, and the error is rethrown.
+   * Both folders must be on the file system of the collection (renames).
+   */
+  async replaceShard(shardId: number, replacementDir: string, trashDir: string): Promise<void> {
+    await this.schemaLock.exclusive(async () => {
+      const handle = this.shardHandles.get(shardId);
+      if (handle === undefined) throw new Error(`shard ${shardId} is not open`);
+      await handle.shard.close();
+      const dir = this.shardDir(shardId);
+      await fs.rename(dir, trashDir);
+      try {
+        await fs.rename(replacementDir, dir);
+        handle.shard = await this.openShard(shardId);
+      } catch (error) {
+        await fs.rm(dir, { recursive: true, force: true });
+        await fs.rename(trashDir, dir);
+        handle.shard = await this.openShard(shardId);
+        throw error;
+      }
+      handle.shard.optimization.trigger();
+    });
+    await fs.rm(trashDir, { recursive: true, force: true });
   }
 
   /**
