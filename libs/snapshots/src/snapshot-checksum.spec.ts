@@ -1,7 +1,8 @@
-import { ErrorKind } from '@vectorstore/common';
+import { DomainError, ErrorKind } from '@vectorstore/common';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  checkChecksumParam,
   formatChecksumFile,
   normalizeChecksum,
   parseChecksumFile,
@@ -66,5 +67,26 @@ describe('snapshot checksum', () => {
     fs.writeFileSync(path.join(dir, 'f'), data);
 
     await expect(sha256OfFile(path.join(dir, 'f'))).resolves.toEqual({ sha256: sha256(data), size: data.length });
+  });
+});
+
+describe('checkChecksumParam', () => {
+  it('should accept no checksum and 64 hex digits in either case', () => {
+    expect(() => checkChecksumParam(undefined)).not.toThrow();
+    expect(() => checkChecksumParam('A'.repeat(64))).not.toThrow();
+  });
+
+  it("should refuse a wrong length or a non-hex digit with 422 naming Qdrant's rule", () => {
+    for (const bad of ['abc', 'g'.repeat(64)]) {
+      let caught: unknown;
+      try {
+        checkChecksumParam(bad);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(DomainError);
+      expect((caught as DomainError).message).toContain('checksum: invalid_sha256_hash');
+      expect((caught as DomainError).validationLocation).toBe('query');
+    }
   });
 });

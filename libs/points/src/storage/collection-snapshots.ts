@@ -105,7 +105,11 @@ export class CollectionSnapshots implements OnModuleInit {
     const handle = storage.shards.get(shardId);
     if (handle === undefined) throw shardNotFound(shardId);
     await fs.mkdir(intoDir, { recursive: true, mode: 0o700 });
-    const config: SnapshotCollectionConfig = { record, aliases: [] };
+    // The record as this one shard's: a restore checks the shard fits the collection it goes into.
+    const config: SnapshotCollectionConfig = {
+      record: { ...record, shards: record.shards.filter((shard) => shard.shardId === shardId) },
+      aliases: [],
+    };
     await fs.writeFile(path.join(intoDir, 'config.json'), stringifyJson(config, 2), { mode: 0o600 });
     // The exclusive side: no write is half-way when the copy is taken (see checkpointCollection).
     await storage.schemaLock.exclusive(() => handle.shard.checkpoint(path.join(intoDir, 'shards', String(shardId))));
