@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const SERVER_ENTRY = path.join(REPO_ROOT, 'dist', 'apps', 'server', 'src', 'main.js');
 
 export interface StartOptions {
