@@ -101,9 +101,32 @@ describe('npm run snapshot (e2e)', () => {
     const shard = await cli(server, ['create', 'books', '--shard', '0']);
     expect(shard.stdout).toMatch(/^Created books-shard-0-/);
     expect((await cli(server, ['list', 'books', '--shard', '0'])).stdout).toContain('books-shard-0-');
+    await rest(server, 'POST', '/collections/aliases', {
+      actions: [{ create_alias: { collection_name: 'books', alias_name: 'novels' } }],
+    });
+    const before = await payloads(server, 'books');
     const full = await cli(server, ['create', '--full']);
     expect(full.stdout).toMatch(/^Created full-snapshot-/);
-    expect((await cli(server, ['list', '--full'])).stdout).toContain('full-snapshot-');
+    const name = /^Created (\S+)/.exec(full.stdout)![1];
+    expect((await cli(server, ['list', '--full'])).stdout).toContain(name);
+    expect((await cli(server, ['download', '--full', name, '--out', 'full.snapshot'], undefined, work)).code).toBe(0);
+
+    // Lose the collection and its alias, change another one; a full restore brings back what it holds.
+    await rest(server, 'DELETE', '/collections/books');
+    await rest(server, 'PUT', '/collections/extra', { vectors: { size: 4, distance: 'Dot' } });
+    const restored = await cli(server, ['restore', '--full', 'full.snapshot'], undefined, work);
+    expect(restored).toMatchObject({ code: 0, stdout: expect.stringContaining('Restored the full snapshot') });
+    expect(await payloads(server, 'books')).toEqual(before);
+    expect(await payloads(server, 'novels')).toEqual(before);
+    // A collection the snapshot does not hold is left alone.
+    expect(await rest(server, 'GET', '/collections/extra/exists')).toEqual({ exists: true });
+
+    // A collection archive is not a full one.
+    const made = await cli(server, ['create', 'books']);
+    const collectionSnapshot = /^Created (\S+)/.exec(made.stdout)![1];
+    await cli(server, ['download', 'books', collectionSnapshot, '--out', 'one.snapshot'], undefined, work);
+    const refused = await cli(server, ['restore', '--full', 'one.snapshot'], undefined, work);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a full snapshot') });
   });
 
   it('should exit 2 on usage errors and 1 with the server message on refusals', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { CollectionCatalog, PEER_ID } from '@vectorstore/collections';
+import { AliasesService, CollectionCatalog, PEER_ID } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
 import { CollectionSnapshots, type PartialSegmentManifest } from '@vectorstore/points';
@@ -44,6 +44,7 @@ export class SnapshotsService implements OnModuleInit {
     private readonly catalog: CollectionCatalog,
     private readonly collections: CollectionSnapshots,
     @Inject(PEER_ID) private readonly peerId: string,
+    private readonly aliases: AliasesService,
   ) {
     this.store = new SnapshotStore(config.snapshotsDir, { peerId });
   }
@@ -153,6 +154,56 @@ export class SnapshotsService implements OnModuleInit {
   download(collectionName: string, snapshotName: string): Promise<OpenedSnapshot> {
     const name = this.catalog.require(collectionName).name;
     return this.store.openForDownload({ kind: 'collection', collection: name }, snapshotName);
+  }
+
+  /** Restores every collection of a full snapshot, and its aliases, from `location` (as {@link recover}). */
+  async recoverFull(request: Omit<RecoverRequest, 'collection'>): Promise<string[]> {
+    checkPriority(request.priority);
+    let restored: string[] = [];
+    await this.withLocalArchive({ ...request, collection: '' }, async (archive) => {
+      restored = await this.restoreFullArchive(archive, request.checksum, false);
+    });
+    return restored;
+  }
+
+  /**
+   * Restores a full snapshot: each collection it holds is made or replaced (one after the other, each
+   * as a collection restore), then its aliases are pointed at them. Collections it does not hold are
+   * left alone. Every collection's config is checked before the first one is replaced, so a damaged
+   * archive changes nothing; a failure while swapping later collections in leaves the earlier ones
+   * restored (see docs/snapshots.md). Returns the restored collections' names.
+   */
+  async restoreFullArchive(archive: string, checksum: string | undefined, requireChecksum: boolean): Promise<string[]> {
+    const extracted = await readSnapshot(archive, {
+      extractParent: this.tempDir,
+      checksum,
+      requireChecksum,
+      maxTotalBytes: MAX_SNAPSHOT_BYTES,
+    });
+    try {
+      const { manifest, dir } = extracted;
+      if (manifest.kind !== 'full') {
+        throw DomainError.invalidArgument(
+          `Bad request: invalid snapshot archive: a ${manifest.kind} snapshot is not a full snapshot`,
+        );
+      }
+      const aliases = await readFullSnapshotAliases(dir, manifest.collections);
+      for (const name of manifest.collections) await this.collections.checkRestorable(collectionTree(dir, name));
+      for (const name of manifest.collections) await this.collections.restore(name, collectionTree(dir, name));
+      if (aliases.length > 0) {
+        await this.aliases.update(
+          aliases.map(({ alias_name, collection_name }) => ({
+            createAlias: { aliasName: alias_name, collectionName: collection_name },
+          })),
+        );
+      }
+      this.logger.log(
+        `full snapshot ${path.basename(archive)} restored: ${manifest.collections.join(', ') || 'no collections'}`,
+      );
+      return [...manifest.collections];
+    } finally {
+      await fs.rm(extracted.dir, { recursive: true, force: true });
+    }
   }
 
   // ---- shard snapshots ----
@@ -306,4 +357,37 @@ export function checkPriority(priority: string | undefined): void {
   throw DomainError.invalidArgument(
     `Bad request: unknown snapshot priority \`${priority}\`, expected one of ${SNAPSHOT_PRIORITIES.join(', ')}`,
   );
+}
+
+function collectionTree(extracted: string, name: string): string {
+  return path.join(extracted, 'collections', name);
+}
+
+/** `aliases.json` of a full snapshot: `[{alias_name, collection_name}]`, each naming a collection it holds. */
+async function readFullSnapshotAliases(
+  extracted: string,
+  collections: readonly string[],
+): Promise<Array<{ alias_name: string; collection_name: string }>> {
+  const bad = (why: string): DomainError =>
+    DomainError.invalidArgument(`Bad request: invalid snapshot archive: ${why}`);
+  const text = await fs.readFile(path.join(extracted, 'aliases.json'), 'utf8').catch(() => undefined);
+  if (text === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw bad('aliases.json is not JSON');
+  }
+  const valid =
+    Array.isArray(parsed) &&
+    parsed.every(
+      (entry: unknown) =>
+        typeof entry === 'object' &&
+        entry !== null &&
+        typeof (entry as { alias_name?: unknown }).alias_name === 'string' &&
+        typeof (entry as { collection_name?: unknown }).collection_name === 'string' &&
+        collections.includes((entry as { collection_name: string }).collection_name),
+    );
+  if (!valid) throw bad('aliases.json must list {alias_name, collection_name} of collections the snapshot holds');
+  return parsed as Array<{ alias_name: string; collection_name: string }>;
 }

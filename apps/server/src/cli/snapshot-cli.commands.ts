@@ -12,9 +12,10 @@ Usage: npm run snapshot -- <command> [arguments] [options]
   list <collection> | --full              the snapshots on the server
   download <collection> <name> [--out FILE] | --full <name> [--out FILE]
                                           fetch a snapshot into FILE (default: ./<name>)
-  restore <collection> <file> [--priority snapshot|replica|no_sync]
+  restore <collection> <file> [--priority snapshot|replica|no_sync] | --full <file>
                                           upload a snapshot file and restore the collection from it
-                                          (made when absent, replaced when present)
+                                          (made when absent, replaced when present); --full restores
+                                          every collection of a full snapshot and its aliases
   delete <collection> <name> | --full <name>
 
 Options:
@@ -100,8 +101,9 @@ export async function runSnapshotCommand(argv: readonly string[], context: Snaps
       return `Downloaded ${name} (${formatBytes(bytes)}) to ${file}`;
     }
     case 'restore': {
-      if (full) throw new SnapshotUsageError('restore --full is not supported: restore each collection instead');
-      const [collection, file] = expectArgs(rest, 2, 2, 'restore <collection> <file>');
+      const [collection, file] = full
+        ? [undefined, expectArgs(rest, 1, 1, 'restore --full <file>')[0]]
+        : expectArgs(rest, 2, 2, 'restore <collection> <file>');
       const source = path.resolve(context.cwd, file);
       const hashing = context.progress(`check ${path.basename(source)}`);
       let checksum: string;
@@ -118,7 +120,11 @@ export async function runSnapshotCommand(argv: readonly string[], context: Snaps
       } finally {
         sending.finish();
       }
-      const what = shard === undefined ? `collection ${collection}` : `shard ${shard} of collection ${collection}`;
+      const what = full
+        ? 'the full snapshot'
+        : shard === undefined
+          ? `collection ${collection}`
+          : `shard ${shard} of collection ${collection}`;
       return `Restored ${what} from ${source}`;
     }
     case 'delete': {

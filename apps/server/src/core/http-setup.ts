@@ -31,12 +31,12 @@ export function configureHttp(app: NestExpressApplication): void {
 const authJson = json({ limit: JSON_BODY_LIMIT });
 
 /**
- * A snapshot upload (collection, shard, or partial shard recovery) is multipart and may be large:
+ * A snapshot upload (full, collection, shard, or partial shard recovery) is multipart and may be large:
  * its route streams it to disk itself.
  */
 const isSnapshotUpload = (request: Request): boolean =>
   request.method === 'POST' &&
-  /^\/collections\/[^/]+\/(?:snapshots\/upload|shards\/[^/]+\/(?:snapshots\/upload|snapshot\/partial\/recover))$/i.test(
+  /^(?:\/snapshots\/upload|\/collections\/[^/]+\/(?:snapshots\/upload|shards\/[^/]+\/(?:snapshots\/upload|snapshot\/partial\/recover)))$/i.test(
     request.path,
   );
 

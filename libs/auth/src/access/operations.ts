@@ -63,6 +63,9 @@ export const OPERATION_ACCESS = {
   'Snapshots/Recover': 'manage',
   'Snapshots/Upload': 'manage',
   'Snapshots/DownloadFull': 'manage',
+  // Not in Qdrant: restoring a full snapshot on a running node.
+  'Snapshots/RecoverFull': 'manage',
+  'Snapshots/UploadFull': 'manage',
   // REST only: shard snapshots, as collection snapshots; the partial-snapshot routes are for operators.
   'Snapshots/CreateShard': 'manage',
   'Snapshots/ListShard': 'read',

@@ -58,6 +58,11 @@ export class CollectionSnapshots implements OnModuleInit {
     return record.name;
   }
 
+  /** Refuses (400) a collection snapshot tree whose config.json does not hold a collection record. */
+  async checkRestorable(sourceDir: string): Promise<void> {
+    await readSnapshotConfig(sourceDir);
+  }
+
   /**
    * Makes collection `name` what the snapshot tree in `sourceDir` holds (see {@link checkpoint}):
    * built in a new folder, and swapped in by one catalog change only once it opens. An existing
