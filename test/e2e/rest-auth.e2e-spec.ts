@@ -70,6 +70,29 @@ describe('REST access by operation (e2e)', () => {
     },
   );
 
+  it('should answer an unknown URL or a wrong verb 401 without a valid credential, 404 with one', async () => {
+    const unknown = [
+      { method: 'GET', path: '/nope' },
+      { method: 'POST', path: '/collections/exact' },
+      { method: 'PATCH', path: '/aliases' },
+    ] as RestRoute[];
+    for (const route of unknown) {
+      for (const headers of [{}, { 'api-key': 'not-a-key-at-all-000000' }]) {
+        const answer = await call(server, route, headers);
+        expect([route.path, answer.status, answer.text]).toEqual([
+          route.path,
+          401,
+          expect.stringMatching(/API key|Authorization/),
+        ]);
+      }
+      const known = await call(server, route, { 'api-key': server.readOnlyApiKey });
+      expect([route.path, known.status, known.text]).toEqual([route.path, 404, '']);
+    }
+    // Qdrant opens /readyz* and /livez* by prefix: unknown paths there stay 404 without a key.
+    const open = await call(server, { method: 'GET', path: '/readyz/extra' } as RestRoute, {});
+    expect(open.status).toBe(404);
+  });
+
   it.each(WRITES.map((route) => [label(route), route] as const))(
     '%s should refuse the read-only key and a reader token with 403 and Qdrant’s JSON error',
     async (_, route) => {

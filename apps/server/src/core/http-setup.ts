@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { json } from 'express';
 import { CredentialVerifier } from '@vectorstore/auth';
 import { credentialFromRequest } from '../auth/http/credential-from-request';
+import { rememberCredentialFailure } from './rest/credential-failure';
 import { normalisePathMiddleware, restBodyMiddleware } from './rest/rest-body.middleware';
 import { isAuthRoute } from './rest/rest-routes';
 import { RequestMetrics } from './metrics/request-metrics';
@@ -55,7 +56,10 @@ function bodyForAuthenticated(verifier: CredentialVerifier): RequestHandler {
     }
     verifier.verify(credentialFromRequest(request) ?? undefined).then(
       () => (isSnapshotUpload(request) ? next() : restBodyMiddleware(request, response, next)),
-      () => next(),
+      (error: unknown) => {
+        rememberCredentialFailure(request, error);
+        next();
+      },
     );
   };
 }

@@ -4,8 +4,12 @@ import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Observable, throwError } from 'rxjs';
 import { toGrpcErrorPayload } from './grpc/grpc-error.payload';
+import { credentialFailureOf } from './rest/credential-failure';
 import { restIssuePath } from './rest/rest-field-paths';
 import { isAuthRoute } from './rest/rest-routes';
+
+/** Paths Qdrant leaves open by prefix, known or not. */
+const OPEN_PREFIXES = /^\/(?:readyz|livez)/;
 
 /**
  * The one global filter. DomainErrors get their status from the mappers in @vectorstore/common:
@@ -28,7 +32,12 @@ export class TransportExceptionFilter implements ExceptionFilter {
       this.answerAuthRoute(exception, response);
       return;
     }
-    const error = asDomainError(exception);
+    // An unknown path or a wrong verb, for a caller whose credential failed: 401 as on a known path.
+    // (Qdrant opens `/readyz*` and `/livez*` by prefix: there an unknown path stays 404.)
+    const error =
+      exception instanceof NotFoundException && !OPEN_PREFIXES.test(request.path)
+        ? asDomainError(credentialFailureOf(request) ?? exception)
+        : asDomainError(exception);
     if (error) {
       if (error.retryAfterSeconds !== undefined) {
         response.setHeader('Retry-After', String(Math.ceil(error.retryAfterSeconds)));
