@@ -77,7 +77,7 @@ describe('REST access by operation (e2e)', () => {
       { method: 'PATCH', path: '/aliases' },
     ] as RestRoute[];
     for (const route of unknown) {
-      for (const headers of [{}, { 'api-key': 'not-a-key-at-all-000000' }]) {
+      for (const headers of [{}, { 'api-key': 'not-a-key-at-all-000000' }] as Array<Record<string, string>>) {
         const answer = await call(server, route, headers);
         expect([route.path, answer.status, answer.text]).toEqual([
           route.path,
