@@ -75,6 +75,13 @@ describe('validateCreateCollection', () => {
     expect(createError({ hnswConfig: { efConstruct: 4 } })).toBeUndefined();
   });
 
+  it('should reject full_scan_threshold 9 and accept 10, as Qdrant', () => {
+    expect(createError({ hnswConfig: { fullScanThreshold: 9 } })).toContain(
+      'hnsw_config.full_scan_threshold: value 9 invalid, must be 10 or larger',
+    );
+    expect(createError({ hnswConfig: { fullScanThreshold: 10 } })).toBeUndefined();
+  });
+
   it('should check per-vector hnsw config', () => {
     expect(createError({ vectors: { params: dense({ hnswConfig: { efConstruct: 1 } }) } })).toContain(
       'vectors_config.params.hnsw_config.ef_construct',

@@ -204,7 +204,8 @@ function checkNameCollisions(
 function checkHnsw(issues: ValidationIssues, path: string, hnsw: HnswConfig): void {
   issues.range(`${path}.m`, hnsw.m, 0);
   issues.range(`${path}.ef_construct`, hnsw.efConstruct, 4);
-  issues.range(`${path}.full_scan_threshold`, hnsw.fullScanThreshold, 0);
+  // Qdrant's HnswConfigDiff: at least 10 (KB of vectors), on create and update alike.
+  issues.range(`${path}.full_scan_threshold`, hnsw.fullScanThreshold, 10);
   issues.range(`${path}.max_indexing_threads`, hnsw.maxIndexingThreads, 0);
   issues.range(`${path}.payload_m`, hnsw.payloadM, 0);
   checkMemory(issues, `${path}.memory`, hnsw.memory);
