@@ -231,6 +231,16 @@ describe('single write RPCs', () => {
     expect(issuesOf(() => createFieldIndexFromProto(conflict))).toEqual([
       'field_index_params: keyword params do not match field_type Integer',
     ]);
+    // The domain's schema rules apply on gRPC as on REST: an integer index keeps lookups or ranges.
+    const neither = wireRequest<CreateFieldIndexCollection__Output>('CreateFieldIndex', {
+      collectionName: 'c',
+      fieldName: 'f',
+      fieldType: 'FieldTypeInteger',
+      fieldIndexParams: { integerIndexParams: { lookup: false, range: false } },
+    });
+    expect(issuesOf(() => createFieldIndexFromProto(neither))).toEqual([
+      expect.stringContaining("the 'lookup' and 'range' capabilities can't be both disabled"),
+    ]);
   });
 
   it('should map DeleteFieldIndex', () => {

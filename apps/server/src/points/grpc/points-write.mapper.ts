@@ -1,4 +1,4 @@
-import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
+import { PayloadIndexParams, payloadIndexSchema, PayloadSchemaType } from '@vectorstore/collections';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import type {
   NamedVectors,
@@ -271,8 +271,10 @@ export function createFieldIndexFromProto(r: CreateFieldIndexCollection__Output)
   if (type && params && typeOfParams(params) !== type) {
     issues.add('field_index_params', `${typeOfParams(params).toLowerCase()} params do not match field_type ${type}`);
   }
-  const operation: UpdateOperation | undefined = type && {
-    createFieldIndex: defined({ field: r.fieldName ?? '', type, params }),
+  // The domain's rules for a schema (defaults, the integer index's lookup/range rule), as on REST.
+  const schema = type && issues.empty ? payloadIndexSchema(type, params) : undefined;
+  const operation: UpdateOperation | undefined = schema && {
+    createFieldIndex: defined({ field: r.fieldName ?? '', type: schema.type, params: schema.params }),
   };
   return finishWrite(issues, r, operation);
 }
