@@ -40,3 +40,16 @@ export {
   type DistanceMatrix,
   type DistanceMatrixRequest,
 } from './service/distance-matrix';
+export {
+  OptimizationsReporter,
+  optimizationsOptions,
+  DEFAULT_COMPLETED_LIMIT,
+  type OptimizationsOptions,
+  type OptimizationsReport,
+  type PendingOptimization,
+} from './service/optimizations.reporter';
+export type {
+  OptimizationOutcome,
+  OptimizationSegment,
+  TrackedOptimization,
+} from './storage/local-shard/optimization-status';

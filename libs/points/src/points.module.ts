@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { OptimizerService } from './optimizer/optimizer.service';
 import { CollectionContexts } from './service/collection-context';
 import { CollectionStatsReporter } from './service/collection-stats.reporter';
+import { OptimizationsReporter } from './service/optimizations.reporter';
 import { DistanceMatrixService } from './service/distance-matrix';
 import { PointsReader } from './service/points-reader';
 import { PointsWriter } from './service/points-writer';
@@ -38,6 +39,7 @@ export class PointsModule {
         OptimizerService,
         CollectionStatsReporter,
         CollectionSnapshots,
+        OptimizationsReporter,
       ],
       exports: [
         PointsWriter,
@@ -47,6 +49,7 @@ export class PointsModule {
         VectorNameOperations,
         PointsStorage,
         CollectionSnapshots,
+        OptimizationsReporter,
       ],
     };
   }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CollectionsGrpcController } from './collections.grpc.controller';
 import { CollectionsHttpController } from './collections.http.controller';
+import { OptimizationsHttpController } from './optimizations.http.controller';
 import { PayloadIndexHttpController } from './payload-index.http.controller';
 import { VectorNamesHttpController } from './vector-names.http.controller';
 
@@ -10,6 +11,7 @@ import { VectorNamesHttpController } from './vector-names.http.controller';
     CollectionsGrpcController,
     CollectionsHttpController,
     PayloadIndexHttpController,
+    OptimizationsHttpController,
     VectorNamesHttpController,
   ],
 })

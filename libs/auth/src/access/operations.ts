@@ -22,6 +22,8 @@ export const OPERATION_ACCESS = {
   'Collections/CreateShardKey': 'manage',
   'Collections/DeleteShardKey': 'manage',
   'Collections/ListShardKeys': 'read',
+  // REST only: the optimizer's progress.
+  'Collections/Optimizations': 'read',
   'Points/Upsert': 'manage',
   'Points/Delete': 'manage',
   'Points/UpdateVectors': 'manage',

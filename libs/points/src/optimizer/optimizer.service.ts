@@ -5,7 +5,13 @@ import { LocalShard } from '../storage/local-shard';
 import { PointsStorage } from '../storage/points-storage';
 import { Segment } from '../storage/segment';
 import { collectColumns, denseDimsOf } from '../storage/segment-columns';
-import { OptimizationPlan, maxConcurrentJobs, planOptimizations, storageOptionsOf } from './optimization-planner';
+import {
+  OptimizationKind,
+  OptimizationPlan,
+  maxConcurrentJobs,
+  planOptimizations,
+  storageOptionsOf,
+} from './optimization-planner';
 import { runSegmentBuild } from './segment-build-runner';
 
 const SCAN_INTERVAL_MS = 200;
@@ -71,29 +77,38 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     for (const source of plan.sources) busy.add(source);
     const points = plan.sources.reduce((sum, source) => sum + source.pointCount, 0);
     const started = process.hrtime.bigint();
-    shard.optimization.jobStarted();
-    const job = this.run(shard, plan, collection)
+    const id = randomUUID();
+    shard.optimization.jobStarted({
+      uuid: id,
+      optimizer: optimizerName(plan.kind),
+      segments: plan.sources.map((source) => ({ uuid: source.id, pointsCount: source.pointCount })),
+    });
+    const job = this.run(shard, plan, collection, id)
       .then(() => {
-        shard.optimization.jobSucceeded(points);
+        shard.optimization.jobSucceeded(points, id);
         this.backoff.delete(shard);
       })
       .catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
-        shard.optimization.jobFailed(`${plan.kind} optimization failed: ${message}`);
+        shard.optimization.jobFailed(`${plan.kind} optimization failed: ${message}`, id);
         const delayMs = Math.min(300_000, (this.backoff.get(shard)?.delayMs ?? 2_500) * 2);
         this.backoff.set(shard, { until: Date.now() + delayMs, delayMs });
         this.logger.error({ err: error, retryInMs: delayMs }, shard.optimization.error);
       })
       .finally(() => {
-        shard.optimization.jobEnded(Number(process.hrtime.bigint() - started) / 1e3);
+        shard.optimization.jobEnded(Number(process.hrtime.bigint() - started) / 1e3, id);
         for (const source of plan.sources) busy.delete(source);
         this.running.delete(job);
       });
     this.running.add(job);
   }
 
-  private async run(shard: LocalShard, plan: OptimizationPlan, collection: CollectionConfig): Promise<void> {
-    const id = randomUUID();
+  private async run(
+    shard: LocalShard,
+    plan: OptimizationPlan,
+    collection: CollectionConfig,
+    id: string,
+  ): Promise<void> {
     shard.reserveBuild(id);
     let swappedIn = false;
     try {
@@ -151,4 +166,9 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     );
     return built.pointCount > 0;
   }
+}
+
+/** Qdrant's name for the optimizer that makes a kind of plan. */
+export function optimizerName(kind: OptimizationKind): string {
+  return kind === 'config' ? 'config mismatch' : kind;
 }

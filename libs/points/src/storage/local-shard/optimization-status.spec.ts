@@ -24,4 +24,43 @@ describe(OptimizationStatus.name, () => {
       });
     });
   });
+
+  describe('tracked jobs', () => {
+    const job = (uuid: string) => ({ uuid, optimizer: 'indexing', segments: [{ uuid: `s-${uuid}`, pointsCount: 3 }] });
+
+    it('should list running jobs, then ended ones newest first with their outcome', () => {
+      const status = new OptimizationStatus();
+      status.jobStarted(job('a'));
+      status.jobStarted(job('b'));
+      status.jobStarted(job('c'));
+      expect(status.runningJobs.map((j) => [j.uuid, j.status])).toEqual([
+        ['a', 'optimizing'],
+        ['b', 'optimizing'],
+        ['c', 'optimizing'],
+      ]);
+      status.jobSucceeded(3, 'a');
+      status.jobEnded(10, 'a');
+      status.jobFailed('disk full', 'b');
+      status.jobEnded(10, 'b');
+      status.jobEnded(10, 'c');
+      expect(status.runningJobs).toEqual([]);
+      expect(status.completedJobs.map((j) => [j.uuid, j.status])).toEqual([
+        ['c', { cancelled: 'the shard was closed' }],
+        ['b', { error: 'disk full' }],
+        ['a', 'done'],
+      ]);
+      expect(status.completedJobs[0].finishedAt).toBeInstanceOf(Date);
+    });
+
+    it('should keep the last 64 ended jobs', () => {
+      const status = new OptimizationStatus();
+      for (let i = 0; i < 70; i++) {
+        status.jobStarted(job(String(i)));
+        status.jobSucceeded(1, String(i));
+        status.jobEnded(1, String(i));
+      }
+      expect(status.completedJobs).toHaveLength(64);
+      expect(status.completedJobs[0].uuid).toBe('69');
+    });
+  });
 });
