@@ -597,7 +597,7 @@ describe('Qdrant REST API (e2e)', () => {
       };
       await client.createCollection('queued', { vectors: { size: 2, distance: 'Dot' } });
       expect(await shardsOf(2)).toBeUndefined();
-      const [empty] = (await shardsOf(10))!;
+      const [empty] = (await shardsOf(3))!;
       expect(empty).toMatchObject({ id: 0, key: null, remote: [], local: { status: 'green', num_points: 0 } });
       expect(Object.keys(empty).sort()).toEqual([
         'id',
@@ -638,6 +638,25 @@ describe('Qdrant REST API (e2e)', () => {
           vectors_size_bytes: id * 8,
         });
       }
+      // Level 4 and up add each segment, and the vectors `indexed_only` would leave out (none here).
+      const [detailed] = (await shardsOf(10))!;
+      const local = detailed.local as unknown as {
+        indexed_only_excluded_vectors: object;
+        segments: Array<{ info: Record<string, unknown>; config: Record<string, unknown> }>;
+      };
+      expect(local.indexed_only_excluded_vectors).toEqual({});
+      const live = local.segments.filter((segment) => (segment.info.num_points as number) > 0);
+      expect(live).toHaveLength(1);
+      expect(live[0].info).toMatchObject({
+        segment_type: 'plain',
+        num_points: 2,
+        num_vectors: 2,
+        is_appendable: true,
+        vector_data: { '': { num_vectors: 2, num_indexed_vectors: 0, num_deleted_vectors: 0 } },
+      });
+      expect(live[0].config).toMatchObject({
+        vector_data: { '': { size: 2, distance: 'Dot', index: { type: 'plain' } } },
+      });
       points.close();
     });
   });

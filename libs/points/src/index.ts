@@ -53,3 +53,4 @@ export type {
   OptimizationSegment,
   TrackedOptimization,
 } from './storage/local-shard/optimization-status';
+export { SegmentsReporter, type SegmentTelemetry, type SegmentVectorConfig } from './service/segments.reporter';

@@ -3,6 +3,7 @@ import { OptimizerService } from './optimizer/optimizer.service';
 import { CollectionContexts } from './service/collection-context';
 import { CollectionStatsReporter } from './service/collection-stats.reporter';
 import { OptimizationsReporter } from './service/optimizations.reporter';
+import { SegmentsReporter } from './service/segments.reporter';
 import { DistanceMatrixService } from './service/distance-matrix';
 import { PointsReader } from './service/points-reader';
 import { PointsWriter } from './service/points-writer';
@@ -40,6 +41,7 @@ export class PointsModule {
         CollectionStatsReporter,
         CollectionSnapshots,
         OptimizationsReporter,
+        SegmentsReporter,
       ],
       exports: [
         PointsWriter,
@@ -50,6 +52,7 @@ export class PointsModule {
         PointsStorage,
         CollectionSnapshots,
         OptimizationsReporter,
+        SegmentsReporter,
       ],
     };
   }

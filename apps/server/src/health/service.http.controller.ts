@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, Header, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { ClusterService, CollectionsService } from '@vectorstore/collections';
+import { SegmentsReporter } from '@vectorstore/points';
 import { randomUUID } from 'node:crypto';
 import { RequestMetrics } from '../core/metrics/request-metrics';
 import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
@@ -18,6 +19,7 @@ export class ServiceHttpController {
     private readonly collections: CollectionsService,
     private readonly cluster: ClusterService,
     private readonly metrics: RequestMetrics,
+    private readonly segments: SegmentsReporter,
   ) {}
 
   @Operation('Service/Metrics')
@@ -50,6 +52,7 @@ export class ServiceHttpController {
         name,
         info: this.collections.get(name),
         cluster: detailsLevel >= 3 ? this.cluster.clusterInfo(name) : undefined,
+        segments: detailsLevel >= 4 ? this.segments.segmentsOf(name) : undefined,
       })),
       rest: this.metrics.restStats.snapshot(),
       grpc: this.metrics.grpcStats.snapshot(),

@@ -1,6 +1,7 @@
 import { CollectionClusterInfo, CollectionInfo, LocalShardInfo } from '@vectorstore/collections';
+import type { SegmentTelemetry } from '@vectorstore/points';
 import { OperationStatistics } from '../../core/metrics/request-stats';
-import { collectionConfigToRest } from '../../collections/rest/collection-info.rest-mapper';
+import { collectionConfigToRest, payloadIndexParamsToRest } from '../../collections/rest/collection-info.rest-mapper';
 import { shardKeyToRest } from '../../cluster/rest/cluster.rest-mapper';
 import { defined } from '../../core/scalars';
 import { SERVER_VERSION } from '../../version';
@@ -10,7 +11,13 @@ export interface TelemetryInput {
   startedAt: Date;
   detailsLevel: number;
   /** `cluster` (the local shards) is read from details level 3, where shards are reported. */
-  collections: Array<{ name: string; info: CollectionInfo; cluster?: CollectionClusterInfo }>;
+  collections: Array<{
+    name: string;
+    info: CollectionInfo;
+    cluster?: CollectionClusterInfo;
+    /** Shard id → its segments, read from details level 4. */
+    segments?: Map<number, SegmentTelemetry[]>;
+  }>;
   rest: Record<string, Record<string, OperationStatistics>>;
   grpc: Record<string, Record<string, OperationStatistics>>;
 }
@@ -45,7 +52,7 @@ export function telemetryToRest(input: TelemetryInput): Record<string, unknown> 
       quota,
     };
   }
-  const collections = input.collections.map(({ name, info, cluster }) =>
+  const collections = input.collections.map(({ name, info, cluster, segments }) =>
     input.detailsLevel === 1
       ? {
           vectors: info.pointsCount,
@@ -58,7 +65,13 @@ export function telemetryToRest(input: TelemetryInput): Record<string, unknown> 
           config: collectionConfigToRest(info.config),
           ...(input.detailsLevel >= 3 && cluster
             ? {
-                shards: cluster.localShards.map((shard) => shardTelemetry(shard, cluster.peerId)),
+                shards: cluster.localShards.map((shard) =>
+                  shardTelemetry(
+                    shard,
+                    cluster.peerId,
+                    input.detailsLevel >= 4 ? segments?.get(shard.shardId) : undefined,
+                  ),
+                ),
                 transfers: [],
                 resharding: [],
               }
@@ -89,9 +102,14 @@ export function telemetryToRest(input: TelemetryInput): Record<string, unknown> 
  * One shard in Qdrant's ReplicaSetTelemetry shape, with the local fields Qdrant reports at level 3:
  * this node holds it, with its live state (status, points and vectors, estimated sizes, optimization
  * jobs and points optimized since the start, the last applied operation); no remote replicas.
- * Level 4's segment detail is not reported.
+ * From level 4 also each segment (`segments`) and `indexed_only_excluded_vectors` (none: our searches
+ * never leave vectors out for `indexed_only`).
  */
-function shardTelemetry(shard: LocalShardInfo, peerId: string): Record<string, unknown> {
+function shardTelemetry(
+  shard: LocalShardInfo,
+  peerId: string,
+  segments: SegmentTelemetry[] | undefined,
+): Record<string, unknown> {
   const vectors = Object.values(shard.vectorsByName).reduce((sum, count) => sum + count, 0);
   const jobs = shard.optimizations;
   return {
@@ -106,6 +124,7 @@ function shardTelemetry(shard: LocalShardInfo, peerId: string): Record<string, u
       num_points: shard.pointsCount,
       num_vectors: vectors,
       num_vectors_by_name: shard.vectorsByName,
+      ...(segments ? { segments: segments.map(segmentToRest) } : {}),
       optimizations: {
         status: shard.optimizerError ? { error: shard.optimizerError } : 'ok',
         optimizations: defined({
@@ -117,11 +136,101 @@ function shardTelemetry(shard: LocalShardInfo, peerId: string): Record<string, u
       },
       // No asynchronous (io_uring) scorer here.
       async_scorer: false,
+      ...(segments ? { indexed_only_excluded_vectors: {} } : {}),
       update_queue: { length: shard.updateQueueLength, op_num: shard.appliedOpNum },
     },
     remote: [],
     replicate_states: { [peerId]: shard.state },
     // Partial snapshots are not built here, so none is ever in progress.
     partial_snapshot: { ongoing_create_snapshot_requests: 0, is_recovering: false, recovery_timestamp: 0 },
+  };
+}
+
+/** One segment in Qdrant's SegmentTelemetry shape (info, config, search counters, field indexes). */
+function segmentToRest(segment: SegmentTelemetry): Record<string, unknown> {
+  const indexSchema: Record<string, unknown> = {};
+  const fieldIndices: unknown[] = [];
+  for (const [field, index] of Object.entries(segment.fieldIndexes)) {
+    indexSchema[field] = defined({
+      data_type: index.type.toLowerCase(),
+      params: index.params ? payloadIndexParamsToRest(index.params) : undefined,
+      points: index.points,
+    });
+    fieldIndices.push({
+      field_name: field,
+      index_type: index.type.toLowerCase(),
+      points_count: index.points,
+      points_values_count: index.points,
+    });
+  }
+  const vectorData: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(segment.vectors)) {
+    vectorData[name] = { num_vectors: v.count, num_indexed_vectors: v.indexed, num_deleted_vectors: v.deleted };
+  }
+  const denseConfig: Record<string, unknown> = {};
+  for (const [name, c] of Object.entries(segment.denseConfig)) {
+    denseConfig[name] = defined({
+      size: c.size,
+      distance: c.distance,
+      storage_type: c.storageType,
+      index:
+        c.index.type === 'hnsw'
+          ? {
+              type: 'hnsw',
+              options: {
+                m: c.index.m,
+                ef_construct: c.index.efConstruct,
+                full_scan_threshold: c.index.fullScanThreshold,
+              },
+            }
+          : { type: 'plain', options: {} },
+      datatype: c.datatype,
+      multivector_config: c.multivector ? { comparator: 'max_sim' } : undefined,
+    });
+  }
+  const sparseConfig: Record<string, unknown> = {};
+  for (const [name, c] of Object.entries(segment.sparseConfig)) {
+    sparseConfig[name] = {
+      index: defined({ full_scan_threshold: c.fullScanThreshold, index_type: 'MutableRam' }),
+      storage_type: 'mmap',
+      modifier: c.idf ? 'idf' : 'none',
+    };
+  }
+  // No per-segment search counters are kept: every kind reports zero calls.
+  const none = { count: 0 };
+  return {
+    info: {
+      uuid: segment.uuid,
+      segment_type: segment.segmentType,
+      num_vectors: segment.numVectors,
+      num_points: segment.numPoints,
+      num_indexed_vectors: segment.numIndexedVectors,
+      num_deleted_vectors: segment.numDeletedVectors,
+      vectors_size_bytes: segment.vectorsSizeBytes,
+      payloads_size_bytes: segment.payloadsSizeBytes,
+      ram_usage_bytes: segment.vectorsSizeBytes + segment.payloadsSizeBytes,
+      disk_usage_bytes: 0,
+      is_appendable: segment.appendable,
+      index_schema: indexSchema,
+      vector_data: vectorData,
+    },
+    config: {
+      vector_data: denseConfig,
+      sparse_vector_data: sparseConfig,
+      payload_storage_type: { type: segment.payloadsOnDisk ? 'mmap' : 'in_ram_mmap' },
+    },
+    vector_index_searches: Object.keys(segment.vectors).map((name) => ({
+      index_name: name,
+      unfiltered_plain: none,
+      unfiltered_hnsw: none,
+      unfiltered_sparse: none,
+      filtered_plain: none,
+      filtered_small_cardinality: none,
+      filtered_large_cardinality: none,
+      filtered_exact: none,
+      filtered_sparse: none,
+      unfiltered_exact: none,
+    })),
+    payload_field_indices: fieldIndices,
   };
 }
