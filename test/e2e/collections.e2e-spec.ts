@@ -200,7 +200,11 @@ describe('Collections service (gRPC, e2e)', () => {
         { collectionName: 'bad', vectorsConfig: { params: { size: 4 } } },
         'vectors_config.params.distance',
       ],
-      ['m 0', { collectionName: 'bad', vectorsConfig: dense(4), hnswConfig: { m: 0 } }, 'hnsw_config.m'],
+      [
+        'full_scan_threshold 9',
+        { collectionName: 'bad', vectorsConfig: dense(4), hnswConfig: { fullScanThreshold: 9 } },
+        'hnsw_config.full_scan_threshold',
+      ],
       [
         'ef_construct 3',
         { collectionName: 'bad', vectorsConfig: dense(4), hnswConfig: { efConstruct: 3 } },

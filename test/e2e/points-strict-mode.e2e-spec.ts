@@ -83,20 +83,20 @@ describe('Strict mode (e2e)', () => {
   it('should reject each read limit with INVALID_ARGUMENT naming the limit', async () => {
     await expectLimit(
       call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 6 }),
-      'max_query_limit',
+      'Limit exceeded 6 > 5 for "limit"',
     );
-    await expectLimit(call(points, 'Scroll', { collectionName: 'strict', limit: 50 }), 'max_query_limit');
+    await expectLimit(call(points, 'Scroll', { collectionName: 'strict', limit: 50 }), 'for "limit"');
     await expectLimit(
       call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, timeout: 60 }),
-      'max_timeout',
+      'Limit exceeded 60 > 10 for "timeout"',
     );
     await expectLimit(
       call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, params: { hnswEf: 64 } }),
-      'search_max_hnsw_ef',
+      'for "hnsw_ef"',
     );
     await expectLimit(
       call(points, 'Search', { collectionName: 'strict', vector: [1, 0, 0, 0], limit: 1, params: { exact: true } }),
-      'search_allow_exact',
+      'Exact search disabled!',
     );
     await expectLimit(
       call(points, 'Search', {
@@ -105,43 +105,46 @@ describe('Strict mode (e2e)', () => {
         limit: 1,
         params: { quantization: { oversampling: 3 } },
       }),
-      'search_max_oversampling',
+      'for "oversampling"',
     );
     await expectLimit(
       call(points, 'Count', {
         collectionName: 'strict',
         filter: { must: [{ field: { key: 'note', match: { keyword: 'x' } } }] },
       }),
-      'unindexed_filtering_retrieve',
+      'Index required but not found for "note" of one of the following types: [keyword, uuid]',
     );
     const three = ['1', '2', '3'].map((n) => ({ field: { key: 'n', match: { integer: n } } }));
     await expectLimit(
       call(points, 'Count', { collectionName: 'strict', filter: { should: three } }),
-      'filter_max_conditions',
+      'Filter condition limit reached (3 > 2)',
     );
     await expectLimit(
       call(points, 'Count', {
         collectionName: 'strict',
         filter: { must: [{ field: { key: 'n', match: { integers: { integers: ['1', '2', '3'] } } } }] },
       }),
-      'condition_max_size',
+      'Condition size limit reached (3 > 2)',
     );
   });
 
   it('should reject each write limit with INVALID_ARGUMENT naming the limit', async () => {
     await expectLimit(
       call(points, 'Upsert', { collectionName: 'strict', points: [point(10), point(11), point(12), point(13)] }),
-      'upsert_max_batchsize',
+      'Limit exceeded 4 > 3 for "upsert limit"',
     );
     await expectLimit(
       call(points, 'Delete', {
         collectionName: 'strict',
         points: { filter: { must: [{ field: { key: 'note', match: { keyword: 'x' } } }] } },
       }),
-      'unindexed_filtering_update',
+      'Index required but not found for "note"',
     );
     await call(points, 'Upsert', { collectionName: 'strict', wait: true, points: [point(4), point(5), point(6)] });
-    await expectLimit(call(points, 'Upsert', { collectionName: 'strict', points: [point(7)] }), 'max_points_count');
+    await expectLimit(
+      call(points, 'Upsert', { collectionName: 'strict', points: [point(7)] }),
+      'Max points count limit of 6 reached!',
+    );
     await expectLimit(
       call(points, 'CreateFieldIndex', {
         collectionName: 'strict',
@@ -149,7 +152,7 @@ describe('Strict mode (e2e)', () => {
         fieldType: 'FieldTypeKeyword',
         wait: true,
       }),
-      'max_payload_index_count',
+      'Collection already has the maximum number of payload indices (1)',
     );
     const count = await call<{ result: { count: string } }>(points, 'Count', { collectionName: 'strict' });
     expect(count.result.count).toBe('6');
@@ -161,10 +164,12 @@ describe('Strict mode (e2e)', () => {
       vectorsConfig: { params: { size: 4, distance: 'Dot' } },
       strictModeConfig: { enabled: true, maxCollectionPayloadSizeBytes: 400 },
     });
+    // As in Qdrant, what the collection holds is checked: the write that reaches the limit passes, the next fails.
     await call(points, 'Upsert', { collectionName: 'small-payloads', wait: true, points: [point(1, 'a'.repeat(100))] });
+    await call(points, 'Upsert', { collectionName: 'small-payloads', wait: true, points: [point(2, 'b'.repeat(400))] });
     await expectLimit(
-      call(points, 'Upsert', { collectionName: 'small-payloads', points: [point(2, 'b'.repeat(400))] }),
-      'max_collection_payload_size_bytes',
+      call(points, 'Upsert', { collectionName: 'small-payloads', points: [point(3, 'c')] }),
+      'Max payload storage size limit of',
     );
   });
 

@@ -72,11 +72,10 @@ describe(CollectionsService.name, () => {
       expect(service.list()).toEqual([]);
     });
 
-    it('should reject m 0 without payload_m (a merged-config rule)', async () => {
-      const error = await rejectionOf(service.create(withVectors('a', { hnswConfig: { m: 0 } })));
+    it('should accept m 0 (global graph disabled), as Qdrant', async () => {
+      await service.create(withVectors('a', { hnswConfig: { m: 0 } }));
 
-      expect(error.message).toContain('hnsw_config.m');
-      expect(service.list()).toEqual([]);
+      expect(service.get('a').config.hnswConfig.m).toBe(0);
     });
 
     it('should create shard_number shards for automatic sharding', async () => {
@@ -248,13 +247,13 @@ describe(CollectionsService.name, () => {
       expect(error.message).toBe("Not found: Collection `nope` doesn't exist!");
     });
 
-    it('should reject an update producing an invalid merged config and keep the old one', async () => {
+    it('should reject an invalid update and keep the old config', async () => {
       await service.create(withVectors('a'));
 
-      const error = await rejectionOf(service.update({ name: 'a', hnswConfig: { m: 0 } }));
+      const error = await rejectionOf(service.update({ name: 'a', hnswConfig: { efConstruct: 2 } }));
 
       expect(error.kind).toBe(ErrorKind.InvalidArgument);
-      expect(service.get('a').config.hnswConfig.m).toBe(16);
+      expect(service.get('a').config.hnswConfig.efConstruct).toBe(100);
     });
 
     it('should reject an update of an unknown vector name and change nothing', async () => {

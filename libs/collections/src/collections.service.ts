@@ -9,11 +9,7 @@ import { ShardRecord } from './model/cluster.model';
 import { CollectionInfo, CollectionRecord } from './model/collection.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from './model/requests.model';
 import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider } from './stats/collection-stats.provider';
-import {
-  validateCreateCollection,
-  validateMergedConfig,
-  validateUpdateCollection,
-} from './validation/collection-config.validator';
+import { validateCreateCollection, validateUpdateCollection } from './validation/collection-config.validator';
 import { checkCollectionNameReference } from './validation/name.rules';
 
 /** Creates, describes, changes and removes collections. */
@@ -28,7 +24,6 @@ export class CollectionsService {
   async create(request: CreateCollectionRequest): Promise<boolean> {
     validateCreateCollection(request);
     const config = buildCollectionConfig(request);
-    validateMergedConfig(config);
     await this.catalog.mutate((draft) => {
       if (draft.collections.has(request.name)) {
         throw DomainError.alreadyExists(`Wrong input: Collection \`${request.name}\` already exists!`);
@@ -80,7 +75,6 @@ export class CollectionsService {
       const record = resolveInState(draft, request.name);
       if (!record) throw collectionNotFound(request.name);
       const next = applyCollectionUpdate(record.config, request);
-      validateMergedConfig(next);
       record.config = next;
     });
     return true;

@@ -99,6 +99,7 @@ export interface StrictModeConfig {
   searchAllowExact?: boolean;
   searchMaxOversampling?: number;
   upsertMaxBatchsize?: number;
+  searchMaxBatchsize?: number;
   maxCollectionVectorSizeBytes?: number;
   readRateLimit?: number;
   writeRateLimit?: number;

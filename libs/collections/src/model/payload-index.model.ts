@@ -10,6 +10,8 @@ export interface KeywordIndexParams {
   onDisk?: boolean;
   memory?: Memory;
   enableHnsw?: boolean;
+  /** Serve `match: {prefix}` from the index (Qdrant 1.19); without it strict mode refuses prefix filters. */
+  prefix?: boolean;
 }
 
 export interface IntegerIndexParams {

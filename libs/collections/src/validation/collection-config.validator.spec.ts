@@ -1,14 +1,8 @@
 import { ErrorKind } from '@vectorstore/common';
-import { buildCollectionConfig } from '../config/collection-config.builder';
-import { CollectionConfig } from '../model/collection.model';
 import { CreateCollectionRequest, UpdateCollectionRequest } from '../model/requests.model';
 import { Distance, VectorParams } from '../model/vectors.model';
 import { dense, thrownDomainError } from '../testing/collections-fixtures';
-import {
-  validateCreateCollection,
-  validateMergedConfig,
-  validateUpdateCollection,
-} from './collection-config.validator';
+import { validateCreateCollection, validateUpdateCollection } from './collection-config.validator';
 
 function createError(request: Partial<CreateCollectionRequest>): string | undefined {
   return thrownDomainError(() => validateCreateCollection({ name: 'c', ...request }))?.message;
@@ -333,49 +327,10 @@ describe('validateUpdateCollection', () => {
   });
 });
 
-describe('validateMergedConfig', () => {
-  const config = (request: Partial<CreateCollectionRequest>): CollectionConfig =>
-    buildCollectionConfig({ name: 'c', ...request });
-
-  it('should accept the defaults', () => {
-    expect(thrownDomainError(() => validateMergedConfig(config({ vectors: { params: dense() } })))).toBeUndefined();
-  });
-
-  it('should reject m 0 without payload_m', () => {
-    expect(thrownDomainError(() => validateMergedConfig(config({ hnswConfig: { m: 0 } })))?.message).toBe(
-      'Validation error in body: [hnsw_config.m: value 0 invalid, must be 1 or larger unless payload_m is set]',
-    );
-  });
-
-  it('should reject m 0 with payload_m 0', () => {
-    expect(thrownDomainError(() => validateMergedConfig(config({ hnswConfig: { m: 0, payloadM: 0 } })))).toBeDefined();
-  });
-
-  it('should accept m 0 when payload_m is above 0', () => {
-    expect(
-      thrownDomainError(() => validateMergedConfig(config({ hnswConfig: { m: 0, payloadM: 16 } }))),
-    ).toBeUndefined();
-  });
-
-  it('should check a per-vector override merged over the collection config', () => {
-    const message = thrownDomainError(() =>
-      validateMergedConfig(config({ vectors: { paramsMap: { image: dense({ hnswConfig: { m: 0 } }) } } })),
-    )?.message;
-
-    expect(message).toContain('vectors_config.params_map.map.image.hnsw_config.m');
-  });
-
-  it('should let a per-vector m 0 inherit the collection payload_m', () => {
-    const merged = config({ hnswConfig: { payloadM: 8 }, vectors: { params: dense({ hnswConfig: { m: 0 } }) } });
-
-    expect(thrownDomainError(() => validateMergedConfig(merged))).toBeUndefined();
-  });
-
-  it('should reject a per-vector m 0 on the unnamed vector with its path', () => {
-    const message = thrownDomainError(() =>
-      validateMergedConfig(config({ vectors: { params: dense({ hnswConfig: { m: 0 } }) } })),
-    )?.message;
-
-    expect(message).toContain('vectors_config.params.hnsw_config.m');
+describe('hnsw m = 0', () => {
+  it('should accept m 0 with or without payload_m, as Qdrant (it disables the global graph)', () => {
+    expect(createError({ hnswConfig: { m: 0 } })).toBeUndefined();
+    expect(createError({ hnswConfig: { m: 0, payloadM: 0 } })).toBeUndefined();
+    expect(createError({ vectors: { paramsMap: { image: dense({ hnswConfig: { m: 0 } }) } } })).toBeUndefined();
   });
 });

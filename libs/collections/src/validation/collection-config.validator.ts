@@ -1,4 +1,4 @@
-import { CollectionConfig, PayloadStorageParams } from '../model/collection.model';
+import { PayloadStorageParams } from '../model/collection.model';
 import {
   BINARY_ENCODINGS,
   BINARY_QUERY_ENCODINGS,
@@ -62,7 +62,7 @@ export function validateCreateCollection(request: CreateCollectionRequest): void
   issues.throwIfAny();
 }
 
-/** Validates an update request's diffs (not yet the merged result; see {@link validateMergedConfig}). */
+/** Validates an update request's diffs. */
 export function validateUpdateCollection(request: UpdateCollectionRequest): void {
   const issues = new ValidationIssues();
   checkCollectionNameReference(issues, 'collection_name', request.name);
@@ -107,29 +107,6 @@ export function validateDeleteVectorName(request: DeleteVectorNameRequest): void
   else checkVectorNameReference(issues, 'vector_name', request.vectorName);
   issues.range('timeout', request.timeout, 1);
   issues.throwIfAny();
-}
-
-/** Rules that span fields, checked on the configuration a create or update would produce. */
-export function validateMergedConfig(config: CollectionConfig): void {
-  const issues = new ValidationIssues();
-  checkGraphDegree(issues, 'hnsw_config', config.hnswConfig);
-  const vectors = config.params.vectors;
-  const entries = 'params' in vectors ? [['', vectors.params] as const] : Object.entries(vectors.paramsMap);
-  for (const [name, params] of entries) {
-    if (params.hnswConfig) {
-      const path =
-        'params' in vectors ? 'vectors_config.params.hnsw_config' : `vectors_config.params_map.map.${name}.hnsw_config`;
-      checkGraphDegree(issues, path, { ...config.hnswConfig, ...params.hnswConfig });
-    }
-  }
-  issues.throwIfAny();
-}
-
-function checkGraphDegree(issues: ValidationIssues, path: string, hnsw: HnswConfig): void {
-  // m = 0 disables the global graph; it only makes sense with payload-aware links (multitenancy).
-  if (hnsw.m === 0 && !(hnsw.payloadM !== undefined && hnsw.payloadM > 0)) {
-    issues.add(`${path}.m`, 'value 0 invalid, must be 1 or larger unless payload_m is set');
-  }
 }
 
 function checkVectorsConfig(issues: ValidationIssues, path: string, vectors: VectorsConfig): void {

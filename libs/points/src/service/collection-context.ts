@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
 import { CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
 import { CollectionStorage } from '../storage/collection-storage';
+import { FieldIndexSchema } from '../storage/local-shard/field-index-schema';
 import { PointsStorage } from '../storage/points-storage';
 import { StrictModeGuard } from './strict-mode';
 
@@ -9,7 +10,10 @@ import { StrictModeGuard } from './strict-mode';
 export interface CollectionContext {
   record: CollectionRecord;
   storage: CollectionStorage;
-  isIndexed(key: string): boolean;
+  /** Whether `key` has a tenant index (`is_tenant`), for strict mode's full-scan rule. */
+  isTenantKey(key: string): boolean;
+  /** The payload index on `key` (or on `key` without `[]`), for strict mode's filter rules. */
+  indexSchemaOf(key: string): FieldIndexSchema | undefined;
 }
 
 /** Resolves names (or aliases) to collections with open storage; holds the strict-mode guard. */
@@ -33,10 +37,18 @@ export class CollectionContexts {
     return {
       record,
       storage,
-      isIndexed: (key: string) =>
-        [...storage.shards.values()].some(
-          (h) => h.shard.fieldIndexes.has(key) || h.shard.fieldIndexes.has(stripArrays(key)),
-        ),
+      indexSchemaOf: (key: string) => {
+        for (const h of storage.shards.values()) {
+          const schema = h.shard.fieldIndexes.get(key) ?? h.shard.fieldIndexes.get(stripArrays(key));
+          if (schema) return schema;
+        }
+        return undefined;
+      },
+      isTenantKey: (key: string) =>
+        [...storage.shards.values()].some((h) => {
+          const params = (h.shard.fieldIndexes.get(key) ?? h.shard.fieldIndexes.get(stripArrays(key)))?.params;
+          return params !== undefined && Object.values(params).some((p) => (p as { isTenant?: boolean }).isTenant);
+        }),
     };
   }
 }

@@ -23,7 +23,12 @@ function contextsOver(spaces: Map<string, VectorSpace>, segments: Segment[]): Co
   const storage = { spaces, readShards: () => segments.map((segment) => ({ shard: { segments: [segment] } })) };
   return {
     strict: new StrictModeGuard(),
-    resolve: () => ({ record: { name: 'c', config: {} }, storage, isIndexed: () => false }),
+    resolve: () => ({
+      record: { name: 'c', config: {} },
+      storage,
+      indexSchemaOf: () => undefined,
+      isTenantKey: () => false,
+    }),
   } as unknown as CollectionContexts;
 }
 

@@ -6,6 +6,7 @@ import { ShardKeySelector } from '../model/selectors.model';
 import { Segment } from '../storage/segment';
 import { requireSpace, spaceHigherIsBetter } from '../storage/vector-space';
 import { CollectionContexts } from './collection-context';
+import { filterRateCost } from './strict-mode';
 
 /** Qdrant's defaults for the distance matrix API. */
 export const MATRIX_DEFAULT_SAMPLE = 10;
@@ -64,7 +65,13 @@ export class DistanceMatrixService {
       context.record.name,
       context.record.config.strictModeConfig,
       { limit: request.sample * request.limit, timeout: request.timeout, filter: request.filter },
-      context.isIndexed,
+      context.indexSchemaOf,
+    );
+    // One search per sampled point, each 1 plus the filter's conditions.
+    this.contexts.strict.chargeRead(
+      context.record.name,
+      context.record.config.strictModeConfig,
+      request.sample * (1 + filterRateCost(request.filter)),
     );
     const space = requireSpace(context.storage.spaces, request.using);
     // Sampled while scanning (reservoir), so a large collection is not copied out point by point.

@@ -16,7 +16,7 @@ import {
   ScrollRequest,
 } from '../model/query.model';
 import { CollectionContext, CollectionContexts } from './collection-context';
-import { ReadLimits } from './strict-mode';
+import { filterRateCost, ReadLimits } from './strict-mode';
 import { PointLocation, retrievedPoint } from './point-materializer';
 
 const RANGE_INDEX_TYPES = new Set(['Integer', 'Float', 'Datetime']);
@@ -28,7 +28,7 @@ export class PointsReader {
   constructor(private readonly contexts: CollectionContexts) {}
 
   get(collectionName: string, request: GetRequest): RetrievedPoint[] {
-    const context = this.checkedContext(collectionName, { timeout: request.timeout });
+    const context = this.checkedContext(collectionName, { timeout: request.timeout }, request.ids.length);
     if ('include' in request.withVectors) {
       const missing = request.withVectors.include.find((name) => !context.storage.spaces.has(name));
       if (missing !== undefined) {
@@ -118,15 +118,17 @@ export class PointsReader {
   }
 
   /** The collection, after the filter's structure and strict mode's read limits are checked. */
-  private checkedContext(collectionName: string, limits: ReadLimits): CollectionContext {
+  private checkedContext(
+    collectionName: string,
+    limits: ReadLimits,
+    cost = 1 + filterRateCost(limits.filter),
+  ): CollectionContext {
     const context = this.contexts.resolve(collectionName);
     if (limits.filter) validateFilter(limits.filter);
-    this.contexts.strict.checkRead(
-      context.record.name,
-      context.record.config.strictModeConfig,
-      limits,
-      context.isIndexed,
-    );
+    const strict = context.record.config.strictModeConfig;
+    this.contexts.strict.checkRead(context.record.name, strict, limits, context.indexSchemaOf);
+    // Qdrant's costs: a retrieve its ids, a scroll, count or facet 1 plus its filter's conditions.
+    this.contexts.strict.chargeRead(context.record.name, strict, cost);
     return context;
   }
 

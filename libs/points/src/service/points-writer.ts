@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PAYLOAD_SCHEMA_TYPES } from '@vectorstore/collections';
-import { DomainError, stringifyJson, ValidationIssues } from '@vectorstore/common';
+import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { parsePath } from '../filter/payload-path';
 import { UpdateOperation, UpdateRequest, UpdateResult, UpdateStatus } from '../model/operations.model';
@@ -75,24 +75,33 @@ export class PointsWriter {
     const strict = context.record.config.strictModeConfig;
     const guard = this.contexts.strict;
     const name = context.record.name;
+    guard.chargeWrite(name, strict, this.writeRateCost(context, operation));
     if ('upsert' in operation) {
       const { points, updateFilter } = operation.upsert;
-      guard.checkWrite(name, strict, { batchSize: points.length, filter: updateFilter }, context.isIndexed);
+      guard.checkWrite(
+        name,
+        strict,
+        { batchSize: points.length, batchName: 'upsert limit', filter: updateFilter },
+        context.indexSchemaOf,
+      );
+      this.checkCapacity(context);
       points.forEach((point, i) => {
         checkNamedVectors(issues, `${prefix}points[${i}].vectors`, spaces, point.vectors);
         this.checkVectorLimits(context, point.vectors);
       });
       if (updateFilter) validateFilter(updateFilter);
-      this.checkCapacity(
-        context,
-        points.length,
-        points.reduce((bytes, p) => bytes + Buffer.byteLength(stringifyJson(p.payload)), 0),
-      );
       for (const point of points) {
         batch.created.add(pointIdKey(point.id));
         batch.deleted.delete(pointIdKey(point.id));
       }
     } else if ('updateVectors' in operation) {
+      guard.checkWrite(
+        name,
+        strict,
+        { batchSize: operation.updateVectors.points.length, batchName: 'update limit' },
+        context.indexSchemaOf,
+      );
+      this.checkCapacity(context);
       operation.updateVectors.points.forEach((point, i) => {
         // As in Qdrant, a point in an update of vectors must name at least one vector.
         if (Object.keys(point.vectors).length === 0)
@@ -100,7 +109,7 @@ export class PointsWriter {
         checkNamedVectors(issues, `${prefix}points[${i}].vectors`, spaces, point.vectors);
         this.checkVectorLimits(context, point.vectors);
       });
-      guard.checkWrite(name, strict, { filter: operation.updateVectors.updateFilter }, context.isIndexed);
+      // As in Qdrant, the update filter of a vector update needs no index (it reads few points).
       this.requireExisting(
         context,
         operation.updateVectors.points.map((p) => p.id),
@@ -141,7 +150,7 @@ export class PointsWriter {
       issues.oneOf(`${prefix}field_type`, type, PAYLOAD_SCHEMA_TYPES);
       if (params) validateIndexParams(type, params);
       const existing = [...context.storage.shards.values()][0]?.shard.fieldIndexes.size ?? 0;
-      guard.checkCapacity(strict, { points: 0, vectorBytes: 0, payloadBytes: 0, payloadIndexes: existing + 1 });
+      guard.checkPayloadIndexCount(strict, existing);
     } else if ('deleteFieldIndex' in operation) {
       parsePath(operation.deleteFieldIndex.field);
     }
@@ -160,7 +169,7 @@ export class PointsWriter {
         context.record.name,
         context.record.config.strictModeConfig,
         { filter: selector.filter },
-        context.isIndexed,
+        context.indexSchemaOf,
       );
     } else if (idsMustExist) {
       this.requireExisting(context, selector.ids, batch);
@@ -187,20 +196,47 @@ export class PointsWriter {
     }
   }
 
-  /** Size limits count what the collection would hold after this write (upserts may replace points, so this errs high). */
-  private checkCapacity(context: CollectionContext, addingPoints: number, addingPayloadBytes: number): void {
+  /**
+   * Qdrant's rate cost of one write: the points it names, or the estimated number of points its
+   * filter matches; at least 1 (index changes cost 1).
+   */
+  private writeRateCost(context: CollectionContext, operation: UpdateOperation): number {
+    if (!context.record.config.strictModeConfig?.writeRateLimit) return 1;
+    const selectorCost = (selector: PointsSelector): number => {
+      if ('ids' in selector) return selector.ids.length;
+      let estimate = 0;
+      for (const handle of context.storage.shards.values()) {
+        for (const segment of handle.shard.segments) estimate += segment.estimate(selector.filter).exp;
+      }
+      return estimate;
+    };
+    let cost = 0;
+    if ('upsert' in operation) cost = operation.upsert.points.length;
+    else if ('updateVectors' in operation) cost = operation.updateVectors.points.length;
+    else if ('deletePoints' in operation) cost = selectorCost(operation.deletePoints.selector);
+    else if ('deleteVectors' in operation) cost = selectorCost(operation.deleteVectors.selector);
+    else if ('setPayload' in operation) cost = selectorCost(operation.setPayload.selector);
+    else if ('overwritePayload' in operation) cost = selectorCost(operation.overwritePayload.selector);
+    else if ('deletePayload' in operation) cost = selectorCost(operation.deletePayload.selector);
+    else if ('clearPayload' in operation) cost = selectorCost(operation.clearPayload.selector);
+    return Math.max(1, Math.round(cost));
+  }
+
+  /** Size limits, against what the collection holds before this write (as Qdrant). */
+  private checkCapacity(context: CollectionContext): void {
     const strict = context.record.config.strictModeConfig;
     if (!strict?.enabled) return;
-    let points = addingPoints;
-    let payloadBytes = addingPayloadBytes;
+    let points = 0;
+    let payloadBytes = 0;
     let vectorBytes = 0;
     for (const handle of context.storage.shards.values()) {
       points += handle.shard.pointCount;
-      for (const segment of handle.shard.segments) payloadBytes += segment.payloadBytes;
+      for (const segment of handle.shard.segments) {
+        payloadBytes += segment.payloadBytes;
+        vectorBytes += segment.vectorDataKb() * 1024;
+      }
     }
-    for (const space of context.storage.spaces.values())
-      if (space.kind !== 'sparse') vectorBytes += points * space.dim * 4;
-    this.contexts.strict.checkCapacity(strict, { points, vectorBytes, payloadBytes, payloadIndexes: 0 });
+    this.contexts.strict.checkCapacity(strict, { points, vectorBytes, payloadBytes });
   }
 
   /** Splits an operation per shard and applies it; returns the largest op number used. */

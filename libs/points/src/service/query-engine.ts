@@ -32,6 +32,7 @@ import { dbsf, rrf } from './fusion';
 import { collectGroups, groupPointId } from './grouping';
 import { retrievedPoint, scoredPoint } from './point-materializer';
 import { orderedPoints, PointsReader } from './points-reader';
+import { checkFullScan, checkGroupBy, checkSearchBatchSize, queryRateCost, vectorRateCost } from './strict-mode';
 import {
   boundedProduct,
   DEFAULT_PREFETCH_LIMIT,
@@ -67,7 +68,8 @@ export class QueryEngine {
     requests: readonly R[],
     run: (collectionName: string, request: R) => ScoredPoint[],
   ): ScoredPoint[][] {
-    this.contexts.resolve(collectionName);
+    const context = this.contexts.resolve(collectionName);
+    checkSearchBatchSize(context.record.config.strictModeConfig, requests.length);
     return requests.map((request) => run.call(this, collectionName, request));
   }
 
@@ -89,6 +91,7 @@ export class QueryEngine {
     const context = this.contexts.resolve(collectionName);
     this.checkRequest(context, request);
     const stage = this.rootStage(context, request, request.limit + request.offset);
+    this.chargeRead(context, stage, request.lookupFrom);
     const candidates = this.evaluate(context, stage, request.shardKeySelector, request.lookupFrom);
     return candidates
       .slice(request.offset, request.offset + request.limit)
@@ -127,12 +130,17 @@ export class QueryEngine {
    */
   private groups(collectionName: string, source: QueryRequest, request: GroupsRequest<unknown>): PointGroup[] {
     const context = this.contexts.resolve(collectionName);
-    this.checkRequest(context, { ...source, limit: request.limit });
-    const lookup = request.withLookup ? this.resolveLookup(request.withLookup.collectionName) : undefined;
-    const stage = growPrefetchLimits(
-      this.rootStage(context, source, boundedProduct(request.limit, request.groupSize)),
-      request.limit,
+    // Strict mode limits a grouped query by the points it may return: limit × group_size, as Qdrant.
+    this.checkRequest(context, { ...source, limit: boundedProduct(request.limit, request.groupSize) });
+    checkGroupBy(
+      context.record.config.strictModeConfig,
+      request.groupBy,
+      (key) => [...context.storage.shards.values()][0]?.shard.fieldIndexes.get(key)?.type,
     );
+    const lookup = request.withLookup ? this.resolveLookup(request.withLookup.collectionName) : undefined;
+    const root = this.rootStage(context, source, boundedProduct(request.limit, request.groupSize));
+    this.chargeRead(context, root, source.lookupFrom);
+    const stage = growPrefetchLimits(root, request.limit);
     const groups = collectGroups(
       {
         groupBy: request.groupBy,
@@ -194,6 +202,22 @@ export class QueryEngine {
     return space ? spaceHigherIsBetter(space) : true;
   }
 
+  /**
+   * Charges the query's rate cost (Qdrant's, see queryRateCost) to the collection's read limit: a
+   * point given by id costs reading it plus its stored vector's comparisons.
+   */
+  private chargeRead(context: CollectionContext, stage: PrefetchQuery, lookupFrom: LookupLocation | undefined): void {
+    const strict = context.record.config.strictModeConfig;
+    if (!strict?.enabled || strict.readRateLimit === undefined) return;
+    const idCost = (id: PointId, using: string, lookup: LookupLocation | undefined): number => {
+      const source = lookup ? this.contexts.resolve(lookup.collectionName) : context;
+      const location = this.reader.locate(source, id);
+      const vector = location?.segment.vectorStore(lookup?.vectorName ?? using)?.get(location.slot);
+      return 1 + (vector ? vectorRateCost(vector) : 1);
+    };
+    this.contexts.strict.chargeRead(context.record.name, strict, queryRateCost(stage, idCost, lookupFrom));
+  }
+
   private checkRequest(context: CollectionContext, request: QueryRequest | PrefetchQuery, depth = 0): void {
     if (depth > 16) throw DomainError.validation(['prefetch: nested too deeply (more than 16 levels)']);
     if (request.filter) validateFilter(request.filter);
@@ -206,8 +230,14 @@ export class QueryEngine {
         params: request.params,
         timeout: 'timeout' in request ? request.timeout : undefined,
       },
-      context.isIndexed,
+      context.indexSchemaOf,
     );
+    const query = request.query;
+    // A stage with prefetches rescores their candidates: no full scan, whatever its vector's index.
+    const searches = query && ('nearest' in query || 'recommend' in query || 'discover' in query || 'context' in query);
+    if (searches && request.prefetch.length === 0) {
+      checkFullScan(context.record.config, request.using ?? DEFAULT_VECTOR_NAME, request.filter, context.isTenantKey);
+    }
     for (const prefetch of request.prefetch) this.checkRequest(context, prefetch, depth + 1);
   }
 

@@ -278,6 +278,7 @@ export function strictModeFromProto(
     searchAllowExact: s.searchAllowExact,
     searchMaxOversampling: s.searchMaxOversampling,
     upsertMaxBatchsize: u64('upsert_max_batchsize', s.upsertMaxBatchsize),
+    searchMaxBatchsize: u64('search_max_batchsize', s.searchMaxBatchsize),
     maxCollectionVectorSizeBytes: u64('max_collection_vector_size_bytes', s.maxCollectionVectorSizeBytes),
     readRateLimit: s.readRateLimit,
     writeRateLimit: s.writeRateLimit,

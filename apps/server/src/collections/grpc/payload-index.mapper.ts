@@ -83,7 +83,11 @@ export function payloadIndexParamsFromProto(
 
 /** Domain index params to proto. */
 export function payloadIndexParamsToProto(p: PayloadIndexParams): ProtoPayloadIndexParams {
-  if ('keyword' in p) return { keywordIndexParams: p.keyword };
+  // `prefix` is a message in Qdrant's gRPC (KeywordPrefixParams), not carried by our proto: REST only.
+  if ('keyword' in p) {
+    const { prefix: _restOnly, ...keyword } = p.keyword;
+    return { keywordIndexParams: keyword };
+  }
   if ('integer' in p) return { integerIndexParams: p.integer };
   if ('float' in p) return { floatIndexParams: p.float };
   if ('geo' in p) return { geoIndexParams: p.geo };

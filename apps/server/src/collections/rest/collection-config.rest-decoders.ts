@@ -202,6 +202,7 @@ export const strictModeDecoder: Decoder<StrictModeConfig> = object({
   search_allow_exact: bool,
   search_max_oversampling: f64,
   upsert_max_batchsize: u64,
+  search_max_batchsize: u64,
   max_collection_vector_size_bytes: u64,
   read_rate_limit: u32,
   write_rate_limit: u32,

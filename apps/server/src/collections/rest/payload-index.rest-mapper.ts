@@ -59,7 +59,7 @@ const stemmerDecoder: Decoder<{ snowball: { language: string } }> = (value, path
 
 const common = { on_disk: bool, memory: enumOf(MEMORY_NAMES), enable_hnsw: bool };
 const PARAMS_DECODERS: Record<PayloadSchemaType, Decoder<object>> = {
-  Keyword: object({ ...common, is_tenant: bool }),
+  Keyword: object({ ...common, is_tenant: bool, prefix: bool }),
   Integer: object({ ...common, lookup: bool, range: bool, is_principal: bool }),
   Float: object({ ...common, is_principal: bool }),
   Geo: object(common),
