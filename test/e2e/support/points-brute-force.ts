@@ -142,8 +142,8 @@ function fieldCondition(payload: JsonObject, c: Obj, options: EvalOptions): bool
       (vc.gt === undefined || n > Number(vc.gt)) &&
       (vc.lte === undefined || n <= Number(vc.lte)) &&
       (vc.gte === undefined || n >= Number(vc.gte));
-    // A missing field fails a values_count condition (Qdrant: FieldCondition::check_empty is false unless is_empty/is_null).
-    return values.some((v) => ok(count(v)));
+    // A missing field holds 0 values (Qdrant 1.19, qdrant/qdrant#9586).
+    return values.length === 0 ? ok(0) : values.some((v) => ok(count(v)));
   }
   const scalars = values.flatMap(elements);
   if (c.match !== undefined) return scalars.some((v) => matchOne(v, c.match as Obj, key, options));

@@ -125,10 +125,11 @@ describe(matchesFilter.name, () => {
       expect(holds(field({ key: 'n', range: { gte: 0 } }), { n: '5' })).toBe(false);
     });
 
-    it('should count array elements and fail on missing keys (as Qdrant)', () => {
+    it('should count array elements, and a missing key as 0 values (as Qdrant 1.19)', () => {
       expect(holds(field({ key: 'a', valuesCount: { gte: 2 } }), { a: [1n, 2n] })).toBe(true);
       expect(holds(field({ key: 'a', valuesCount: { gt: 1 } }), { a: 'x' })).toBe(false);
-      expect(holds(field({ key: 'a', valuesCount: { lt: 1 } }), {})).toBe(false);
+      expect(holds(field({ key: 'a', valuesCount: { lt: 1 } }), {})).toBe(true);
+      expect(holds(field({ key: 'a', valuesCount: { gte: 1 } }), {})).toBe(false);
       expect(holds(field({ key: 'a', valuesCount: { lt: 1 } }), { a: null })).toBe(true);
     });
 

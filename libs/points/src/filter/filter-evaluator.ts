@@ -104,9 +104,10 @@ export function checkFieldCondition(
 ): boolean {
   const values = rawValuesAt(payload, condition.key);
   if (values.length === 0) {
-    // Only is_empty / is_null can hold on a missing key (values_count too is false, as Qdrant).
+    // A missing key holds no value: is_empty / is_null, and values_count with 0 (Qdrant 1.19), can hold.
     if (condition.isEmpty !== undefined) return condition.isEmpty;
     if (condition.isNull !== undefined) return !condition.isNull;
+    if (condition.valuesCount !== undefined) return checkCount(condition.valuesCount, 0);
     return false;
   }
   if (condition.valuesCount !== undefined) {

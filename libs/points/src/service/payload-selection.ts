@@ -1,19 +1,61 @@
-import { JsonObject, setOwn } from '@vectorstore/common';
-import { parsePath } from '../filter/payload-path';
+import { isJsonObject, JsonObject, JsonValue, setOwn } from '@vectorstore/common';
+import { parsePath, PathSegment } from '../filter/payload-path';
 import { NamedVectors } from '../model/vectors.model';
 import { PayloadSelector, VectorSelector } from '../model/selectors.model';
 
-/** The payload to return for a selector, or undefined when none is wanted. */
+/**
+ * The payload to return for a selector, or undefined when none is wanted. As Qdrant: the payload is
+ * walked with each node's path (array elements as `[]`); `include` keeps a node when its path and a
+ * pattern agree as far as both go (so `a.b[].c` keeps `a`, `a.b`, each element, and their `c`),
+ * `exclude` drops a node when a pattern is a prefix of its path.
+ */
 export function selectPayload(payload: JsonObject, selector: PayloadSelector): JsonObject | undefined {
   if ('enable' in selector) return selector.enable ? payload : undefined;
   if ('include' in selector) {
-    const result: JsonObject = {};
-    for (const key of selector.include) copyPath(payload, result, key);
-    return result;
+    const patterns = selector.include.map(parsePath);
+    return filterPayload(payload, (path) => patterns.some((pattern) => agree(path, pattern)));
   }
-  const result = structuredClone(payload);
-  for (const key of selector.exclude) removePath(result, key);
-  return result;
+  const patterns = selector.exclude.map(parsePath);
+  return filterPayload(payload, (path) => patterns.every((pattern) => !startsWith(path, pattern)));
+}
+
+function sameSegment(a: PathSegment, b: PathSegment): boolean {
+  if (a.kind === 'key') return b.kind === 'key' && a.key === b.key;
+  if (a.kind === 'index') return b.kind === 'index' && a.index === b.index;
+  return b.kind === 'wildcard';
+}
+
+function agree(path: readonly PathSegment[], pattern: readonly PathSegment[]): boolean {
+  const n = Math.min(path.length, pattern.length);
+  for (let i = 0; i < n; i++) if (!sameSegment(path[i], pattern[i])) return false;
+  return true;
+}
+
+function startsWith(path: readonly PathSegment[], prefix: readonly PathSegment[]): boolean {
+  return prefix.length <= path.length && agree(path, prefix);
+}
+
+/** Qdrant's `value_filter`: a copy of `payload` with the nodes `keep` accepts (children of kept nodes filtered in turn). */
+function filterPayload(payload: JsonObject, keep: (path: readonly PathSegment[]) => boolean): JsonObject {
+  const walk = (value: JsonValue, path: PathSegment[]): JsonValue => {
+    if (Array.isArray(value)) {
+      path.push({ kind: 'wildcard' });
+      const out = value.filter(() => keep(path)).map((element) => walk(element, path));
+      path.pop();
+      return out;
+    }
+    if (isJsonObject(value)) {
+      const out: JsonObject = {};
+      for (const [key, child] of Object.entries(value)) {
+        path.push({ kind: 'key', key });
+        if (keep(path)) setOwn(out, key, walk(child, path));
+        path.pop();
+      }
+      return out;
+    }
+    return value;
+  };
+  return walk(payload, []) as JsonObject;
 }
 
 /** The vector names to return for a selector, or undefined when none are wanted. */
@@ -29,37 +71,4 @@ export function selectVectors(vectors: NamedVectors, selector: VectorSelector): 
   const result: NamedVectors = {};
   for (const name of names) if (vectors[name]) result[name] = vectors[name];
   return result;
-}
-
-function objectKeys(key: string): string[] | undefined {
-  const segments = parsePath(key);
-  return segments.every((s) => s.kind === 'key') ? segments.map((s) => (s as { key: string }).key) : undefined;
-}
-
-function copyPath(source: JsonObject, target: JsonObject, key: string): void {
-  const keys = objectKeys(key);
-  if (!keys) return;
-  let from: unknown = source;
-  let to = target;
-  for (let i = 0; i < keys.length; i++) {
-    if (typeof from !== 'object' || from === null || Array.isArray(from) || !Object.hasOwn(from, keys[i])) return;
-    from = (from as JsonObject)[keys[i]];
-    if (i === keys.length - 1) setOwn(to, keys[i], from as JsonObject);
-    else {
-      if (!Object.hasOwn(to, keys[i])) setOwn(to, keys[i], {});
-      to = to[keys[i]] as JsonObject;
-    }
-  }
-}
-
-function removePath(target: JsonObject, key: string): void {
-  const keys = objectKeys(key);
-  if (!keys) return;
-  let node: unknown = target;
-  for (let i = 0; i < keys.length - 1; i++) {
-    if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
-    node = (node as JsonObject)[keys[i]];
-  }
-  if (typeof node === 'object' && node !== null && !Array.isArray(node))
-    delete (node as JsonObject)[keys[keys.length - 1]];
 }

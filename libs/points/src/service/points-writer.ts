@@ -132,12 +132,7 @@ export class PointsWriter {
       }
     } else if ('setPayload' in operation || 'overwritePayload' in operation) {
       const body = 'setPayload' in operation ? operation.setPayload : operation.overwritePayload;
-      if (body.key !== undefined && parsePath(body.key).some((segment) => segment.kind !== 'key')) {
-        issues.add(
-          `${prefix}key`,
-          `payload key \`${body.key}\` must be a path of object keys (no array indexes or [])`,
-        );
-      }
+      if (body.key !== undefined) parsePath(body.key);
       this.checkSelector(context, body.selector, batch, true);
     } else if ('deletePayload' in operation) {
       operation.deletePayload.keys.forEach((key) => parsePath(key));

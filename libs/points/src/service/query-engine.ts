@@ -218,9 +218,13 @@ export class QueryEngine {
     this.contexts.strict.chargeRead(context.record.name, strict, queryRateCost(stage, idCost, lookupFrom));
   }
 
-  private checkRequest(context: CollectionContext, request: QueryRequest | PrefetchQuery, depth = 0): void {
+  private checkRequest(context: CollectionContext, request: QueryRequest | PrefetchQuery, depth = 0, path = ''): void {
     if (depth > 16) throw DomainError.validation(['prefetch: nested too deeply (more than 16 levels)']);
     if (request.filter) validateFilter(request.filter);
+    // Qdrant's SearchParams rule: the beam of a graph search holds at least one candidate.
+    const issues = new ValidationIssues();
+    issues.range(`${path}params.hnsw_ef`, request.params?.hnswEf, 1);
+    issues.throwIfAny();
     this.contexts.strict.checkRead(
       context.record.name,
       context.record.config.strictModeConfig,
@@ -238,7 +242,9 @@ export class QueryEngine {
     if (searches && request.prefetch.length === 0) {
       checkFullScan(context.record.config, request.using ?? DEFAULT_VECTOR_NAME, request.filter, context.isTenantKey);
     }
-    for (const prefetch of request.prefetch) this.checkRequest(context, prefetch, depth + 1);
+    request.prefetch.forEach((prefetch, i) =>
+      this.checkRequest(context, prefetch, depth + 1, `${path}prefetch[${i}].`),
+    );
   }
 
   /** Candidates of one stage, best first, at most `stage.limit`. */

@@ -99,9 +99,9 @@ describe(LocalShard.name, () => {
     it('should reject an operation that cannot be applied and still open afterwards', async () => {
       const shard = await open(dir);
       await shard.update({ upsert: { points: [point(1)] } });
-      // Validation normally stops this key; the shard must still report the failure, not acknowledge it.
+      // Validation normally stops this malformed key; the shard must still report the failure, not acknowledge it.
       await expect(
-        shard.update({ setPayload: { selector: { ids: [1n] }, payload: { x: '1' }, key: 'a[0]' } }),
+        shard.update({ setPayload: { selector: { ids: [1n] }, payload: { x: '1' }, key: 'a[' } }),
       ).rejects.toThrow();
       expect(shard.failure).toBeDefined();
       await shard.close().catch(() => undefined);
