@@ -234,4 +234,16 @@ describe(matchesFilter.name, () => {
       expect(holds({ must: [{ hasVector: 'text' }] }, payload)).toBe(false);
     });
   });
+
+  describe('slice', () => {
+    it("should put a point in exactly one slice of a total, by Qdrant's id hash", () => {
+      for (const id of [0n, 42n, 7n, '550e8400-e29b-41d4-a716-446655440000']) {
+        const slices = [0, 1, 2].filter((index) =>
+          matchesFilter({ must: [{ slice: { total: 3, index } }] }, point({}, id)),
+        );
+        expect(slices).toHaveLength(1);
+        expect(matchesFilter({ mustNot: [{ slice: { total: 3, index: slices[0] } }] }, point({}, id))).toBe(false);
+      }
+    });
+  });
 });

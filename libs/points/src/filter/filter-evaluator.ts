@@ -6,6 +6,7 @@ import { parseDatetimeMicros } from './datetime';
 import { geoPointOf, inGeoBoundingBox, inGeoPolygon, inGeoRadius } from './geo';
 import { nestedArrayKey, rawValuesAt, valuesAt } from './payload-path';
 import { analyzerFor, isTextMatch, matchIndexedText, matchUnindexedText } from './text-match';
+import { inSlice } from './slice-hash';
 
 /** What the evaluator needs to know about one point. */
 export interface PointView {
@@ -66,6 +67,9 @@ function checkCondition(condition: Condition, ctx: Context): boolean {
     return condition.hasId.some((id) => id === point.id);
   }
   if ('hasVector' in condition) return ctx.point?.hasVector(condition.hasVector) ?? false;
+  if ('slice' in condition) {
+    return ctx.point !== undefined && inSlice(ctx.point.id, condition.slice.total, condition.slice.index);
+  }
   if ('nested' in condition) return checkNested(condition.nested.key, condition.nested.filter, ctx);
   return checkFilter(condition.filter, ctx);
 }

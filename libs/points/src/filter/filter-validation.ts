@@ -45,6 +45,16 @@ function validateCondition(condition: Condition, insideNested: boolean): void {
     if (insideNested) throw invalid('HasVector condition is not supported inside nested filter');
     return;
   }
+  if ('slice' in condition) {
+    if (insideNested) throw invalid('Slice condition is not supported inside nested filter');
+    const { total, index } = condition.slice;
+    if (!(Number.isInteger(total) && total >= 1 && total <= 0xffff_ffff))
+      throw invalid('slice.total must be 1 or larger');
+    if (!(Number.isInteger(index) && index >= 0 && index < total)) {
+      throw DomainError.validation(['slice: Slice index must be less than the total number of slices']);
+    }
+    return;
+  }
   if ('nested' in condition) {
     parsePath(condition.nested.key);
     return validateFilterAt(condition.nested.filter, true);

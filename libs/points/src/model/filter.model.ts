@@ -18,6 +18,8 @@ export type Condition =
   | { hasId: PointId[] }
   | { hasVector: string }
   | { nested: { key: string; filter: Filter } }
+  /** One of `total` disjoint slices of the id space (Qdrant's SipHash of the id, see slice-hash.ts). */
+  | { slice: { total: number; index: number } }
   | { filter: Filter };
 
 /**

@@ -203,6 +203,7 @@ export class PayloadIndexSet {
       const n = Math.min(total, new Set(condition.hasId.map(pointIdKey)).size);
       return { min: 0, exp: n, max: n };
     }
+    if ('slice' in condition) return { min: 0, exp: Math.round(total / condition.slice.total), max: total };
     if ('nested' in condition) {
       const upper = this.nestedCandidates(condition.nested.key, condition.nested.filter, '');
       return upper === undefined

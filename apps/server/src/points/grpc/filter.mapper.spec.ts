@@ -170,14 +170,14 @@ describe('filterFromProto', () => {
     expect(
       issuesOf(() =>
         filterOverWire({
-          must: [{ slice: { total: 2, index: 0 } }, {}],
+          must: [{ slice: { total: 0, index: 0 } }, {}],
           minShould: { conditions: [field('a', { match: {} })], minCount: '1' },
           mustNot: [{ nested: { key: 'n' } }, { hasId: { hasId: [{ uuid: 'bad' }] } }],
         }),
       ),
     ).toEqual([
-      'filter.must[0].slice: slice condition is not supported',
-      'filter.must[1]: must set one of field, is_empty, has_id, filter, is_null, nested, has_vector',
+      'filter.must[0].slice.total: value 0 invalid, must be 1 or larger',
+      'filter.must[1]: must set one of field, is_empty, has_id, filter, is_null, nested, has_vector, slice',
       'filter.must_not[0].nested.filter: must be set',
       'filter.must_not[1].has_id.has_id[0].uuid: Unable to parse UUID: bad',
       'filter.min_should.conditions[0].field.match: must set one of keyword, integer, boolean, text, keywords, integers, except_integers, except_keywords, phrase, text_any, prefix',

@@ -88,11 +88,16 @@ export function conditionFromProto(
     }
     case 'filter':
       return { filter: filterFromProto(issues, `${path}.filter`, c.filter) ?? {} };
-    case 'slice':
-      issues.add(`${path}.slice`, 'slice condition is not supported');
-      return undefined;
+    case 'slice': {
+      const total = c.slice?.total ?? 0;
+      if (total < 1) {
+        issues.add(`${path}.slice.total`, 'value 0 invalid, must be 1 or larger');
+        return undefined;
+      }
+      return { slice: { total, index: c.slice?.index ?? 0 } };
+    }
     default:
-      issues.add(path, 'must set one of field, is_empty, has_id, filter, is_null, nested, has_vector');
+      issues.add(path, 'must set one of field, is_empty, has_id, filter, is_null, nested, has_vector, slice');
       return undefined;
   }
 }

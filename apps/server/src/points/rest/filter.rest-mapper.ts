@@ -1,4 +1,3 @@
-import { DomainError } from '@vectorstore/common';
 import {
   parseDatetimeMicros,
   type Condition,
@@ -74,7 +73,17 @@ export function conditionFromRest(value: unknown, path: string): Condition {
       nested: { key: keyOf(n, join(path, 'nested')), filter: filterFromRest(n.filter, join(path, 'nested.filter')) },
     };
   }
-  if ('slice' in c) throw DomainError.validation([`${join(path, 'slice')}: slice condition is not supported`]);
+  if ('slice' in c) {
+    const slice = objectValue(c.slice, join(path, 'slice'));
+    const total = u64(slice.total, join(path, 'slice.total'));
+    const index = u64(slice.index, join(path, 'slice.index'));
+    // Qdrant's `total` is a NonZeroU32: 0 does not deserialize (400); an index past it is a rule (422).
+    if (total === 0 || total > 0xffff_ffff) {
+      throw bodyFormatError(join(path, 'slice.total'), `invalid value: integer \`${total}\`, expected a nonzero u32`);
+    }
+    if (index > 0xffff_ffff) throw bodyFormatError(join(path, 'slice.index'), 'expected a u32');
+    return { slice: { total, index } };
+  }
   return { filter: filterFromRest(c, path) };
 }
 
