@@ -63,7 +63,7 @@ export type QueryVariant =
   /** Context search: points inside the positive side of every pair score 0, others less. */
   | { context: ContextPair[] }
   | { fusion: 'RRF' | 'DBSF' }
-  | { rrf: { k?: number } }
+  | { rrf: { k?: number; weights?: number[] } }
   | { orderBy: OrderBy }
   | { sample: 'Random' };
 

@@ -221,6 +221,20 @@ export class QueryEngine {
   private checkRequest(context: CollectionContext, request: QueryRequest | PrefetchQuery, depth = 0, path = ''): void {
     if (depth > 16) throw DomainError.validation(['prefetch: nested too deeply (more than 16 levels)']);
     if (request.filter) validateFilter(request.filter);
+    // Qdrant's rules for what a stage without a query (or with order_by) may carry.
+    if (request.query === undefined && request.prefetch.length > 0) {
+      throw DomainError.invalidArgument(
+        "Bad request: A query is needed to merge the prefetches. Can't have prefetches without defining a query.",
+      );
+    }
+    if (request.scoreThreshold !== undefined && request.query === undefined) {
+      throw DomainError.invalidArgument(
+        "Bad request: A query is needed to use the score_threshold. Can't have score_threshold without defining a query.",
+      );
+    }
+    if (request.scoreThreshold !== undefined && request.query !== undefined && 'orderBy' in request.query) {
+      throw DomainError.invalidArgument("Bad request: Can't use score_threshold with an order_by query.");
+    }
     // Qdrant's SearchParams rule: the beam of a graph search holds at least one candidate.
     const issues = new ValidationIssues();
     issues.range(`${path}params.hnsw_ef`, request.params?.hnswEf, 1);
@@ -273,7 +287,9 @@ export class QueryEngine {
       if (sources.length === 0) throw DomainError.validation(['query: fusion requires at least one prefetch']);
       result =
         'rrf' in query || query.fusion === 'RRF'
-          ? rrf(sources, 'rrf' in query ? (query.rrf.k ?? DEFAULT_RRF_K) : DEFAULT_RRF_K)
+          ? 'rrf' in query
+            ? rrf(sources, query.rrf.k ?? DEFAULT_RRF_K, query.rrf.weights)
+            : rrf(sources, DEFAULT_RRF_K)
           : dbsf(sources);
     } else if ('orderBy' in query) {
       const locations =

@@ -407,9 +407,9 @@ describe('queryPointsFromProto', () => {
     expect(issuesOf(() => query({ query: { nearest: { document: { text: 'a', model: 'm' } } } }))).toEqual([
       'query.nearest.document: inference is not supported',
     ]);
-    expect(issuesOf(() => query({ query: { rrf: { weights: [1, 2] } } }))).toEqual([
-      'query.rrf.weights: weighted rrf is not supported yet',
-    ]);
+    expect(query({ query: { rrf: { k: 3, weights: [1, 2] } } }).request.query).toEqual({
+      rrf: { k: 3, weights: [1, 2] },
+    });
   });
 
   it('should map discover and context queries', () => {

@@ -355,10 +355,8 @@ export function queryVariantFromProto(
       return fusion && { fusion };
     }
     case 'rrf': {
-      if ((q.rrf?.weights ?? []).length > 0) {
-        issues.add(`${path}.rrf.weights`, 'weighted rrf is not supported yet');
-      }
-      return { rrf: defined({ k: q.rrf?.k }) };
+      const weights = q.rrf?.weights ?? [];
+      return { rrf: defined({ k: q.rrf?.k, weights: weights.length > 0 ? weights : undefined }) };
     }
     case 'orderBy': {
       const orderBy = orderByFromProto(issues, `${path}.order_by`, q.orderBy ?? {});

@@ -10,7 +10,7 @@ import type {
   RecommendStrategy,
   WithLookup,
 } from '@vectorstore/points';
-import { array, decodeBody, enumOf, isPlainObject, objectValue, str } from '../../core/rest/rest-decoders';
+import { array, decodeBody, enumOf, f64, isPlainObject, objectValue, str } from '../../core/rest/rest-decoders';
 import { bodyFormatError } from '../../core/rest/rest-format.error';
 import { defined } from '../../core/scalars';
 import { optionalFilter } from './filter.rest-mapper';
@@ -122,9 +122,9 @@ export function queryVariantFromRest(issues: ValidationIssues, value: unknown, p
       return { fusion: FUSION(inner, at) };
     case 'rrf': {
       const r = objectValue(inner, at);
-      if (r.weights !== undefined && r.weights !== null)
-        issues.add(join(at, 'weights'), 'weighted rrf is not supported yet');
-      return { rrf: defined({ k: optionalU64(r.k, join(at, 'k')) }) };
+      const weights =
+        r.weights === undefined || r.weights === null ? undefined : array(f64)(r.weights, join(at, 'weights'));
+      return { rrf: defined({ k: optionalU64(r.k, join(at, 'k')), weights }) };
     }
     case 'sample':
       return { sample: SAMPLE(inner, at) };
@@ -189,7 +189,8 @@ export function queryRequestAt(issues: ValidationIssues, value: unknown, path: s
   const b = objectValue(value, path);
   return {
     ...querySource(issues, b, path, timeout),
-    limit: limitFromRest(issues, b.limit, join(path, 'limit'), QUERY_DEFAULT_LIMIT),
+    // Qdrant flattens the request's fields from an `internal` struct, so its rule paths say `internal.limit`.
+    limit: limitFromRest(issues, b.limit, join(path, 'internal.limit'), QUERY_DEFAULT_LIMIT),
     offset: optionalU64(b.offset, join(path, 'offset')) ?? 0,
   };
 }
