@@ -518,11 +518,11 @@ export class QueryEngine {
     }
     const source = lookup ? this.resolveLookup(lookup.collectionName) : context;
     const name = lookup?.vectorName ?? space.name;
-    // As in Qdrant, a name the source collection does not have is a wrong input, before any point is looked up.
-    if (!source.storage.spaces.has(name))
-      throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${name}`);
+    // As in Qdrant: a missing point is 404 first; then a name the source collection lacks is a wrong input.
     const location = this.reader.locate(source, input.pointId);
     if (!location) throw DomainError.notFound(`Not found: No point with id ${formatId(input.pointId)} found`);
+    if (!source.storage.spaces.has(name))
+      throw DomainError.invalidArgument(`Wrong input: Not existing vector name error: ${name}`);
     const vector = location.segment.vectorStore(name)?.get(location.slot);
     if (!vector)
       throw DomainError.invalidArgument(`Wrong input: point ${formatId(input.pointId)} has no vector \`${name}\``);
