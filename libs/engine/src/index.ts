@@ -28,3 +28,4 @@ export { Kernels } from './distance/kernels';
 export { ABI_VERSION } from './wasm/layout';
 export { MultiVectorIndex, type MultiVectorConfig } from './multivector/multi-vector-index';
 export { SparseIndex, type SparseCorpus, type SparseIndexConfig, type SparseVector } from './sparse/sparse-index';
+export { turbo4RoundTrip } from './quantization/turbo4';

@@ -83,8 +83,21 @@ export interface BinaryQuantization {
   queryEncoding?: BinaryQuantizationQueryEncoding;
 }
 
+export const TURBO_BITS = ['Bits1', 'Bits1_5', 'Bits2', 'Bits4'] as const;
+export type TurboBits = (typeof TURBO_BITS)[number];
+
+/** Qdrant 1.19's TurboQuant quantization: accepted and reported; searches here use the original vectors. */
+export interface TurboQuantization {
+  bits?: TurboBits;
+  alwaysRam?: boolean;
+  memory?: Memory;
+}
+
 export type QuantizationConfig =
-  { scalar: ScalarQuantization } | { product: ProductQuantization } | { binary: BinaryQuantization };
+  | { scalar: ScalarQuantization }
+  | { product: ProductQuantization }
+  | { binary: BinaryQuantization }
+  | { turbo: TurboQuantization };
 
 /** `disabled` removes quantization; any other case replaces it. */
 export type QuantizationConfigDiff = QuantizationConfig | { disabled: true };

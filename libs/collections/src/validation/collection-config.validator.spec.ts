@@ -267,13 +267,16 @@ describe('memory placements (Qdrant 1.19)', () => {
 });
 
 describe('the turbo4 datatype', () => {
-  it('should be refused for sparse vectors in Qdrant words, and for dense ones as not supported here', () => {
+  it('should be refused for sparse vectors in Qdrant words, and accepted for dense ones', () => {
     expect(createError({ sparseVectors: { text: { index: { datatype: 'Turbo4' } } } })).toBe(
       'Validation error in body: [sparse_vectors_config.map.text.index.datatype: sparse vectors do not support the `turbo4` datatype]',
     );
-    expect(createError({ vectors: { params: dense({ datatype: 'Turbo4' }) } })).toBe(
-      'Validation error in body: [vectors_config.params.datatype: the `turbo4` datatype is not supported by this server]',
-    );
+    expect(createError({ vectors: { params: dense({ datatype: 'Turbo4' }) } })).toBeUndefined();
+  });
+
+  it('should accept the turbo quantization and check its bits', () => {
+    expect(createError({ quantizationConfig: { turbo: { bits: 'Bits2', alwaysRam: true } } })).toBeUndefined();
+    expect(createError({ quantizationConfig: { turbo: { bits: 'Bits3' as never } } })).toContain('turbo.bits');
   });
 });
 

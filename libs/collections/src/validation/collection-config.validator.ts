@@ -2,6 +2,7 @@ import { PayloadStorageParams } from '../model/collection.model';
 import {
   BINARY_ENCODINGS,
   BINARY_QUERY_ENCODINGS,
+  TURBO_BITS,
   COMPRESSION_RATIOS,
   HnswConfig,
   Memory,
@@ -130,7 +131,6 @@ function checkVectorParams(issues: ValidationIssues, path: string, params: Vecto
     issues.oneOf(`${path}.distance`, params.distance, DISTANCES);
   }
   issues.oneOf(`${path}.datatype`, params.datatype, DATATYPES);
-  checkDenseDatatype(issues, `${path}.datatype`, params.datatype);
   checkMemory(issues, `${path}.memory`, params.memory, 'dense vector storage');
   if (params.hnswConfig) checkHnsw(issues, `${path}.hnsw_config`, params.hnswConfig);
   if (params.quantizationConfig) checkQuantization(issues, `${path}.quantization_config`, params.quantizationConfig);
@@ -200,11 +200,6 @@ function checkMemory(issues: ValidationIssues, path: string, memory: Memory | un
   }
 }
 
-/** Qdrant stores dense vectors as turbo4; storage here does not (yet). */
-function checkDenseDatatype(issues: ValidationIssues, path: string, datatype: Datatype | undefined): void {
-  if (datatype === 'Turbo4') issues.add(path, 'the `turbo4` datatype is not supported by this server');
-}
-
 /** Sparse vectors have no turbo4 form, in Qdrant's words. */
 function checkSparseDatatype(issues: ValidationIssues, path: string, datatype: Datatype | undefined): void {
   if (datatype === 'Turbo4') issues.add(path, 'sparse vectors do not support the `turbo4` datatype');
@@ -257,6 +252,9 @@ function checkQuantization(
     checkMemory(issues, `${path}.binary.memory`, quantization.binary.memory);
     issues.oneOf(`${path}.binary.encoding`, quantization.binary.encoding, BINARY_ENCODINGS);
     issues.oneOf(`${path}.binary.query_encoding`, quantization.binary.queryEncoding, BINARY_QUERY_ENCODINGS);
+  } else if ('turbo' in quantization) {
+    checkMemory(issues, `${path}.turbo.memory`, quantization.turbo.memory);
+    issues.oneOf(`${path}.turbo.bits`, quantization.turbo.bits, TURBO_BITS);
   }
 }
 

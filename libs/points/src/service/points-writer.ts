@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { turbo4Stored } from './turbo4-vectors';
 import { PAYLOAD_SCHEMA_TYPES } from '@vectorstore/collections';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
@@ -48,6 +49,7 @@ export class PointsWriter {
       operations.forEach((operation, i) =>
         this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : '', batch),
       );
+      operations = operations.map((operation) => turbo4Stored(operation, context.storage.spaces));
       for (const [i, operation] of operations.entries()) {
         const opNum = await this.apply(
           context.storage,

@@ -17,6 +17,8 @@ export type VectorSpace =
       dim: number;
       distance: 'Cosine' | 'Euclid' | 'Dot' | 'Manhattan';
       datatype: 'float32' | 'float16' | 'uint8';
+      /** Stored as Qdrant's turbo4 (4-bit, see turbo4-vectors.ts): quantized on write, kept as f32 here. */
+      turbo4?: boolean;
       hnsw: Required<Pick<HnswConfig, 'm' | 'efConstruct' | 'fullScanThreshold' | 'maxIndexingThreads'>>;
       quantization?: QuantizationConfig;
       onDisk: boolean;
@@ -49,6 +51,7 @@ function denseSpace(name: string, params: VectorParams, config: CollectionConfig
     dim: params.size,
     distance: params.distance,
     datatype: params.datatype === 'Float16' ? 'float16' : params.datatype === 'Uint8' ? 'uint8' : 'float32',
+    turbo4: params.datatype === 'Turbo4',
     hnsw: {
       m: hnsw.m ?? 16,
       efConstruct: hnsw.efConstruct ?? 100,

@@ -321,17 +321,16 @@ export function optimizersToProto(o: OptimizersConfig): OptimizersConfigDiff {
   return defined({ ...rest, maxOptimizationThreads });
 }
 
-export function quantizationToProto(q: QuantizationConfig): ProtoQuantization {
+/** Our protos have no TurboQuantization (the spec fixes the oneof): gRPC shows none for it (REST does). */
+export function quantizationToProto(q: QuantizationConfig): ProtoQuantization | undefined {
+  if ('turbo' in q) return undefined;
   if ('scalar' in q) return { scalar: defined({ ...q.scalar }) };
   if ('product' in q) return { product: defined({ ...q.product }) };
   const { queryEncoding, ...rest } = q.binary;
   return { binary: defined({ ...rest, queryEncoding: queryEncoding ? { setting: queryEncoding } : undefined }) };
 }
 
-/**
- * Our protos have no `Turbo4` (the spec fixes the enum); validation refuses it, so a stored config
- * never holds it.
- */
+/** Our protos have no `Turbo4` (the spec fixes the enum): gRPC shows the default datatype for it (REST shows turbo4). */
 function datatypeToProto(datatype: Datatype | undefined): ProtoDatatype | undefined {
   return datatype === 'Turbo4' ? undefined : datatype;
 }
@@ -397,7 +396,9 @@ export function collectionConfigToProto(c: CollectionConfig): ProtoCollectionCon
     hnswConfig: hnswToProto(c.hnswConfig),
     optimizerConfig: optimizersToProto(c.optimizerConfig),
     walConfig: walToProto(c.walConfig),
-    ...(c.quantizationConfig ? { quantizationConfig: quantizationToProto(c.quantizationConfig) } : {}),
+    ...(c.quantizationConfig && quantizationToProto(c.quantizationConfig)
+      ? { quantizationConfig: quantizationToProto(c.quantizationConfig) }
+      : {}),
     ...(c.strictModeConfig ? { strictModeConfig: strictModeToProto(c.strictModeConfig) } : {}),
     metadata: toProtoStruct(c.metadata),
   };

@@ -132,12 +132,19 @@ const binaryDecoder = object({
   query_encoding: enumOf(BINARY_QUERY_ENCODING_NAMES),
 });
 
-/** `{"scalar": …}`, `{"product": …}` or `{"binary": …}` (serde's untagged enum). */
+const turboDecoder = object({
+  bits: enumOf({ bits1: 'Bits1', bits1_5: 'Bits1_5', bits2: 'Bits2', bits4: 'Bits4' }),
+  always_ram: bool,
+  memory,
+});
+
+/** `{"scalar": …}`, `{"product": …}`, `{"binary": …}` or `{"turbo": …}` (serde's untagged enum). */
 export const quantizationDecoder: Decoder<QuantizationConfig> = (value, path) => {
   const input = objectValue(value, path);
   if (input.scalar !== undefined) return { scalar: scalarDecoder(input.scalar, `${path}.scalar`) as never };
   if (input.product !== undefined) return { product: productDecoder(input.product, `${path}.product`) as never };
   if (input.binary !== undefined) return { binary: binaryDecoder(input.binary, `${path}.binary`) as never };
+  if (input.turbo !== undefined) return { turbo: turboDecoder(input.turbo, `${path}.turbo`) as never };
   throw bodyFormatError(path, 'data did not match any variant of untagged enum QuantizationConfig');
 };
 

@@ -54,6 +54,10 @@ function hnswToRest(h: HnswConfig): Json {
 function quantizationToRest(q: QuantizationConfig): Json {
   if ('scalar' in q) return { scalar: snakeKeys(withMemory({ ...q.scalar, type: 'int8' })) };
   if ('product' in q) return { product: snakeKeys(withMemory(q.product)) };
+  if ('turbo' in q) {
+    const { bits, ...rest } = withMemory(q.turbo);
+    return { turbo: snakeKeys({ ...rest, bits: bits?.toLowerCase() }) };
+  }
   const { encoding, queryEncoding, ...rest } = withMemory(q.binary);
   return {
     binary: snakeKeys({

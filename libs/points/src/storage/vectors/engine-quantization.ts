@@ -3,7 +3,8 @@ import { QuantizationConfig as EngineQuantization } from '@vectorstore/engine';
 
 /** Our quantization names (Qdrant's) to the engine's. */
 export function engineQuantization(q: QuantizationConfig | undefined): EngineQuantization | undefined {
-  if (!q) return undefined;
+  // TurboQuant has no engine counterpart yet: searches use the original vectors (see docs/storage.md).
+  if (!q || 'turbo' in q) return undefined;
   if ('scalar' in q)
     return { scalar: { type: 'int8', quantile: q.scalar.quantile, alwaysRam: quantizedAlwaysInMemory(q.scalar) } };
   if ('product' in q)
