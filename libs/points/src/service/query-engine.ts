@@ -561,8 +561,26 @@ function dedupe(candidates: Candidate[]): Candidate[] {
   return candidates.filter((c) => (seen.has(c.key) ? false : (seen.add(c.key), true)));
 }
 
-/** Qdrant's average-vector recommendation: avg(positive) + avg(positive) - avg(negative). */
+/**
+ * Qdrant's average-vector recommendation: avg(positive) + avg(positive) - avg(negative) for dense
+ * vectors; for multivectors the rows of every positive, then those of every negative negated.
+ */
 function averageQuery(positives: Vector[], negatives: Vector[]): Vector {
+  if ([...positives, ...negatives].some((v) => v.kind === 'multi')) {
+    const rows = (vs: Vector[]): Float32Array[] =>
+      vs.flatMap((v) => {
+        if (v.kind === 'multi') return v.vectors;
+        if (v.kind === 'dense') return [v.values];
+        throw DomainError.invalidArgument(
+          'Bad request: Positive and negative vectors should be of the same type, either all dense or all sparse or all multi',
+        );
+      });
+    const positive = rows(positives);
+    if (positive.length === 0) {
+      throw DomainError.invalidArgument('Bad request: Positive vectors should not be empty with `average` strategy');
+    }
+    return { kind: 'multi', vectors: [...positive, ...rows(negatives).map((row) => row.map((x) => -x))] };
+  }
   const dense = (vs: Vector[]) =>
     vs.map((v) => {
       if (v.kind !== 'dense')

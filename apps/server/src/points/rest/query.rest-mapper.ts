@@ -50,7 +50,7 @@ const SAMPLE = enumOf<'Random'>({ random: 'Random' });
 function inputs(issues: ValidationIssues, value: unknown, path: string) {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw bodyFormatError(path, 'expected a sequence');
-  return value.map((v, i) => vectorInputFromRest(issues, v, `${path}[${i}]`));
+  return value.map((v, i) => vectorInputFromRest(issues, v, `${path}[${i}]`, { example: true }));
 }
 
 function recommendInput(issues: ValidationIssues, value: unknown, path: string): RecommendInput {

@@ -134,8 +134,17 @@ export function batchVectorsFromRest(
 }
 
 /** A query input (`VectorInput`): a point id (integer or UUID string) or a vector. */
-export function vectorInputFromRest(issues: ValidationIssues, value: unknown, path: string): VectorInput {
+export function vectorInputFromRest(
+  issues: ValidationIssues,
+  value: unknown,
+  path: string,
+  options: { example?: boolean } = {},
+): VectorInput {
   if (typeof value === 'bigint' || typeof value === 'string') return { pointId: pointIdDecoder(value, path) };
+  // A recommend example that is an empty list is malformed only once the query runs (Qdrant: 400).
+  if (options.example && Array.isArray(value) && value.length === 0) {
+    return { vector: { kind: 'dense', values: new Float32Array(0) } };
+  }
   return { vector: vectorFromRest(issues, value, path) };
 }
 
