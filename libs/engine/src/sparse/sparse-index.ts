@@ -125,7 +125,14 @@ export class SparseIndex {
    * Top-k by (IDF-weighted) dot product, best first; slots sharing no dimension with the query are
    * skipped. With the idf modifier, IDF comes from `corpus` when given, else from this index alone.
    */
-  search(query: SparseVector, k: number, allowed?: AllowedSlots, corpus?: SparseCorpus): SearchResult {
+  search(
+    query: SparseVector,
+    k: number,
+    allowed?: AllowedSlots,
+    corpus?: SparseCorpus,
+    /** Overrides the configured modifier (a collection's modifier can change after the index was built). */
+    modifier: 'none' | 'idf' | undefined = this.config.modifier,
+  ): SearchResult {
     checkSparse(query, 'sparse query');
     if (!Number.isInteger(k) || k < 1) throw new EngineInputError(`k: expected an integer >= 1, got ${k}`);
     const scores = new Float32Array(this.count);
@@ -135,7 +142,7 @@ export class SparseIndex {
       const p = this.postings.get(query.indices[i]);
       if (!p) continue;
       let w = query.values[i];
-      if (this.config.modifier === 'idf') {
+      if (modifier === 'idf') {
         w *= corpus
           ? idf(corpus.documents, corpus.frequency(query.indices[i]))
           : idf(this.live, this.documentFrequency(query.indices[i]));

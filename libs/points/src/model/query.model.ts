@@ -15,6 +15,11 @@ export interface SearchParams {
   exact?: boolean;
   quantization?: QuantizationSearchParams;
   indexedOnly?: boolean;
+  /**
+   * Where a sparse `idf` vector takes its IDF statistics: every point of the shard (`global`, the
+   * default), or the points a filter selects (`corpus`, Qdrant 1.19).
+   */
+  idf?: 'global' | { corpus: Filter };
 }
 
 /** What a nearest-neighbour query compares with: a vector, or the stored vector of a point. */

@@ -235,6 +235,17 @@ export class QueryEngine {
     if (request.scoreThreshold !== undefined && request.query !== undefined && 'orderBy' in request.query) {
       throw DomainError.invalidArgument("Bad request: Can't use score_threshold with an order_by query.");
     }
+    const idf = request.params?.idf;
+    if (idf !== undefined && idf !== 'global') {
+      validateFilter(idf.corpus);
+      const using = request.using ?? DEFAULT_VECTOR_NAME;
+      const space = context.storage.spaces.get(using);
+      if (!(space?.kind === 'sparse' && space.idf)) {
+        throw DomainError.invalidArgument(
+          `Bad request: \`idf\` search params apply only to a sparse vector with the \`idf\` modifier; \`${using}\` has none`,
+        );
+      }
+    }
     // Qdrant's SearchParams rule: the beam of a graph search holds at least one candidate.
     const issues = new ValidationIssues();
     issues.range(`${path}params.hnsw_ef`, request.params?.hnswEf, 1);

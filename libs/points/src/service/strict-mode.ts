@@ -76,6 +76,11 @@ export class StrictModeGuard {
       throw limitExceeded(oversampling, strict.searchMaxOversampling, 'oversampling');
     }
     this.checkFilter(strict, limits.filter, strict.unindexedFilteringRetrieve, indexSchemaOf);
+    // The IDF corpus filter is read like a search filter (Qdrant's `indexed_filter_read`).
+    const idf = params?.idf;
+    if (idf !== undefined && idf !== 'global') {
+      this.checkFilter(strict, idf.corpus, strict.unindexedFilteringRetrieve, indexSchemaOf);
+    }
   }
 
   checkWrite(

@@ -84,11 +84,21 @@ export function shardKeySelectorFromRest(value: unknown, path: string): ShardKey
   return { shardKeys: keys(value, path) };
 }
 
+/** `params.idf`: `"global"` or `{"corpus": <filter>}`. */
+const idfParamsDecoder = (value: unknown, path: string): SearchParams['idf'] => {
+  if (value === 'global') return 'global';
+  if (isPlainObject(value) && value.corpus !== undefined && value.corpus !== null) {
+    return { corpus: optionalFilter(value.corpus, join(path, 'corpus'))! };
+  }
+  throw bodyFormatError(path, 'expected "global" or {"corpus": <filter>}');
+};
+
 export const searchParamsDecoder = object<SearchParams>({
   hnsw_ef: u64,
   exact: bool,
   quantization: object({ ignore: bool, rescore: bool, oversampling: f64 }),
   indexed_only: bool,
+  idf: idfParamsDecoder,
 });
 
 /** `lookup_from`: `{collection, vector?}`. */

@@ -8,6 +8,7 @@ import { Vector } from '../../model/vectors.model';
 import { Segment } from '../segment';
 import { OpenShardLog, ShardLog, ShardLogOptions } from '../shard-log';
 import { VectorSpace } from '../vector-space';
+import { SparseSegmentVectors } from '../vectors/sparse-vectors';
 import { BuildReservations } from './build-reservations';
 import { FieldIndexSchema } from './field-index-schema';
 import { applyOperation } from './operation-dispatch';
@@ -128,6 +129,14 @@ export class LocalShard {
    */
   updateSpaces(spaces: Map<string, VectorSpace>, dropped: readonly string[] = []): void {
     this.currentSpaces = spaces;
+    // A sparse vector's modifier applies at search time: existing segments follow a changed one.
+    for (const [name, space] of spaces) {
+      if (space.kind !== 'sparse') continue;
+      for (const segment of this.segmentSet.all) {
+        const store = segment.vectorStore(name);
+        if (store instanceof SparseSegmentVectors) store.useModifier(space.idf);
+      }
+    }
     const rewrite = this.segmentSet.all.filter((segment) =>
       dropped.map((name) => segment.dropVectorStore(name)).some(Boolean),
     );

@@ -1,4 +1,5 @@
 import { deserialize, serialize } from 'node:v8';
+import { SearchParams } from '../../model/query.model';
 import { Vector } from '../../model/vectors.model';
 import { VectorSpace } from '../vector-space';
 import { SegmentVectors, SlotHits, wrongKind } from './segment-vectors';
@@ -30,6 +31,7 @@ export abstract class CopyKeepingVectors<
     query: V,
     k: number,
     allowed: ((engineSlot: number) => boolean) | undefined,
+    params?: SearchParams,
   ): { slots: Uint32Array; scores: Float32Array };
 
   get count(): number {
@@ -61,10 +63,15 @@ export abstract class CopyKeepingVectors<
     for (const [pointSlot, vector] of this.vectors) visit(pointSlot, vector);
   }
 
-  search(query: Vector, k: number, allowed: ((pointSlot: number) => boolean) | undefined): SlotHits {
+  search(
+    query: Vector,
+    k: number,
+    allowed: ((pointSlot: number) => boolean) | undefined,
+    params?: SearchParams,
+  ): SlotHits {
     const typed = this.checked(query);
     if (this.vectors.size === 0) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
-    return this.engineSlots.toPointHits(this.searchIndex(typed, k, this.engineSlots.engineFilter(allowed)));
+    return this.engineSlots.toPointHits(this.searchIndex(typed, k, this.engineSlots.engineFilter(allowed), params));
   }
 
   /**

@@ -1,13 +1,19 @@
 import { SparseCorpus, SparseIndex } from '@vectorstore/engine';
+import { SearchParams } from '../../model/query.model';
 import { SparseVector } from '../../model/vectors.model';
 import { VectorSpace } from '../vector-space';
 import { CopyKeepingVectors } from './copy-keeping-vectors';
+
+/** Search params with the IDF statistics of a query's corpus (`params.idf.corpus`), computed by the shard. */
+export type CorpusSearchParams = SearchParams & { sparseCorpus?: SparseCorpus };
 
 /** Sparse vectors in the engine's inverted index. */
 export class SparseSegmentVectors extends CopyKeepingVectors<SparseVector, SparseIndex> {
   readonly indexed = true;
   /** IDF statistics to score with (see {@link useCorpus}); absent: this segment alone. */
   private corpus: (() => SparseCorpus) | undefined;
+  /** The collection's current modifier, when it changed after this segment was built. */
+  private modifier: 'none' | 'idf' | undefined;
 
   /**
    * Scores with the IDF statistics of the whole shard holding this segment: with the idf modifier,
@@ -15,6 +21,11 @@ export class SparseSegmentVectors extends CopyKeepingVectors<SparseVector, Spars
    */
   useCorpus(corpus: () => SparseCorpus): void {
     this.corpus = corpus;
+  }
+
+  /** Scores with the idf modifier or without, as the collection's config says now (UpdateCollection may change it). */
+  useModifier(idf: boolean): void {
+    this.modifier = idf ? 'idf' : 'none';
   }
 
   /** Live vectors here with a non-zero weight at `dim`. */
@@ -34,7 +45,18 @@ export class SparseSegmentVectors extends CopyKeepingVectors<SparseVector, Spars
     return this.index.add([{ indices: vector.indices, values: vector.values }]);
   }
 
-  protected searchIndex(query: SparseVector, k: number, allowed: ((engineSlot: number) => boolean) | undefined) {
-    return this.index.search({ indices: query.indices, values: query.values }, k, allowed, this.corpus?.());
+  protected searchIndex(
+    query: SparseVector,
+    k: number,
+    allowed: ((engineSlot: number) => boolean) | undefined,
+    params?: SearchParams,
+  ) {
+    return this.index.search(
+      { indices: query.indices, values: query.values },
+      k,
+      allowed,
+      (params as CorpusSearchParams | undefined)?.sparseCorpus ?? this.corpus?.(),
+      this.modifier,
+    );
   }
 }
