@@ -13,7 +13,7 @@ import type { OrderBy__Output } from '../../grpc/generated/vectorstore/OrderBy';
 import type { SearchParams__Output } from '../../grpc/generated/vectorstore/SearchParams';
 import type { StartFrom__Output } from '../../grpc/generated/vectorstore/StartFrom';
 import { defined, readEnum, readU64 } from '../../core/scalars';
-import { timestampToMicros } from './filter.mapper';
+import { filterFromProto, timestampToMicros } from './filter.mapper';
 import { MAX_I64, MIN_I64, readBigInt } from './point-id.mapper';
 
 /**
@@ -63,8 +63,8 @@ export const RECOMMEND_STRATEGIES: readonly RecommendStrategy[] = ['AverageVecto
 const DIRECTIONS: readonly Direction[] = ['Asc', 'Desc'];
 
 /**
- * SearchParams. `acorn` and `idf` (Qdrant 1.16+) have no domain counterpart yet and are accepted
- * and ignored, like an unknown field.
+ * SearchParams. `acorn` (Qdrant 1.16+) has no domain counterpart yet and is accepted and ignored,
+ * like an unknown field.
  */
 export function searchParamsFromProto(
   issues: ValidationIssues,
@@ -83,6 +83,8 @@ export function searchParamsFromProto(
         })
       : undefined,
     indexedOnly: p.indexedOnly,
+    // No corpus is the global statistics, as Qdrant.
+    idf: p.idf?.corpus ? { corpus: filterFromProto(issues, `${path}.idf.corpus`, p.idf.corpus) ?? {} } : undefined,
   });
 }
 
