@@ -51,14 +51,14 @@ describe('Points regressions found in review (e2e)', () => {
     await server?.stop();
   });
 
-  it('should reject a payload key with array parts and keep accepting writes', async () => {
+  it('should reject a malformed payload key and keep accepting writes', async () => {
     expect(
       await code(
         call(points, 'SetPayload', {
           collectionName: 'line',
           pointsSelector: { points: { ids: [{ num: 1 }] } },
           payload: { x: { integerValue: '1' } },
-          key: 'a[0]',
+          key: 'a[',
         }),
       ),
     ).toBe(grpc.status.INVALID_ARGUMENT);
@@ -73,13 +73,16 @@ describe('Points regressions found in review (e2e)', () => {
     expect(info.result.status).toBe('Green');
   });
 
-  it('should keep prefetch order (nearest first) for a query without its own query on a distance metric', async () => {
-    const result = await call<{ result: Hit[] }>(points, 'Query', {
+  it('should refuse prefetches without a query to merge them, as Qdrant', async () => {
+    const refused = call(points, 'Query', {
       collectionName: 'line',
       prefetch: [{ query: { nearest: { dense: { data: [0, 0] } } }, limit: 4 }],
       limit: 2,
     });
-    expect(ids(result.result)).toEqual([1, 2]);
+    await expect(refused).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+      details: expect.stringContaining('A query is needed to merge the prefetches') as unknown,
+    });
   });
 
   it('should apply the root filter to prefetch results', async () => {

@@ -22,6 +22,12 @@ export interface SearchParams {
   idf?: 'global' | { corpus: Filter };
 }
 
+/** Qdrant's MMR parameters: `diversity` 0..1 (default 0.5), candidates to re-rank (default the limit). */
+export interface Mmr {
+  diversity?: number;
+  candidatesLimit?: number;
+}
+
 /** What a nearest-neighbour query compares with: a vector, or the stored vector of a point. */
 export type VectorInput = { vector: Vector } | { pointId: PointId };
 
@@ -62,7 +68,8 @@ export interface LookupLocation {
 
 /** What scores (or orders) the candidates of a query stage. */
 export type QueryVariant =
-  | { nearest: VectorInput }
+  /** Nearest neighbours; with `mmr`, re-ranked by Maximal Marginal Relevance (see query-engine mmrSelect). */
+  | { nearest: VectorInput; mmr?: Mmr }
   | { recommend: RecommendInput }
   | { discover: DiscoverInput }
   /** Context search: points inside the positive side of every pair score 0, others less. */

@@ -246,6 +246,13 @@ export class QueryEngine {
         );
       }
     }
+    const mmr = request.query && 'nearest' in request.query ? request.query.mmr : undefined;
+    if (mmr) {
+      const mmrIssues = new ValidationIssues();
+      mmrIssues.between(`${path}query.mmr.diversity`, mmr.diversity, 0, 1);
+      mmrIssues.range(`${path}query.mmr.candidates_limit`, mmr.candidatesLimit, 0, 16_384);
+      mmrIssues.throwIfAny();
+    }
     // Qdrant's SearchParams rule: the beam of a graph search holds at least one candidate.
     const issues = new ValidationIssues();
     issues.range(`${path}params.hnsw_ef`, request.params?.hnswEf, 1);
@@ -326,9 +333,15 @@ export class QueryEngine {
       const pool = sources.length > 0 ? dedupe(sources.flat()) : undefined;
       if ('nearest' in query) {
         const vector = this.resolveVector(context, query.nearest, space, lookup, 'query.nearest');
+        const mmr = query.mmr;
+        const pulled = mmr ? (mmr.candidatesLimit ?? limit) : limit;
         result = pool
           ? this.rescore(pool, using, vector, higher)
-          : this.nearest(context, using, vector, stage.filter, stage.params, limit, selector, higher);
+          : this.nearest(context, using, vector, stage.filter, stage.params, pulled, selector, higher);
+        if (mmr) {
+          const candidates = applyThreshold(result, stage.scoreThreshold, higher).slice(0, pulled);
+          return mmrSelect(candidates, space, using, 1 - (mmr.diversity ?? 0.5), limit);
+        }
       } else if ('discover' in query || 'context' in query) {
         // Discovery and context scores are higher-is-better whatever the distance.
         result = this.contextScores(context, query, space, using, stage.filter, selector, lookup, pool);
@@ -622,4 +635,56 @@ function shuffle<T>(items: T[]): T[] {
     [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
+}
+
+/**
+ * Qdrant's Maximal Marginal Relevance: the most relevant candidate first, then repeatedly the one
+ * maximizing `lambda * relevance - (1 - lambda) * (greatest similarity to one already picked)`, with
+ * relevance and similarity in the space's similarity terms (rawSimilarity). The picked candidates keep
+ * their query scores, in the order picked.
+ */
+export function mmrSelect(
+  candidates: Candidate[],
+  space: VectorSpace,
+  using: string,
+  lambda: number,
+  limit: number,
+): Candidate[] {
+  if (candidates.length < 2) return candidates.slice(0, limit);
+  const vectors = candidates.map((c) => c.location.segment.vectorStore(using)?.get(c.location.slot));
+  const relevance = candidates.map((c) => rawSimilarity(space, c.score));
+  const cache = new Map<number, number>();
+  const similarity = (i: number, j: number): number => {
+    const key = i < j ? i * candidates.length + j : j * candidates.length + i;
+    let value = cache.get(key);
+    if (value === undefined) {
+      const store = candidates[i].location.segment.vectorStore(using);
+      const other = vectors[j];
+      const scored = store && other ? store.score(other, [candidates[i].location.slot]) : undefined;
+      value = scored && scored.scores.length > 0 ? rawSimilarity(space, scored.scores[0]) : 0;
+      cache.set(key, value);
+    }
+    return value;
+  };
+  const remaining = new Set(candidates.keys());
+  let first = 0;
+  for (const i of remaining) if (relevance[i] > relevance[first]) first = i;
+  const picked = [first];
+  remaining.delete(first);
+  while (picked.length < limit && remaining.size > 0) {
+    let best = -1;
+    let bestScore = -Infinity;
+    for (const i of remaining) {
+      let closest = -Infinity;
+      for (const j of picked) closest = Math.max(closest, similarity(i, j));
+      const score = lambda * relevance[i] - (1 - lambda) * closest;
+      if (score > bestScore) {
+        bestScore = score;
+        best = i;
+      }
+    }
+    picked.push(best);
+    remaining.delete(best);
+  }
+  return picked.map((i) => candidates[i]);
 }

@@ -397,9 +397,10 @@ describe('queryPointsFromProto', () => {
       'query.formula: formula query is not supported yet',
       'limit: value 0 invalid, must be 1 or larger',
     ]);
-    expect(issuesOf(() => query({ query: { nearestWithMmr: {} } }))).toEqual([
-      'query.nearest_with_mmr: nearest_with_mmr query is not supported yet',
-    ]);
+    expect(
+      query({ query: { nearestWithMmr: { nearest: { dense: { data: [1, 0] } }, mmr: { diversity: 0.3 } } } }).request
+        .query,
+    ).toMatchObject({ nearest: { vector: { kind: 'dense' } }, mmr: { diversity: expect.closeTo(0.3, 5) as unknown } });
     expect(issuesOf(() => query({ query: { relevanceFeedback: {} } }))).toEqual([
       'query.relevance_feedback: relevance_feedback query is not supported yet',
     ]);

@@ -333,11 +333,10 @@ function recommendInputFromProto(
 
 const UNSUPPORTED_VARIANTS: Record<string, string> = {
   formula: 'formula',
-  nearestWithMmr: 'nearest_with_mmr',
   relevanceFeedback: 'relevance_feedback',
 };
 
-/** Query (oneof variant). formula, nearest_with_mmr and relevance_feedback are reported as not supported. */
+/** Query (oneof variant). formula and relevance_feedback are reported as not supported. */
 export function queryVariantFromProto(
   issues: ValidationIssues,
   path: string,
@@ -383,8 +382,15 @@ export function queryVariantFromProto(
       return {
         context: contextPairsFromProto(issues, `${path}.context.pairs`, q.context?.pairs, vectorInputFromProto),
       };
+    case 'nearestWithMmr': {
+      const given = q.nearestWithMmr;
+      const nearest = vectorInputFromProto(issues, `${path}.nearest_with_mmr.nearest`, given?.nearest);
+      const mmr = given?.mmr
+        ? defined({ diversity: given.mmr.diversity, candidatesLimit: given.mmr.candidatesLimit })
+        : {};
+      return nearest && { nearest, mmr };
+    }
     case 'formula':
-    case 'nearestWithMmr':
     case 'relevanceFeedback': {
       const name = UNSUPPORTED_VARIANTS[q.variant];
       issues.add(`${path}.${name}`, `${name} query is not supported yet`);

@@ -93,11 +93,16 @@ export function queryVariantFromRest(issues: ValidationIssues, value: unknown, p
   const inner = value[kind];
   const at = join(path, kind);
   switch (kind) {
-    case 'nearest':
-      if (value.mmr !== undefined && value.mmr !== null) {
-        issues.add(join(path, 'mmr'), 'mmr query is not supported yet');
-      }
-      return { nearest: vectorInputFromRest(issues, inner, at) };
+    case 'nearest': {
+      const nearest = vectorInputFromRest(issues, inner, at);
+      if (value.mmr === undefined || value.mmr === null) return { nearest };
+      const m = objectValue(value.mmr, join(path, 'mmr'));
+      const mmr = defined({
+        diversity: optionalF64(m.diversity, join(path, 'mmr.diversity')),
+        candidatesLimit: optionalU64(m.candidates_limit, join(path, 'mmr.candidates_limit')),
+      });
+      return { nearest, mmr };
+    }
     case 'recommend':
       return { recommend: recommendInput(issues, inner, at) };
     case 'discover': {
