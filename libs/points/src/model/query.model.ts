@@ -55,6 +55,16 @@ export interface ContextPair {
   negative: VectorInput;
 }
 
+/**
+ * Qdrant's relevance feedback (naive strategy): a point scores `a * sim(target)` plus, for every two
+ * feedback examples whose scores differ, `(score difference)^b * c * (sim(higher) - sim(lower))`.
+ */
+export interface RelevanceFeedbackInput {
+  target: VectorInput;
+  feedback: Array<{ example: VectorInput; score: number }>;
+  naive: { a: number; b: number; c: number };
+}
+
 /** Discovery: rank by the context pairs first, then by similarity to `target`. */
 export interface DiscoverInput {
   target: VectorInput;
@@ -74,6 +84,7 @@ export type QueryVariant =
   | { discover: DiscoverInput }
   /** Context search: points inside the positive side of every pair score 0, others less. */
   | { context: ContextPair[] }
+  | { relevanceFeedback: RelevanceFeedbackInput }
   | { fusion: 'RRF' | 'DBSF' }
   | { rrf: { k?: number; weights?: number[] } }
   | { orderBy: OrderBy }

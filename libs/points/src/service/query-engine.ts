@@ -16,6 +16,7 @@ import {
   QueryRequest,
   QueryVariant,
   RecommendInput,
+  RelevanceFeedbackInput,
   RecommendRequest,
   SearchParams,
   SearchRequest,
@@ -270,7 +271,13 @@ export class QueryEngine {
     );
     const query = request.query;
     // A stage with prefetches rescores their candidates: no full scan, whatever its vector's index.
-    const searches = query && ('nearest' in query || 'recommend' in query || 'discover' in query || 'context' in query);
+    const searches =
+      query &&
+      ('nearest' in query ||
+        'recommend' in query ||
+        'discover' in query ||
+        'context' in query ||
+        'relevanceFeedback' in query);
     if (searches && request.prefetch.length === 0) {
       checkFullScan(context.record.config, request.using ?? DEFAULT_VECTOR_NAME, request.filter, context.isTenantKey);
     }
@@ -342,6 +349,18 @@ export class QueryEngine {
           const candidates = applyThreshold(result, stage.scoreThreshold, higher).slice(0, pulled);
           return mmrSelect(candidates, space, using, 1 - (mmr.diversity ?? 0.5), limit);
         }
+      } else if ('relevanceFeedback' in query) {
+        result = this.feedbackScores(
+          context,
+          query.relevanceFeedback,
+          space,
+          using,
+          stage.filter,
+          selector,
+          lookup,
+          pool,
+        );
+        return applyThreshold(result, stage.scoreThreshold, true).slice(0, limit);
       } else if ('discover' in query || 'context' in query) {
         // Discovery and context scores are higher-is-better whatever the distance.
         result = this.contextScores(context, query, space, using, stage.filter, selector, lookup, pool);
@@ -498,6 +517,53 @@ export class QueryEngine {
         similarities.set(c.key, rawSimilarity(space, c.score));
       return similarities;
     });
+  }
+
+  /** Qdrant's naive relevance feedback over every candidate (see RelevanceFeedbackInput); higher is better. */
+  private feedbackScores(
+    context: CollectionContext,
+    input: RelevanceFeedbackInput,
+    space: VectorSpace,
+    using: string,
+    filter: Filter | undefined,
+    selector: ShardKeySelector | undefined,
+    lookup: LookupLocation | undefined,
+    pool: Candidate[] | undefined,
+  ): Candidate[] {
+    const resolve = (given: VectorInput, path: string) => this.resolveVector(context, given, space, lookup, path);
+    const target = resolve(input.target, 'relevance_feedback.target');
+    const feedback = input.feedback.map((item, i) => ({
+      vector: resolve(item.example, `relevance_feedback.feedback[${i}].example`),
+      score: item.score,
+    }));
+    const { a, b, c } = input.naive;
+    const pairs: Array<{ positive: number; negative: number; weight: number }> = [];
+    feedback.forEach((positive, i) =>
+      feedback.forEach((negative, j) => {
+        const confidence = positive.score - negative.score;
+        if (i !== j && confidence > 0) pairs.push({ positive: i, negative: j, weight: confidence ** b * c });
+      }),
+    );
+    const candidates = pool ?? this.allCandidates(context, filter, selector);
+    const higher = spaceHigherIsBetter(space);
+    const similarities = (vector: Vector): Map<string, number> =>
+      new Map(this.rescore(candidates, using, vector, higher).map((r) => [r.key, rawSimilarity(space, r.score)]));
+    const toTarget = similarities(target);
+    const toExample = feedback.map((item) =>
+      pairs.length > 0 ? similarities(item.vector) : new Map<string, number>(),
+    );
+    return candidates
+      .filter((candidate) => toTarget.has(candidate.key))
+      .map((candidate) => {
+        let score = a * toTarget.get(candidate.key)!;
+        for (const pair of pairs) {
+          const delta =
+            (toExample[pair.positive].get(candidate.key) ?? 0) - (toExample[pair.negative].get(candidate.key) ?? 0);
+          score += pair.weight * delta;
+        }
+        return { ...candidate, score };
+      })
+      .sort(byScoreDesc);
   }
 
   /** Every live point passing `filter`, unscored. */

@@ -400,7 +400,10 @@ export function queryRateCost(
     own = [...query.recommend.positive, ...query.recommend.negative].reduce((sum, i) => sum + input(i), 0) + filter;
   } else if ('discover' in query) own = input(query.discover.target) + pairs(query.discover.context) + filter;
   else if ('context' in query) own = pairs(query.context) + filter;
-  else if ('orderBy' in query || 'sample' in query) own = 1 + filter;
+  else if ('relevanceFeedback' in query) {
+    const r = query.relevanceFeedback;
+    own = input(r.target) + r.feedback.reduce((sum, item) => sum + input(item.example), 0) + filter;
+  } else if ('orderBy' in query || 'sample' in query) own = 1 + filter;
   return own + request.prefetch.reduce((sum, prefetch) => sum + queryRateCost(prefetch, idCost, lookup), 0);
 }
 

@@ -402,7 +402,9 @@ describe('queryPointsFromProto', () => {
         .query,
     ).toMatchObject({ nearest: { vector: { kind: 'dense' } }, mmr: { diversity: expect.closeTo(0.3, 5) as unknown } });
     expect(issuesOf(() => query({ query: { relevanceFeedback: {} } }))).toEqual([
-      'query.relevance_feedback: relevance_feedback query is not supported yet',
+      'query.relevance_feedback.target: must set one of id, dense, sparse, multi_dense',
+      'query.relevance_feedback.strategy: must set naive',
+      'query.relevance_feedback.feedback: feedback elements must be non-empty',
     ]);
     expect(issuesOf(() => query({ query: {} }))).toEqual(['query: must set a query variant']);
     expect(issuesOf(() => query({ query: { nearest: { document: { text: 'a', model: 'm' } } } }))).toEqual([

@@ -333,10 +333,9 @@ function recommendInputFromProto(
 
 const UNSUPPORTED_VARIANTS: Record<string, string> = {
   formula: 'formula',
-  relevanceFeedback: 'relevance_feedback',
 };
 
-/** Query (oneof variant). formula and relevance_feedback are reported as not supported. */
+/** Query (oneof variant). formula is reported as not supported. */
 export function queryVariantFromProto(
   issues: ValidationIssues,
   path: string,
@@ -390,8 +389,28 @@ export function queryVariantFromProto(
         : {};
       return nearest && { nearest, mmr };
     }
-    case 'formula':
     case 'relevanceFeedback': {
+      const r = q.relevanceFeedback;
+      const at = `${path}.relevance_feedback`;
+      const target = vectorInputFromProto(issues, `${at}.target`, r?.target);
+      const feedback = (r?.feedback ?? []).map((item, i) => ({
+        example: vectorInputFromProto(issues, `${at}.feedback[${i}].example`, item.example),
+        score: item.score ?? 0,
+      }));
+      const naive = r?.strategy?.naive;
+      if (!naive) issues.add(`${at}.strategy`, 'must set naive');
+      if (feedback.length === 0) issues.add(`${at}.feedback`, 'feedback elements must be non-empty');
+      if ((naive?.b ?? 0) < 0) issues.add(`${at}.strategy.naive.b`, `value ${naive?.b} invalid, must be 0.0 or larger`);
+      if (!target || !naive || feedback.some((f) => !f.example)) return undefined;
+      return {
+        relevanceFeedback: {
+          target,
+          feedback: feedback.map((f) => ({ example: f.example!, score: f.score })),
+          naive: { a: naive.a ?? 0, b: naive.b ?? 0, c: naive.c ?? 0 },
+        },
+      };
+    }
+    case 'formula': {
       const name = UNSUPPORTED_VARIANTS[q.variant];
       issues.add(`${path}.${name}`, `${name} query is not supported yet`);
       return undefined;

@@ -8,6 +8,7 @@ import type {
   QueryVariant,
   RecommendInput,
   RecommendStrategy,
+  RelevanceFeedbackInput,
   WithLookup,
 } from '@vectorstore/points';
 import { array, decodeBody, enumOf, f64, isPlainObject, objectValue, str } from '../../core/rest/rest-decoders';
@@ -81,7 +82,7 @@ export function contextPairs(issues: ValidationIssues, value: unknown, path: str
   });
 }
 
-const UNSUPPORTED = ['formula', 'relevance_feedback'];
+const UNSUPPORTED = ['formula'];
 
 /** `query`: a bare VectorInput (nearest) or one of the tagged query forms. */
 export function queryVariantFromRest(issues: ValidationIssues, value: unknown, path: string): QueryVariant {
@@ -133,6 +134,8 @@ export function queryVariantFromRest(issues: ValidationIssues, value: unknown, p
     }
     case 'sample':
       return { sample: SAMPLE(inner, at) };
+    case 'relevance_feedback':
+      return { relevanceFeedback: relevanceFeedbackFromRest(issues, inner, at) };
     default:
       if (UNSUPPORTED.includes(kind)) {
         throw DomainError.validation([`${at}: ${kind} query is not supported yet`]);
@@ -268,4 +271,41 @@ export function queryGroupsFromRest(body: unknown, timeout?: number): GroupsRequ
   });
   issues.throwIfAny();
   return request;
+}
+
+/** `relevance_feedback`: `{target, feedback: [{example, score}], strategy: {naive: {a, b, c}}}`. */
+function relevanceFeedbackFromRest(issues: ValidationIssues, value: unknown, path: string): RelevanceFeedbackInput {
+  const r = objectValue(value, path);
+  for (const field of ['target', 'feedback', 'strategy']) {
+    if (r[field] === undefined || r[field] === null) throw bodyFormatError(path, `missing field \`${field}\``);
+  }
+  if (!Array.isArray(r.feedback)) throw bodyFormatError(join(path, 'feedback'), 'expected a sequence');
+  const feedback = r.feedback.map((item, i) => {
+    const at = join(path, `feedback[${i}]`);
+    const f = objectValue(item, at);
+    return {
+      example: vectorInputFromRest(issues, f.example, join(at, 'example')),
+      score: optionalF64(f.score, join(at, 'score')) ?? 0,
+    };
+  });
+  const strategy = objectValue(r.strategy, join(path, 'strategy'));
+  const naivePath = join(path, 'strategy.naive');
+  const n = objectValue(strategy.naive, naivePath);
+  const coefficient = (name: string): number => {
+    const v = optionalF64(n[name], join(naivePath, name));
+    if (v === undefined) throw bodyFormatError(naivePath, `missing field \`${name}\``);
+    return v;
+  };
+  const naive = { a: coefficient('a'), b: coefficient('b'), c: coefficient('c') };
+  // Qdrant's rules, with its paths (the request's fields sit in a flattened `internal` struct).
+  if (feedback.length === 0) issues.add(`internal.${path}.feedback`, 'feedback elements must be non-empty');
+  if (naive.b < 0) {
+    issues.add(`internal.${naivePath}.b`, `value ${floatText(naive.b)} invalid, must be 0.0 or larger`);
+  }
+  return { target: vectorInputFromRest(issues, r.target, join(path, 'target')), feedback, naive };
+}
+
+/** A float as Rust prints it (`-1.0`, `0.5`). */
+function floatText(value: number): string {
+  return Number.isInteger(value) ? value.toFixed(1) : String(value);
 }
