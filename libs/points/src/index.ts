@@ -54,3 +54,4 @@ export type {
   TrackedOptimization,
 } from './storage/local-shard/optimization-status';
 export { SegmentsReporter, type SegmentTelemetry, type SegmentVectorConfig } from './service/segments.reporter';
+export type { Expression, FormulaQuery } from './service/formula';

@@ -3,6 +3,7 @@ import { PointId } from './point-id.model';
 import { RetrievedPoint, ScoredPoint } from './point.model';
 import { PayloadSelector, ShardKeySelector, VectorSelector } from './selectors.model';
 import { Vector } from './vectors.model';
+import type { FormulaQuery } from '../service/formula';
 
 export interface QuantizationSearchParams {
   ignore?: boolean;
@@ -85,6 +86,8 @@ export type QueryVariant =
   /** Context search: points inside the positive side of every pair score 0, others less. */
   | { context: ContextPair[] }
   | { relevanceFeedback: RelevanceFeedbackInput }
+  /** Score boosting: a formula over the prefetches' scores and payload values (service/formula.ts). */
+  | { formula: FormulaQuery }
   | { fusion: 'RRF' | 'DBSF' }
   | { rrf: { k?: number; weights?: number[] } }
   | { orderBy: OrderBy }

@@ -33,7 +33,15 @@ import { dbsf, rrf } from './fusion';
 import { collectGroups, groupPointId } from './grouping';
 import { retrievedPoint, scoredPoint } from './point-materializer';
 import { orderedPoints, PointsReader } from './points-reader';
-import { checkFullScan, checkGroupBy, checkSearchBatchSize, queryRateCost, vectorRateCost } from './strict-mode';
+import {
+  checkFormulaIndexes,
+  checkFullScan,
+  checkGroupBy,
+  checkSearchBatchSize,
+  queryRateCost,
+  vectorRateCost,
+} from './strict-mode';
+import { scoreByFormula } from './formula';
 import {
   boundedProduct,
   DEFAULT_PREFETCH_LIMIT,
@@ -247,6 +255,13 @@ export class QueryEngine {
         );
       }
     }
+    if (request.query && 'formula' in request.query) {
+      checkFormulaIndexes(
+        context.record.config.strictModeConfig,
+        request.query.formula.expression,
+        context.indexSchemaOf,
+      );
+    }
     const mmr = request.query && 'nearest' in request.query ? request.query.mmr : undefined;
     if (mmr) {
       const mmrIssues = new ValidationIssues();
@@ -306,6 +321,11 @@ export class QueryEngine {
       // No query: prefetch results in their own order (each already best first), or points in id order.
       if (sources.length === 0) return this.byId(context, stage.filter, selector, limit);
       return applyThreshold(dedupe(sources.flat()), stage.scoreThreshold, true).slice(0, limit);
+    } else if ('formula' in query) {
+      if (sources.length === 0)
+        throw DomainError.invalidArgument('Bad request: A formula query needs at least one prefetch');
+      const scores = sources.map((list) => new Map(list.map((c) => [c.key, c.score])));
+      result = scoreByFormula(query.formula, dedupe(sources.flat()), scores).sort(byScoreDesc);
     } else if ('fusion' in query || 'rrf' in query) {
       if (stage.using !== undefined)
         throw DomainError.invalidArgument("Bad request: Fusion queries cannot be combined with the 'using' field.");

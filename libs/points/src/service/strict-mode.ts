@@ -12,6 +12,7 @@ import {
   VectorInput,
 } from '../model/query.model';
 import { Vector } from '../model/vectors.model';
+import { Expression, expressionInputs } from './formula';
 import { FieldIndexSchema } from '../storage/local-shard/field-index-schema';
 
 export interface ReadLimits {
@@ -480,4 +481,31 @@ export function unservedCondition(
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * With `unindexed_filtering_retrieve: false`, every payload key a formula reads and every condition
+ * it tests needs an index that serves it, as Qdrant (defaults do not lift the rule).
+ */
+export function checkFormulaIndexes(
+  strict: StrictModeConfig | undefined,
+  expression: Expression,
+  indexSchemaOf: (key: string) => FieldIndexSchema | undefined,
+): void {
+  if (!strict?.enabled || strict.unindexedFilteringRetrieve !== false) return;
+  const { keys, conditions } = expressionInputs(expression);
+  const numeric = keys.find((key) => {
+    const type = indexSchemaOf(key)?.type;
+    return type !== 'Integer' && type !== 'Float' && type !== 'Datetime' && type !== 'Geo';
+  });
+  const unserved =
+    numeric !== undefined
+      ? { key: numeric, types: ['float', 'integer'] }
+      : unservedCondition({ must: conditions }, indexSchemaOf);
+  if (unserved) {
+    throw strictModeError(
+      `Index required but not found for "${unserved.key}" of one of the following types: [${unserved.types.join(', ')}]`,
+      'Create an index for this key or use a different formula expression.',
+    );
+  }
 }

@@ -1,7 +1,8 @@
 import { QUERY_DEFAULT_LIMIT, QUERY_GROUPS_DEFAULT_GROUP_SIZE } from '@vectorstore/points';
-import { DomainError, ValidationIssues } from '@vectorstore/common';
+import { DomainError, JsonObject, ValidationIssues } from '@vectorstore/common';
 import type {
   ContextPair,
+  Expression,
   GroupsRequest,
   PrefetchQuery,
   QueryRequest,
@@ -14,7 +15,7 @@ import type {
 import { array, decodeBody, enumOf, f64, isPlainObject, objectValue, str } from '../../core/rest/rest-decoders';
 import { bodyFormatError } from '../../core/rest/rest-format.error';
 import { defined } from '../../core/scalars';
-import { optionalFilter } from './filter.rest-mapper';
+import { conditionFromRest, optionalFilter } from './filter.rest-mapper';
 import {
   aliased,
   limitFromRest,
@@ -82,7 +83,7 @@ export function contextPairs(issues: ValidationIssues, value: unknown, path: str
   });
 }
 
-const UNSUPPORTED = ['formula'];
+const UNSUPPORTED: string[] = [];
 
 /** `query`: a bare VectorInput (nearest) or one of the tagged query forms. */
 export function queryVariantFromRest(issues: ValidationIssues, value: unknown, path: string): QueryVariant {
@@ -136,6 +137,13 @@ export function queryVariantFromRest(issues: ValidationIssues, value: unknown, p
       return { sample: SAMPLE(inner, at) };
     case 'relevance_feedback':
       return { relevanceFeedback: relevanceFeedbackFromRest(issues, inner, at) };
+    case 'formula': {
+      const defaults =
+        value.defaults === undefined || value.defaults === null
+          ? {}
+          : objectValue(value.defaults, join(path, 'defaults'));
+      return { formula: { expression: expressionFromRest(inner, at), defaults: defaults as JsonObject } };
+    }
     default:
       if (UNSUPPORTED.includes(kind)) {
         throw DomainError.validation([`${at}: ${kind} query is not supported yet`]);
@@ -308,4 +316,87 @@ function relevanceFeedbackFromRest(issues: ValidationIssues, value: unknown, pat
 /** A float as Rust prints it (`-1.0`, `0.5`). */
 function floatText(value: number): string {
   return Number.isInteger(value) ? value.toFixed(1) : String(value);
+}
+
+const CONDITION_KEYS = [
+  'key',
+  'is_empty',
+  'is_null',
+  'has_id',
+  'has_vector',
+  'nested',
+  'must',
+  'should',
+  'must_not',
+  'min_should',
+];
+const UNARY = { neg: 'neg', abs: 'abs', sqrt: 'sqrt', exp: 'exp', log10: 'log10', ln: 'ln' } as const;
+const DECAYS = { exp_decay: 'exp', gauss_decay: 'gauss', lin_decay: 'lin' } as const;
+
+/** Qdrant's `Expression` (an untagged enum): a number, a variable name, a condition, or one tagged operation. */
+export function expressionFromRest(value: unknown, path: string): Expression {
+  if (typeof value === 'number' || typeof value === 'bigint') return { constant: Number(value) };
+  if (typeof value === 'string') return { variable: value };
+  const e = objectValue(value, path);
+  if (CONDITION_KEYS.some((key) => key in e)) return { condition: conditionFromRest(e, path) };
+  const list = (v: unknown, at: string): Expression[] => {
+    if (!Array.isArray(v)) throw bodyFormatError(at, 'expected a sequence');
+    return v.map((item, i) => expressionFromRest(item, `${at}[${i}]`));
+  };
+  if ('mult' in e) return { mult: list(e.mult, join(path, 'mult')) };
+  if ('sum' in e) return { sum: list(e.sum, join(path, 'sum')) };
+  for (const [name, kind] of Object.entries(UNARY)) {
+    if (name in e) return { [kind]: expressionFromRest(e[name], join(path, name)) } as Expression;
+  }
+  if ('div' in e) {
+    const d = objectValue(e.div, join(path, 'div'));
+    return {
+      div: defined({
+        left: expressionFromRest(d.left, join(path, 'div.left')),
+        right: expressionFromRest(d.right, join(path, 'div.right')),
+        byZeroDefault: optionalF64(d.by_zero_default, join(path, 'div.by_zero_default')),
+      }),
+    };
+  }
+  if ('pow' in e) {
+    const p = objectValue(e.pow, join(path, 'pow'));
+    return {
+      pow: {
+        base: expressionFromRest(p.base, join(path, 'pow.base')),
+        exponent: expressionFromRest(p.exponent, join(path, 'pow.exponent')),
+      },
+    };
+  }
+  if ('geo_distance' in e) {
+    const g = objectValue(e.geo_distance, join(path, 'geo_distance'));
+    const origin = objectValue(g.origin, join(path, 'geo_distance.origin'));
+    return {
+      geoDistance: {
+        origin: {
+          lat: optionalF64(origin.lat, join(path, 'geo_distance.origin.lat')) ?? 0,
+          lon: optionalF64(origin.lon, join(path, 'geo_distance.origin.lon')) ?? 0,
+        },
+        to: str(g.to, join(path, 'geo_distance.to')),
+      },
+    };
+  }
+  if ('datetime' in e) return { datetime: str(e.datetime, join(path, 'datetime')) };
+  if ('datetime_key' in e) return { datetimeKey: str(e.datetime_key, join(path, 'datetime_key')) };
+  for (const [name, kind] of Object.entries(DECAYS)) {
+    if (!(name in e)) continue;
+    const d = objectValue(e[name], join(path, name));
+    return {
+      decay: defined({
+        kind,
+        x: expressionFromRest(d.x, join(path, `${name}.x`)),
+        target:
+          d.target === undefined || d.target === null
+            ? undefined
+            : expressionFromRest(d.target, join(path, `${name}.target`)),
+        scale: optionalF64(d.scale, join(path, `${name}.scale`)),
+        midpoint: optionalF64(d.midpoint, join(path, `${name}.midpoint`)),
+      }),
+    };
+  }
+  throw bodyFormatError(path, 'data did not match any variant of untagged enum Expression');
 }
