@@ -3,7 +3,7 @@ import { PointId } from './point-id.model';
 import { RetrievedPoint, ScoredPoint } from './point.model';
 import { PayloadSelector, ShardKeySelector, VectorSelector } from './selectors.model';
 import { Vector } from './vectors.model';
-import type { FormulaQuery } from '../service/formula';
+import type { FormulaQuery } from './formula.model';
 
 export interface QuantizationSearchParams {
   ignore?: boolean;

@@ -1,37 +1,12 @@
-import { DomainError, JsonObject, JsonValue } from '@vectorstore/common';
+import { DomainError, JsonValue } from '@vectorstore/common';
 import { parseDatetimeMicros } from '../filter/datetime';
 import { geoPointOf, haversineMetres } from '../filter/geo';
 import { valuesAt } from '../filter/payload-path';
-import { Condition, GeoPoint } from '../model/filter.model';
+import { Condition } from '../model/filter.model';
+import { Expression, FormulaQuery } from '../model/formula.model';
+
+export type { Expression, FormulaQuery } from '../model/formula.model';
 import { Candidate } from './candidate';
-
-/** Qdrant's formula expression (score boosting), evaluated per candidate in f64. */
-export type Expression =
-  | { constant: number }
-  /** `$score` (the first prefetch's score), `$score[i]`, or a payload key. */
-  | { variable: string }
-  /** A filter condition: 1 when it holds, else 0. */
-  | { condition: Condition }
-  | { geoDistance: { origin: GeoPoint; to: string } }
-  | { datetime: string }
-  | { datetimeKey: string }
-  | { mult: Expression[] }
-  | { sum: Expression[] }
-  | { neg: Expression }
-  | { abs: Expression }
-  | { sqrt: Expression }
-  | { exp: Expression }
-  | { log10: Expression }
-  | { ln: Expression }
-  | { div: { left: Expression; right: Expression; byZeroDefault?: number } }
-  | { pow: { base: Expression; exponent: Expression } }
-  | { decay: { kind: 'exp' | 'gauss' | 'lin'; x: Expression; target?: Expression; scale?: number; midpoint?: number } };
-
-export interface FormulaQuery {
-  expression: Expression;
-  /** Values for payload keys (or `$score…`) a point lacks. */
-  defaults: JsonObject;
-}
 
 /** The payload keys an expression reads and the conditions it tests (strict mode checks both). */
 export function expressionInputs(expression: Expression): { keys: string[]; conditions: Condition[] } {

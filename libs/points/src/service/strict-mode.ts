@@ -12,7 +12,8 @@ import {
   VectorInput,
 } from '../model/query.model';
 import { Vector } from '../model/vectors.model';
-import { Expression, expressionInputs } from './formula';
+import { Expression } from '../model/formula.model';
+import { expressionInputs } from './formula';
 import { FieldIndexSchema } from '../storage/local-shard/field-index-schema';
 
 export interface ReadLimits {
