@@ -20,8 +20,11 @@ export function retrievedPoint(
 ): RetrievedPoint {
   const { segment, slot } = location;
   const point: RetrievedPoint = { id: segment.pointId(slot) };
-  const payload = selectPayload(segment.payload(slot), withPayload);
-  if (payload !== undefined) point.payload = payload;
+  // The payload is read (from disk, for on-disk payloads) only when the client asked for it.
+  if (!('enable' in withPayload) || withPayload.enable) {
+    const payload = selectPayload(segment.payload(slot), withPayload);
+    if (payload !== undefined) point.payload = payload;
+  }
   const names = selectedVectorNames(withVectors);
   if (names !== undefined) point.vectors = segment.pointVectors(slot, names === 'all' ? undefined : names);
   if (location.shardKey) point.shardKey = location.shardKey;
