@@ -85,6 +85,25 @@ describe('Points regressions found in review (e2e)', () => {
     });
   });
 
+  it('should score a formula over a prefetch on gRPC as on REST', async () => {
+    const plain = await call<{ result: Hit[] }>(points, 'Query', {
+      collectionName: 'line',
+      query: { nearest: { dense: { data: [0, 0] } } },
+      limit: 3,
+    });
+    const boosted = await call<{ result: Hit[] }>(points, 'Query', {
+      collectionName: 'line',
+      prefetch: [{ query: { nearest: { dense: { data: [0, 0] } } }, limit: 3 }],
+      query: { formula: { expression: { sum: { sum: [{ variable: '$score' }, { constant: 100 }] } }, defaults: {} } },
+      limit: 3,
+    });
+    const byId = new Map(plain.result.map((hit) => [JSON.stringify(hit.id), hit.score]));
+    expect(boosted.result).toHaveLength(3);
+    for (const hit of boosted.result) {
+      expect(hit.score).toBeCloseTo(byId.get(JSON.stringify(hit.id))! + 100, 4);
+    }
+  });
+
   it('should apply the root filter to prefetch results', async () => {
     const result = await call<{ result: Hit[] }>(points, 'Query', {
       collectionName: 'line',

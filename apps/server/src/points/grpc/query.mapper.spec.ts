@@ -394,7 +394,7 @@ describe('queryPointsFromProto', () => {
       'prefetch[0].query.discover.target: must be set',
       'prefetch[0].query.discover.context: must be set',
       'prefetch[1].prefetch[0].limit: value 0 invalid, must be 1 or larger',
-      'query.formula: formula query is not supported yet',
+      'query.formula.expression: must set an expression variant',
       'limit: value 0 invalid, must be 1 or larger',
     ]);
     expect(
@@ -504,5 +504,40 @@ describe('queryPointsFromProto', () => {
         queryBatchFromProto(wireRequest('QueryBatch', { collectionName: 'c', queryPoints: [{}, { limit: 0 }] })),
       ),
     ).toEqual(['query_points[1].limit: value 0 invalid, must be 1 or larger']);
+  });
+});
+
+describe('formula over gRPC', () => {
+  it('should map an expression tree and its defaults', () => {
+    const request = wireRequest<QueryPoints__Output>('Query', {
+      collectionName: 'c',
+      prefetch: [{ query: { nearest: { dense: { data: [1, 0] } } } }],
+      query: {
+        formula: {
+          expression: {
+            sum: {
+              sum: [
+                { variable: '$score' },
+                { mult: { mult: [{ constant: 0.5 }, { variable: 'price' }] } },
+                { expDecay: { x: { variable: 'age' }, scale: 2 } },
+              ],
+            },
+          },
+          defaults: { price: { doubleValue: 1 } },
+        },
+      },
+    });
+    expect(queryPointsFromProto(request).request.query).toEqual({
+      formula: {
+        expression: {
+          sum: [
+            { variable: '$score' },
+            { mult: [{ constant: 0.5 }, { variable: 'price' }] },
+            { decay: { kind: 'exp', x: { variable: 'age' }, scale: 2 } },
+          ],
+        },
+        defaults: { price: 1 },
+      },
+    });
   });
 });

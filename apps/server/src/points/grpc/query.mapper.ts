@@ -30,6 +30,7 @@ import type { Vector__Output } from '../../grpc/generated/vectorstore/Vector';
 import type { VectorInput__Output } from '../../grpc/generated/vectorstore/VectorInput';
 import { defined, readU64 } from '../../core/scalars';
 import { filterFromProto } from './filter.mapper';
+import { formulaFromProto } from './formula.mapper';
 import {
   lookupLocationFromProto,
   orderByFromProto,
@@ -331,11 +332,7 @@ function recommendInputFromProto(
   });
 }
 
-const UNSUPPORTED_VARIANTS: Record<string, string> = {
-  formula: 'formula',
-};
-
-/** Query (oneof variant). formula is reported as not supported. */
+/** Query (oneof variant). */
 export function queryVariantFromProto(
   issues: ValidationIssues,
   path: string,
@@ -411,9 +408,8 @@ export function queryVariantFromProto(
       };
     }
     case 'formula': {
-      const name = UNSUPPORTED_VARIANTS[q.variant];
-      issues.add(`${path}.${name}`, `${name} query is not supported yet`);
-      return undefined;
+      const formula = formulaFromProto(issues, `${path}.formula`, q.formula);
+      return formula && { formula };
     }
     default:
       issues.add(path, 'must set a query variant');
