@@ -273,6 +273,25 @@ describe('points over REST through @qdrant/js-client-rest (e2e)', () => {
     expect(Array.isArray(p.vector)).toBe(true);
   });
 
+  it('should embed documents with the local BM25 model on upsert and query, with IDF from the collection', async () => {
+    await client.createCollection('docs', { sparse_vectors: { text: { modifier: 'idf' } } });
+    const texts = ['I must not fear. Fear is the mind-killer.', 'It was a pleasure to burn.', 'Fear and burn'];
+    await client.upsert('docs', {
+      wait: true,
+      points: texts.map((text, id) => ({ id, vector: { text: { text, model: 'qdrant/bm25' } }, payload: { text } })),
+    });
+    const [stored] = await client.retrieve('docs', { ids: [1], with_vector: true });
+    // "it", "was", "a", "to" are stopwords: "pleasur" and "burn" remain, weighted by BM25 term frequency.
+    expect((stored.vector as { text: { indices: number[] } }).text.indices).toHaveLength(2);
+    const fear = await client.query('docs', { query: { text: 'should I fear?', model: 'bm25' }, using: 'text' });
+    expect(fear.points.map((x) => x.id)).toEqual([0, 2]);
+    const none = await client.query('docs', { query: { text: 'the and or', model: 'bm25' }, using: 'text' });
+    expect(none.points).toEqual([]);
+    await expect(
+      client.query('docs', { query: { text: 'fear', model: 'openai/text-embedding-3-small' }, using: 'text' }),
+    ).rejects.toMatchObject({ status: 400 });
+  });
+
   it('should apply a batch of operations in order and delete by id and by filter', async () => {
     const results = await client.batchUpdate('rp', {
       operations: [
@@ -318,7 +337,9 @@ describe('points over REST through @qdrant/js-client-rest (e2e)', () => {
       status: 400,
       error: 'Wrong input: Vector dimension error: expected dim: 8, got 3',
     });
-    expect(await post('/points/query', { query: { text: 'hello', model: 'bm25' } })).toEqual({
+    expect(
+      await post('/points/query', { query: { text: 'hello', model: 'sentence-transformers/all-minilm-l6-v2' } }),
+    ).toEqual({
       status: 400,
       error: expect.stringContaining('InferenceService is not initialized'),
     });

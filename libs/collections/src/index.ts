@@ -6,6 +6,7 @@ export type * from './model/index-config.model';
 export type * from './model/cluster.model';
 export type * from './model/collection.model';
 export type * from './model/payload-index.model';
+export { TOKENIZER_TYPES } from './model/payload-index.model';
 export type * from './model/requests.model';
 export { PAYLOAD_SCHEMA_TYPES } from './model/collection.model';
 export { MEMORY_PLACEMENTS } from './model/index-config.model';

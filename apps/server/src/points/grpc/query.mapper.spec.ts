@@ -407,9 +407,9 @@ describe('queryPointsFromProto', () => {
       'query.relevance_feedback.feedback: feedback elements must be non-empty',
     ]);
     expect(issuesOf(() => query({ query: {} }))).toEqual(['query: must set a query variant']);
-    expect(issuesOf(() => query({ query: { nearest: { document: { text: 'a', model: 'm' } } } }))).toEqual([
-      'query.nearest.document: inference is not supported',
-    ]);
+    expect(() => query({ query: { nearest: { document: { text: 'a', model: 'm' } } } })).toThrow(
+      'InferenceService is not initialized',
+    );
     expect(query({ query: { rrf: { k: 3, weights: [1, 2] } } }).request.query).toEqual({
       rrf: { k: 3, weights: [1, 2] },
     });

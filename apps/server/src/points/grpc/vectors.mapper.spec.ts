@@ -109,16 +109,21 @@ describe('vectorsFromProto', () => {
     ]);
   });
 
-  it('should report inference inputs, unnamed sparse vectors and empty Vectors', () => {
-    expect(upsertIssues({ vector: { document: { text: 'hi', model: 'm' } } })).toEqual([
-      'points[0].vectors.vector.document: inference is not supported',
-    ]);
-    expect(
+  it('should embed BM25 documents and refuse other inference models as Qdrant does', () => {
+    const notConfigured = 'InferenceService is not initialized';
+    expect(() => upsertIssues({ vector: { document: { text: 'hi', model: 'm' } } })).toThrow(notConfigured);
+    expect(() =>
       upsertIssues({ vectors: { vectors: { i: { image: { image: { stringValue: 'x' }, model: 'm' } } } } }),
-    ).toEqual(['points[0].vectors.vectors_options.vectors.[].image: inference is not supported']);
-    expect(upsertIssues({ vector: { object: { object: { boolValue: true }, model: 'm' } } })).toEqual([
-      'points[0].vectors.vector.object: inference is not supported',
-    ]);
+    ).toThrow(notConfigured);
+    expect(() => upsertIssues({ vector: { object: { object: { boolValue: true }, model: 'bm25' } } })).toThrow(
+      'Only text input is supported for bm25.',
+    );
+    const stored = vectorsOverWire({ vectors: { vectors: { text: { document: { text: 'fear', model: 'bm25' } } } } });
+    // One token, tf 1, document length 1: 2.2 / (1.2 · (0.25 + 0.75 / 256) + 1).
+    expect(stored.text).toMatchObject({
+      kind: 'sparse',
+      values: new Float32Array([2.2 / (1.2 * (0.25 + 0.75 / 256) + 1)]),
+    });
     expect(upsertIssues({ vector: { sparse: { indices: [1], values: [1] } } })).toEqual([
       'points[0].vectors.vector: sparse vector must be named',
     ]);
@@ -148,12 +153,17 @@ describe('vectorInputFromProto', () => {
     });
   });
 
-  it('should report inference and empty variants', () => {
+  it('should embed BM25 query documents and report empty variants', () => {
     expect(
       collect((i) =>
+        vectorInputFromProto(i, 'q', { variant: 'document', document: { text: 'fear', model: 'bm25', options: {} } }),
+      ).value,
+    ).toMatchObject({ vector: { kind: 'sparse', values: new Float32Array([1]) } });
+    expect(() =>
+      collect((i) =>
         vectorInputFromProto(i, 'q', { variant: 'document', document: { text: 't', model: 'm', options: {} } }),
-      ).issues,
-    ).toEqual(['q.document: inference is not supported']);
+      ),
+    ).toThrow('InferenceService is not initialized');
     expect(collect((i) => vectorInputFromProto(i, 'q', {})).issues).toEqual([
       'q: must set one of id, dense, sparse, multi_dense',
     ]);

@@ -7,7 +7,15 @@ import type {
   Vector,
   VectorInput,
 } from '@vectorstore/points';
-import { denseVectorOf, multiVectorFromFlat, multiVectorOf, sparseVectorOf } from '@vectorstore/points';
+import {
+  denseVectorOf,
+  inferVector,
+  multiVectorFromFlat,
+  multiVectorOf,
+  sparseVectorOf,
+  type InferencePurpose,
+} from '@vectorstore/points';
+import { fromProtoValue } from '../../core/grpc/json-value.mapper';
 import type { DenseVector__Output } from '../../grpc/generated/vectorstore/DenseVector';
 import type { MultiDenseVector__Output } from '../../grpc/generated/vectorstore/MultiDenseVector';
 import type { SparseIndices__Output } from '../../grpc/generated/vectorstore/SparseIndices';
@@ -19,7 +27,27 @@ import type { Vectors__Output } from '../../grpc/generated/vectorstore/Vectors';
 import type { VectorsOutput } from '../../grpc/generated/vectorstore/VectorsOutput';
 import { pointIdFromProto } from './point-id.mapper';
 
-const INFERENCE_NOT_SUPPORTED = 'inference is not supported';
+type InferenceCarrier = Pick<Vector__Output, 'document' | 'image' | 'object'>;
+
+/** A document, image or object: embedded by the local models (BM25), otherwise refused as Qdrant does. */
+function inferredFromProto(
+  issues: ValidationIssues,
+  path: string,
+  v: InferenceCarrier,
+  kind: 'document' | 'image' | 'object',
+  purpose: InferencePurpose,
+): Vector {
+  const source = kind === 'document' ? v.document : kind === 'image' ? v.image : v.object;
+  const rawOptions = source?.options ?? {};
+  const options: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rawOptions)) {
+    setOwn(options, key, fromProtoValue(issues, `${path}.${kind}.options.${key}`, value));
+  }
+  return inferVector(
+    { model: source?.model ?? '', kind, options, ...(kind === 'document' ? { text: v.document?.text ?? '' } : {}) },
+    purpose,
+  );
+}
 
 /** `prefix.name`, or `name` when the field sits at the top level of a request. */
 const at = (prefix: string, name: string): string => (prefix ? `${prefix}.${name}` : name);
@@ -71,8 +99,7 @@ export function vectorFromProto(issues: ValidationIssues, path: string, v: Vecto
     case 'document':
     case 'image':
     case 'object':
-      issues.add(`${path}.${v.vector}`, INFERENCE_NOT_SUPPORTED);
-      return undefined;
+      return inferredFromProto(issues, path, v, v.vector, 'store');
     default:
       return legacyVectorFromProto(issues, path, v.data, v.indices, v.vectorsCount);
   }
@@ -150,8 +177,7 @@ export function vectorInputFromProto(
     case 'document':
     case 'image':
     case 'object':
-      issues.add(`${path}.${v.variant}`, INFERENCE_NOT_SUPPORTED);
-      return undefined;
+      return wrap(inferredFromProto(issues, path, v, v.variant, 'query'));
     default:
       issues.add(path, 'must set one of id, dense, sparse, multi_dense');
       return undefined;

@@ -59,10 +59,10 @@ function namedVector(issues: ValidationIssues, value: unknown, path: string): { 
   if (isPlainObject(value) && 'name' in value && 'vector' in value) {
     return {
       using: str(value.name, join(path, 'name')),
-      vector: vectorFromRest(issues, value.vector, join(path, 'vector')),
+      vector: vectorFromRest(issues, value.vector, join(path, 'vector'), 'query'),
     };
   }
-  return { using: '', vector: vectorFromRest(issues, value, path) };
+  return { using: '', vector: vectorFromRest(issues, value, path, 'query') };
 }
 
 function searchSource(

@@ -1,8 +1,11 @@
-import { DomainError, setOwn, ValidationIssues } from '@vectorstore/common';
+import { setOwn, ValidationIssues } from '@vectorstore/common';
 import {
   denseVectorOf,
+  inferVector,
   multiVectorOf,
   sparseVectorOf,
+  type InferenceInput,
+  type InferencePurpose,
   type NamedVectors,
   type Vector,
   type VectorInput,
@@ -19,12 +22,31 @@ import { pointIdDecoder } from './point-id.rest-mapper';
  * (lengths, empty vectors) are collected in `issues` (422), in the words of the shared vector rules.
  */
 
-/** Qdrant answers inference inputs (documents, images, objects) so when no inference service is set up. */
-export const INFERENCE_NOT_CONFIGURED =
-  'InferenceService is not initialized. Please check if it was properly configured and initialized during startup.';
-
 function isInferenceInput(value: Record<string, unknown>): boolean {
   return 'model' in value && ('text' in value || 'image' in value || 'object' in value);
+}
+
+/** A Document, Image or InferenceObject, embedded by the local models (BM25) or refused as Qdrant does. */
+function inferredVector(value: Record<string, unknown>, path: string, purpose: InferencePurpose): Vector {
+  if (typeof value.model !== 'string') {
+    throw bodyFormatError(`${path}.model`, `invalid type: ${describeJson(value.model)}, expected a string`);
+  }
+  const options = value.options;
+  if (options !== undefined && options !== null && !isPlainObject(options)) {
+    throw bodyFormatError(`${path}.options`, `invalid type: ${describeJson(options)}, expected a map`);
+  }
+  const input: InferenceInput = {
+    model: value.model,
+    kind: 'text' in value ? 'document' : 'image' in value ? 'image' : 'object',
+    ...(isPlainObject(options) ? { options } : {}),
+  };
+  if (input.kind === 'document') {
+    if (typeof value.text !== 'string') {
+      throw bodyFormatError(`${path}.text`, `invalid type: ${describeJson(value.text)}, expected a string`);
+    }
+    input.text = value.text;
+  }
+  return inferVector(input, purpose);
 }
 
 function numbers(value: readonly unknown[], path: string): number[] {
@@ -75,12 +97,20 @@ function arrayVector(issues: ValidationIssues, value: readonly unknown[], path: 
   return denseVectorOf(issues, path, numbers(value, path), { nonEmpty: true });
 }
 
-/** One vector of a point or query: dense, multi or sparse. Inference inputs are refused. */
-export function vectorFromRest(issues: ValidationIssues, value: unknown, path: string): Vector {
+/**
+ * One vector of a point or query: dense, multi or sparse, or an inference input embedded for `purpose`
+ * (a stored document or a query).
+ */
+export function vectorFromRest(
+  issues: ValidationIssues,
+  value: unknown,
+  path: string,
+  purpose: InferencePurpose = 'store',
+): Vector {
   if (Array.isArray(value)) return arrayVector(issues, value, path);
   if (isPlainObject(value)) {
     if (isSparseShape(value)) return sparseOf(issues, value, path);
-    if (isInferenceInput(value)) throw DomainError.invalidArgument(INFERENCE_NOT_CONFIGURED);
+    if (isInferenceInput(value)) return inferredVector(value, path, purpose);
   }
   throw bodyFormatError(path, 'data did not match any variant of untagged enum Vector');
 }
@@ -98,7 +128,10 @@ export function namedVectorsFromRest(issues: ValidationIssues, value: unknown, p
   if (!isPlainObject(value)) {
     throw bodyFormatError(path, 'data did not match any variant of untagged enum VectorStruct');
   }
-  if (isInferenceInput(value)) throw DomainError.invalidArgument(INFERENCE_NOT_CONFIGURED);
+  if (isInferenceInput(value)) {
+    setOwn(result, '', inferredVector(value, path, 'store'));
+    return result;
+  }
   for (const [name, item] of Object.entries(value)) {
     setOwn(result, name, vectorFromRest(issues, item, `${path}.?`));
   }
@@ -145,7 +178,7 @@ export function vectorInputFromRest(
   if (options.example && Array.isArray(value) && value.length === 0) {
     return { vector: { kind: 'dense', values: new Float32Array(0) } };
   }
-  return { vector: vectorFromRest(issues, value, path) };
+  return { vector: vectorFromRest(issues, value, path, 'query') };
 }
 
 // ---------------------------------------------------------------------------
