@@ -308,7 +308,7 @@ export class IndexCore {
   search(query: ArrayLike<number>, params: SearchParams): SearchResult {
     this.requireVectors('search', '; use searchCandidates and scoreRows');
     const a = this.arena;
-    const plan = this.plan(query, params, a.offset('ALLOWED'));
+    const plan = this.plan(query, params, () => a.offset('ALLOWED'));
     if (!plan) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
     const useAllowed = params.allowed ? 1 : 0;
     this.writeQuery(plan.query, a.offset('QUERY'));
@@ -330,7 +330,7 @@ export class IndexCore {
    */
   searchCandidates(query: ArrayLike<number>, params: SearchParams): SearchResult {
     const a = this.arena;
-    const plan = this.plan(query, params, a.offset('ALLOWED'), true);
+    const plan = this.plan(query, params, () => a.offset('ALLOWED'), true);
     if (!plan) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
     const useAllowed = params.allowed ? 1 : 0;
     this.writeQuery(plan.query, a.offset('QUERY'));
@@ -344,13 +344,13 @@ export class IndexCore {
 
   /**
    * Validates a search and decides how to run it (graph or exact, which representation, how many); writes
-   * the allowed bitmap, if any, at allowedAt. `candidates`: plan for searchCandidates (k candidates, no
+   * the allowed bitmap, if any, at allowedAt() (asked after the heap is sized). `candidates`: plan for searchCandidates (k candidates, no
    * oversampling; an index without vectors traverses its codes whatever params say).
    */
   protected plan(
     query: ArrayLike<number>,
     params: SearchParams,
-    allowedAt: number,
+    allowedAt: () => number,
     candidates = false,
   ): SearchPlan | undefined {
     const { dim } = this.config;
@@ -377,7 +377,8 @@ export class IndexCore {
     this.ensureHeap(Math.max(beam, kq));
     let exact = params.exact ?? false;
     if (params.allowed) {
-      const allowedCount = this.fillAllowed(params.allowed, allowedAt);
+      // Read the bitmap's place only now: ensureHeap above may have moved the arena's regions.
+      const allowedCount = this.fillAllowed(params.allowed, allowedAt());
       // Qdrant's full_scan_threshold (KB of vectors): small filtered sets are scanned exactly
       if ((allowedCount * dim * 4) / 1024 < this.config.fullScanThreshold) exact = true;
     }

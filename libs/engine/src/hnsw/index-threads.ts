@@ -103,7 +103,7 @@ export class ThreadedIndex extends IndexCore {
     const base = this.arena.offset('THREADS') + (i + 1) * block;
     this.asyncPending++;
     try {
-      const plan = this.plan(query, params, base + this.wasm.threadAllowedOffset());
+      const plan = this.plan(query, params, () => base + this.wasm.threadAllowedOffset());
       if (!plan) return { slots: new Uint32Array(0), scores: new Float32Array(0) };
       this.writeQuery(plan.query, base);
       const n = await pool.search(i, {

@@ -27,5 +27,21 @@ describe('search bounds', () => {
     expect(index.search(query, { k: 10, ef: huge }).slots).toEqual(index.search(query, { k: 10, ef: 200 }).slots);
   });
 
+  it('should honour a filter when k outgrows the heap (the bitmap is written after the heap is sized)', async () => {
+    // An appendable segment's index: a tiny heap (ef_construct 4), points added one by one.
+    const big = new VectorIndex({ dim: 4, distance: 'Cosine', m: 2, efConstruct: 4, initialCapacity: 256 });
+    for (let p = 0; p < 3000; p++)
+      big.add(Float32Array.from({ length: 4 }, (_, i) => Math.abs(Math.sin((p * 4 + i) * 0.37))));
+    const allowed = (slot: number): boolean => slot < 100;
+    const query = Array.from({ length: 4 }, (_, i) => Math.abs(Math.cos(i)));
+    for (const k of [999, 1000, 5000, 10]) {
+      const found = big.search(query, { k, allowed, exact: true });
+      expect(found.slots.length).toBe(Math.min(k, 100));
+      expect(Array.from(found.slots).every(allowed)).toBe(true);
+      expect((await big.searchAsync(query, { k, allowed })).slots.length).toBe(Math.min(k, 100));
+    }
+    await big.dispose();
+  });
+
   afterAll(() => index.dispose());
 });
