@@ -6,7 +6,7 @@ import {
   credentials,
   unary,
 } from './support/grpc-clients';
-import { ScoredPoint, caller, idOf, pid, sleep, topK } from './support/points-helpers';
+import { ScoredPoint, caller, idOf, keyOf, pid, sleep, topK } from './support/points-helpers';
 import { Rng } from '../support/seeded-random';
 import { RunningServer, startServer } from './support/server-harness';
 
@@ -147,23 +147,64 @@ describe('Collection status while the optimizer indexes (e2e)', () => {
     expect(final).toMatchObject({ status: 'Green', indexedVectorsCount: '0', pointsCount: String(N) });
   });
 
-  it('should hold writes back with prevent_unoptimized until the optimizer has indexed them', async () => {
+  it('should defer points past the indexing threshold with prevent_unoptimized until they are optimized', async () => {
+    // 1 KB of 16-d float32 vectors is 16 points: later points of the appendable segment are hidden from reads.
     await unary(collections, 'Create', {
       collectionName: 'held',
       vectorsConfig: { params: { size: DIM, distance: 'Euclid' } },
-      optimizersConfig: { indexingThreshold: 10, preventUnoptimized: true },
+      optimizersConfig: { indexingThreshold: 1, preventUnoptimized: true, maxOptimizationThreads: { value: 0 } },
     });
-    for (let i = 0; i < N; i += 100) {
-      await call('Upsert', {
+    const ids = Array.from({ length: 100 }, (_, i) => i + 1);
+    const upsert = await call('Upsert', {
+      collectionName: 'held',
+      wait: true,
+      points: ids.map((id) => ({ id: pid(id), vectors: { vector: { dense: { data: data[id][1] } } } })),
+    });
+    expect(upsert.result.status).toBe('Completed');
+    const visible = async () => ({
+      count: Number(
+        (await call<{ result: { count: string } }>('Count', { collectionName: 'held', exact: true })).result.count,
+      ),
+      scrolled: (await call<{ result: unknown[] }>('Scroll', { collectionName: 'held', limit: 1000 })).result.length,
+      got: (
+        await call<{ result: Array<{ id: { num: string } }> }>('Get', { collectionName: 'held', ids: ids.map(pid) })
+      ).result.map((p) => idOf(p.id)),
+      found: (
+        await call<{ result: ScoredPoint[] }>('Search', { collectionName: 'held', vector: data[0][1], limit: 1000 })
+      ).result.map((p) => idOf(p.id)),
+    });
+    const before = await visible();
+    expect(before.count).toBe(16);
+    expect(before.scrolled).toBe(16);
+    expect(before.got).toEqual(ids.slice(0, 16).map(keyOf));
+    expect(before.found.sort()).toEqual(ids.slice(0, 16).map(keyOf).sort());
+    expect((await info('held')).pointsCount).toBe('100');
+
+    // A write to a deferred point is kept, and shows once the optimizer has indexed the segment.
+    await call('SetPayload', {
+      collectionName: 'held',
+      wait: true,
+      payload: { tag: { stringValue: 'late' } },
+      pointsSelector: { points: { ids: [pid(50)] } },
+    });
+    expect((await visible()).got).not.toContain(keyOf(50));
+    await unary(collections, 'Update', {
+      collectionName: 'held',
+      optimizersConfig: { maxOptimizationThreads: { setting: 'Auto' } },
+    });
+    const deadline = Date.now() + 30_000;
+    while ((await visible()).count < 100 && Date.now() < deadline) await sleep(100);
+    const after = await visible();
+    expect(after).toMatchObject({ count: 100, scrolled: 100 });
+    expect(after.got).toHaveLength(100);
+    expect(after.found).toHaveLength(100);
+    const [late] = (
+      await call<{ result: Array<{ payload: Record<string, { stringValue?: string }> }> }>('Get', {
         collectionName: 'held',
-        wait: true,
-        points: data
-          .slice(i, i + 100)
-          .map(([key, v]) => ({ id: pid(key.slice(2)), vectors: { vector: { dense: { data: v } } } })),
-      });
-      const current = await info('held');
-      // Each write waited until less than the threshold (160 vectors) was unindexed, then added 100.
-      expect(Number(current.pointsCount) - Number(current.indexedVectorsCount)).toBeLessThan(160 + 100);
-    }
+        ids: [pid(50)],
+        withPayload: { enable: true },
+      })
+    ).result;
+    expect(late.payload.tag.stringValue).toBe('late');
   });
 });

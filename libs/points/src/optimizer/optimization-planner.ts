@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { LocalShard } from '../storage/local-shard';
 import { Segment } from '../storage/segment';
 import { isStaleProfile, SegmentStorageOptions } from '../storage/segment-layout';
+import { DEFAULT_INDEXING_THRESHOLD_KB } from '../storage/deferred-points';
 
 export type OptimizationKind = 'indexing' | 'vacuum' | 'merge' | 'config';
 
@@ -39,7 +40,7 @@ export function planOptimizations(
 ): OptimizationPlan[] {
   const config = collection.optimizerConfig;
   const plans: OptimizationPlan[] = [];
-  const threshold = config.indexingThreshold ?? 20000;
+  const threshold = config.indexingThreshold ?? DEFAULT_INDEXING_THRESHOLD_KB;
   if (threshold > 0) {
     for (const segment of shard.segments) {
       if (segment.appendable && !busy.has(segment) && segment.pointCount > 0 && segment.vectorDataKb() >= threshold) {

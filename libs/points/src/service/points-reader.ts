@@ -153,7 +153,7 @@ export class PointsReader {
     selector?: ScrollRequest['shardKeySelector'],
   ): PointLocation | undefined {
     for (const handle of context.storage.readShards(selector)) {
-      const found = handle.shard.find(id);
+      const found = handle.shard.findVisible(id);
       if (found) return { ...found, shardKey: handle.shardKey };
     }
     return undefined;

@@ -243,10 +243,6 @@ export class PointsWriter {
     selector: ShardKeySelector | undefined,
   ): Promise<number> {
     const parts = this.split(storage, operation, selector);
-    const config = storage.record.config.optimizerConfig;
-    if (config.preventUnoptimized) {
-      for (const handle of parts.keys()) await waitUntilOptimized(handle, config.indexingThreshold ?? 20000);
-    }
     const opNums = await Promise.all([...parts].map(([handle, part]) => handle.shard.update(part)));
     return opNums.length === 0 ? 0 : Math.max(...opNums);
   }
@@ -279,21 +275,6 @@ export class PointsWriter {
       everywhere();
     }
     return parts;
-  }
-}
-
-/**
- * `prevent_unoptimized`: while a shard holds more unindexed vector data than the indexing threshold,
- * new writes wait for the optimizer to index it (bounded, so a stuck optimizer cannot stall writes forever).
- */
-async function waitUntilOptimized(handle: ShardHandle, thresholdKb: number, maxWaitMs = 60_000): Promise<void> {
-  if (thresholdKb <= 0) return;
-  const started = Date.now();
-  const unoptimizedKb = () =>
-    handle.shard.segments.filter((s) => s.appendable).reduce((kb, s) => kb + s.vectorDataKb(), 0);
-  while (unoptimizedKb() >= thresholdKb && !handle.shard.isClosed && Date.now() - started < maxWaitMs) {
-    handle.shard.optimization.trigger();
-    await delay(20);
   }
 }
 

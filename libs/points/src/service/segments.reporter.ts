@@ -23,6 +23,8 @@ export interface SegmentTelemetry {
   segmentType: 'plain' | 'indexed';
   appendable: boolean;
   numPoints: number;
+  /** Live points hidden from reads until optimized (`prevent_unoptimized`). */
+  numDeferredPoints: number;
   numVectors: number;
   numIndexedVectors: number;
   numDeletedVectors: number;
@@ -108,6 +110,7 @@ export function segmentTelemetry(segment: Segment, spaces: Map<string, VectorSpa
     segmentType: anyIndexed ? 'indexed' : 'plain',
     appendable: segment.appendable,
     numPoints: segment.pointCount,
+    numDeferredPoints: segment.deferredCount,
     numVectors,
     numIndexedVectors: numIndexed,
     numDeletedVectors: Object.values(vectors).reduce((sum, v) => sum + v.deleted, 0),

@@ -204,6 +204,8 @@ function segmentToRest(segment: SegmentTelemetry): Record<string, unknown> {
       segment_type: segment.segmentType,
       num_vectors: segment.numVectors,
       num_points: segment.numPoints,
+      num_deferred_points: segment.numDeferredPoints,
+      num_deleted_deferred_points: 0,
       num_indexed_vectors: segment.numIndexedVectors,
       num_deleted_vectors: segment.numDeletedVectors,
       vectors_size_bytes: segment.vectorsSizeBytes,

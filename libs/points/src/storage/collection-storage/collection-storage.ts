@@ -9,6 +9,7 @@ import { OpenShardLog } from '../shard-log';
 import { VectorSpace, vectorSpacesOf } from '../vector-space';
 import { DroppedVectors, vectorsDroppedBy } from './dropped-vectors';
 import { readShards, routeWrite, ShardHandle, writeShardsForFilter } from './shard-routing';
+import { deferredPointsFrom } from '../deferred-points';
 
 /**
  * The points of one collection on this node: one LocalShard per shard of the catalog record,
@@ -103,6 +104,7 @@ export class CollectionStorage {
       dir: this.shardDir(shardId),
       spaces: this.spaces,
       openLog: this.openLog,
+      deferredPointsFrom: () => deferredPointsFrom(this.record.config, this.spaces),
       log: {
         segmentCapacityBytes: (wal.walCapacityMb ?? 32) * 1024 * 1024,
         segmentsAhead: wal.walSegmentsAhead ?? 0,

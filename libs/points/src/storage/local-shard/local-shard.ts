@@ -24,6 +24,11 @@ export interface LocalShardOptions {
   spaces: Map<string, VectorSpace>;
   log: Omit<ShardLogOptions, 'dir'>;
   openLog: OpenShardLog;
+  /**
+   * `prevent_unoptimized`: the slot from which an appendable segment defers its points (hides them from
+   * reads until optimized), read when such a segment is created or loaded; undefined defers nothing.
+   */
+  deferredPointsFrom?: () => number | undefined;
 }
 
 /**
@@ -39,6 +44,7 @@ export class LocalShard {
   private readonly builds: BuildReservations;
   private readonly flushSource: FlushSource;
   private currentSpaces: Map<string, VectorSpace>;
+  private readonly deferredPointsFrom: () => number | undefined;
   private closed = false;
   /** Set when close() starts; closed is set once it finished. */
   private closing = false;
@@ -52,6 +58,9 @@ export class LocalShard {
     log: ShardLog,
   ) {
     this.currentSpaces = options.spaces;
+    this.deferredPointsFrom = options.deferredPointsFrom ?? (() => undefined);
+    const cutoff = this.deferredPointsFrom();
+    for (const segment of loaded.segments) segment.deferPointsFrom(cutoff);
     this.fieldIndexSchemas = loaded.fieldIndexes;
     this.segmentSet = new ShardSegments(loaded.segments, () => this.newAppendableSegment());
     this.builds = new BuildReservations(manifest.segmentsDir);
@@ -157,9 +166,14 @@ export class LocalShard {
 
   // ---- reads ----
 
-  /** Where a live point is, if anywhere. */
+  /** Where a live point is, if anywhere, deferred or not (whether a write has a point to act on). */
   find(id: PointId): PointRef | undefined {
     return findPoint(this.segmentSet.all, id);
+  }
+
+  /** Where a live point that reads may see is (not deferred by `prevent_unoptimized`). */
+  findVisible(id: PointId): PointRef | undefined {
+    return findPoint(this.segmentSet.all, id, 'visible');
   }
 
   /** Live points chosen by ids or a filter. */
@@ -278,6 +292,7 @@ export class LocalShard {
 
   private newAppendableSegment(): Segment {
     const segment = Segment.create(this.currentSpaces, { appendable: true, indexed: false });
+    segment.deferPointsFrom(this.deferredPointsFrom());
     for (const [field, schema] of this.fieldIndexSchemas) segment.createFieldIndex(field, schema.type, schema.params);
     return segment;
   }

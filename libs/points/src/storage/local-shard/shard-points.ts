@@ -8,23 +8,30 @@ export interface PointRef {
   slot: number;
 }
 
-/** Where a live point is among `segments`, if anywhere. */
-export function findPoint(segments: readonly Segment[], id: PointId): PointRef | undefined {
+/**
+ * Where a live point is among `segments`, if anywhere. Writes see deferred points (`prevent_unoptimized`)
+ * too; reads pass `'visible'`.
+ */
+export function findPoint(
+  segments: readonly Segment[],
+  id: PointId,
+  scope: 'visible' | 'stored' = 'stored',
+): PointRef | undefined {
   for (const segment of segments) {
-    const slot = segment.slotOf(id);
+    const slot = scope === 'stored' ? segment.slotOf(id) : segment.visibleSlotOf(id);
     if (slot !== undefined) return { segment, slot };
   }
   return undefined;
 }
 
-/** Live points chosen by ids or a filter. */
+/** Live points chosen by ids or a filter, deferred ones included (what a write acts on). */
 export function selectPoints(segments: readonly Segment[], selector: PointsSelector): PointRef[] {
   if ('ids' in selector) {
     return selector.ids.map((id) => findPoint(segments, id)).filter((ref): ref is PointRef => ref !== undefined);
   }
   const refs: PointRef[] = [];
   for (const segment of segments) {
-    for (const slot of segment.matchingSlots(selector.filter)) refs.push({ segment, slot });
+    for (const slot of segment.matchingSlots(selector.filter, 'stored')) refs.push({ segment, slot });
   }
   return refs;
 }

@@ -55,6 +55,12 @@ export class Segment {
   /** What an optimizer-built segment was built with ({@link segmentProfile}); absent for appendable ones. */
   profile: string | undefined;
   private currentVersion: number;
+  /**
+   * `prevent_unoptimized` (Qdrant's deferred points): slots from here on are written and kept but not
+   * read (searches, scrolls, retrieves, counts) until the optimizer has indexed them into another segment.
+   * Set on appendable segments only; Infinity hides nothing.
+   */
+  private deferredFrom = Number.POSITIVE_INFINITY;
 
   private constructor(
     header: SegmentHeader,
@@ -187,9 +193,27 @@ export class Segment {
     return this.parts.vectors.dataKb();
   }
 
-  /** Live slot of a point, if it is here. */
+  /** Live slot of a point, if it is here (deferred or not: what writes act on). */
   slotOf(id: PointId): number | undefined {
     return this.parts.ids.slotOf(id);
+  }
+
+  /** Live slot of a point that reads may see (not deferred). */
+  visibleSlotOf(id: PointId): number | undefined {
+    const slot = this.parts.ids.slotOf(id);
+    return slot !== undefined && slot < this.deferredFrom ? slot : undefined;
+  }
+
+  /** Hides the points written from slot `slot` on until they are optimized (appendable segments only). */
+  deferPointsFrom(slot: number | undefined): void {
+    if (this.appendable && slot !== undefined) this.deferredFrom = slot;
+  }
+
+  /** Live points that reads do not see yet (Qdrant's `num_deferred_points`). */
+  get deferredCount(): number {
+    let count = 0;
+    for (let slot = this.deferredFrom; slot < this.parts.ids.size; slot++) if (!this.isDeleted(slot)) count++;
+    return count;
   }
 
   isDeleted(slot: number): boolean {
@@ -247,14 +271,19 @@ export class Segment {
     return slotMatches(this.parts, slot, filter);
   }
 
-  /** A predicate for live slots passing `filter`, computed once. */
+  /** A predicate for live, visible (not deferred) slots passing `filter`, computed once. */
   filterPredicate(filter: Filter | undefined): SlotPredicate {
-    return filterPredicate(this.parts, filter);
+    return this.visibleOnly(filterPredicate(this.parts, filter));
   }
 
-  /** Live slots passing `filter`, ascending. */
-  matchingSlots(filter: Filter | undefined): number[] {
-    return matchingSlots(this.parts, filter);
+  /**
+   * Live slots passing `filter`, ascending: those reads see, or with `'stored'` every one (what writes
+   * by filter act on, deferred points included).
+   */
+  matchingSlots(filter: Filter | undefined, scope: 'visible' | 'stored' = 'visible'): number[] {
+    const slots = matchingSlots(this.parts, filter);
+    if (scope === 'stored' || this.deferredFrom >= this.parts.ids.size) return slots;
+    return slots.filter((slot) => slot < this.deferredFrom);
   }
 
   /** Estimated number of live points passing `filter` (from the payload indexes). */
@@ -269,7 +298,13 @@ export class Segment {
     allowed: SlotPredicate | undefined,
     params: SearchParams | undefined,
   ): SlotHits {
-    return searchVectors(this.parts, name, query, k, allowed, params);
+    const visible = allowed ?? (this.deferredFrom < this.parts.ids.size ? () => true : undefined);
+    return searchVectors(this.parts, name, query, k, visible && this.visibleOnly(visible), params);
+  }
+
+  private visibleOnly(predicate: SlotPredicate): SlotPredicate {
+    const cutoff = this.deferredFrom;
+    return cutoff >= this.parts.ids.size ? predicate : (slot) => slot < cutoff && predicate(slot);
   }
 
   // ---- writes ----
