@@ -26,6 +26,8 @@ export interface SearchParams {
   /** Only these slots may be returned. */
   readonly allowed?: AllowedSlots;
   readonly quantization?: QuantizationSearchParams;
+  /** Overrides the index's full_scan_threshold (KB) for this search: the collection's current setting. */
+  readonly fullScanThreshold?: number;
 }
 
 /** How a search runs, decided once by IndexCore.plan. */
@@ -380,7 +382,8 @@ export class IndexCore {
       // Read the bitmap's place only now: ensureHeap above may have moved the arena's regions.
       const allowedCount = this.fillAllowed(params.allowed, allowedAt());
       // Qdrant's full_scan_threshold (KB of vectors): small filtered sets are scanned exactly
-      if ((allowedCount * dim * 4) / 1024 < this.config.fullScanThreshold) exact = true;
+      const threshold = params.fullScanThreshold ?? this.config.fullScanThreshold;
+      if ((allowedCount * dim * 4) / 1024 < threshold) exact = true;
     }
     return { query: q, k, kq, ef: beam, traversal, exact };
   }

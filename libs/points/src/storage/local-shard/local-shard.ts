@@ -138,12 +138,14 @@ export class LocalShard {
    */
   updateSpaces(spaces: Map<string, VectorSpace>, dropped: readonly string[] = []): void {
     this.currentSpaces = spaces;
-    // A sparse vector's modifier applies at search time: existing segments follow a changed one.
+    // A sparse vector's modifier and a dense space's full_scan_threshold apply at search time, as in Qdrant:
+    // existing segments follow a changed one.
     for (const [name, space] of spaces) {
-      if (space.kind !== 'sparse') continue;
       for (const segment of this.segmentSet.all) {
         const store = segment.vectorStore(name);
-        if (store instanceof SparseSegmentVectors) store.useModifier(space.idf);
+        if (space.kind === 'sparse') {
+          if (store instanceof SparseSegmentVectors) store.useModifier(space.idf);
+        } else store?.useFullScanThreshold?.(space.hnsw.fullScanThreshold);
       }
     }
     const rewrite = this.segmentSet.all.filter((segment) =>

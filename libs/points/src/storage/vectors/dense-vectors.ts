@@ -14,13 +14,21 @@ const INTERNAL_QUANTIZATION: EngineQuantization = { scalar: { type: 'int8' } };
 /** Dense vectors in an engine HNSW index (graph built as vectors arrive, searched by graph or scan). */
 export class DenseSegmentVectors implements SegmentVectors {
   readonly onDisk = false;
+  /** KB; read at search time so that a changed collection setting applies to built segments too. */
+  private fullScanThreshold: number;
 
   constructor(
     readonly space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>,
     private readonly index: VectorIndex,
     readonly indexed: boolean,
     private readonly slots = new SlotMap(),
-  ) {}
+  ) {
+    this.fullScanThreshold = space.hnsw.fullScanThreshold;
+  }
+
+  useFullScanThreshold(kb: number): void {
+    this.fullScanThreshold = kb;
+  }
 
   static create(
     space: Extract<VectorSpace, { kind: 'dense' | 'multi' }>,
@@ -107,6 +115,7 @@ export class DenseSegmentVectors implements SegmentVectors {
       exact: params?.exact === true || !this.indexed,
       allowed: this.slots.engineFilter(allowed) as AllowedSlots | undefined,
       quantization: params?.quantization,
+      fullScanThreshold: this.fullScanThreshold,
     });
     return this.slots.toPointHits(hits);
   }

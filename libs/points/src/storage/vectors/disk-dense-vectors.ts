@@ -28,6 +28,8 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
   readonly indexed = true;
   readonly onDisk = true;
   private readonly higherIsBetter: boolean;
+  /** KB; read at search time so that a changed collection setting applies to built segments too. */
+  private fullScanThreshold: number;
 
   constructor(
     readonly space: DenseSpace,
@@ -37,10 +39,15 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     private readonly layout: DiskVectorsLayout,
   ) {
     this.higherIsBetter = higherIsBetter(space.distance);
+    this.fullScanThreshold = space.hnsw.fullScanThreshold;
     const needed = layout.offset + index.size * layout.rowBytes;
     // a truncated file fails the segment's load (Red), not single queries later
     if (file.byteLength < needed)
       throw new Error(`${file.path}: ${file.byteLength} bytes, but the vectors of \`${space.name}\` need ${needed}`);
+  }
+
+  useFullScanThreshold(kb: number): void {
+    this.fullScanThreshold = kb;
   }
 
   get count(): number {
@@ -127,7 +134,7 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
 
   /** Whether fewer points pass `allowed` than full_scan_threshold (KB of vectors) covers. */
   private fewAllowed(allowed: (pointSlot: number) => boolean): boolean {
-    const limit = (this.space.hnsw.fullScanThreshold * 1024) / (this.space.dim * 4);
+    const limit = (this.fullScanThreshold * 1024) / (this.space.dim * 4);
     let count = 0;
     const total = this.index.size;
     for (let engineSlot = 0; engineSlot < total; engineSlot++) {

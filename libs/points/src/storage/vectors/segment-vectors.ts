@@ -22,6 +22,8 @@ export interface SegmentVectors {
   /** Whether the original vectors are read from the segment's file rather than held in memory. */
   readonly onDisk: boolean;
   set(pointSlot: number, vector: Vector): void;
+  /** Takes the collection's current full_scan_threshold (KB): dense stores decide exact vs graph with it. */
+  useFullScanThreshold?(kb: number): void;
   remove(pointSlot: number): void;
   has(pointSlot: number): boolean;
   get(pointSlot: number): Vector | undefined;
