@@ -4,6 +4,7 @@ import type { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collect
 import { FieldCondition } from '../model/filter.model';
 import { valuesAt } from '../filter/payload-path';
 import { CardinalityEstimate, exactEstimate } from './cardinality';
+import { EMPTY_SLOTS, sortedSlots } from './slot-sets';
 
 export type { CardinalityEstimate } from './cardinality';
 
@@ -123,6 +124,8 @@ export abstract class FieldIndexBase<V> implements PayloadFieldIndex {
 /** value → slots postings, shared by the keyword, uuid, integer and bool indexes. */
 export class Postings<K> {
   readonly map = new Map<K, Set<number>>();
+  /** Sorted slots of the values queried since their last change: a query does not sort them again. */
+  private readonly sortedCache = new Map<K, Uint32Array>();
 
   insert(key: K, slot: number): void {
     let set = this.map.get(key);
@@ -130,14 +133,27 @@ export class Postings<K> {
       set = new Set();
       this.map.set(key, set);
     }
+    if (!set.has(slot)) this.sortedCache.delete(key);
     set.add(slot);
   }
 
   delete(key: K, slot: number): void {
     const set = this.map.get(key);
     if (set === undefined) return;
-    set.delete(slot);
+    if (set.delete(slot)) this.sortedCache.delete(key);
     if (set.size === 0) this.map.delete(key);
+  }
+
+  /** The slots holding `key`, ascending; shared between queries, so callers must not modify it. */
+  sorted(key: K): Uint32Array {
+    let slots = this.sortedCache.get(key);
+    if (slots === undefined) {
+      const set = this.map.get(key);
+      if (set === undefined) return EMPTY_SLOTS;
+      slots = sortedSlots(set);
+      this.sortedCache.set(key, slots);
+    }
+    return slots;
   }
 
   /** Counts, per distinct value, the points among `slots` (or all) that hold it. */

@@ -2,7 +2,7 @@ import { JsonValue } from '@vectorstore/common';
 import type { PayloadIndexParams } from '@vectorstore/collections';
 import { FieldCondition } from '../model/filter.model';
 import { FieldIndexBase, Postings, singleTest } from './field-index-base';
-import { EMPTY_SLOTS, sortedSlots, unionAll } from './slot-sets';
+import { unionAll } from './slot-sets';
 
 /**
  * Keyword (and Uuid) index: string → slots. Answers `keyword`, `keywords` (any), `exceptKeywords`
@@ -32,8 +32,7 @@ export class KeywordIndex extends FieldIndexBase<string> {
     if (match === undefined || singleTest(condition) !== 'match') return undefined;
     const map = this.postings.map;
     if ('keyword' in match) {
-      const set = map.get(match.keyword);
-      return set === undefined ? EMPTY_SLOTS : sortedSlots(set);
+      return this.postings.sorted(match.keyword);
     }
     if ('keywords' in match) {
       return unionAll(match.keywords.map((k) => map.get(k) ?? []));
@@ -80,8 +79,7 @@ export class BoolIndex extends FieldIndexBase<boolean> {
   filter(condition: FieldCondition): Uint32Array | undefined {
     const match = condition.match;
     if (match === undefined || singleTest(condition) !== 'match' || !('boolean' in match)) return undefined;
-    const set = this.postings.map.get(match.boolean);
-    return set === undefined ? EMPTY_SLOTS : sortedSlots(set);
+    return this.postings.sorted(match.boolean);
   }
 
   facet(slots?: Iterable<number>): Map<boolean, number> {

@@ -114,8 +114,7 @@ export class IntegerIndex extends SortedNumericIndex<number | bigint> {
     if (test !== 'match' || match === undefined || !this.lookup) return undefined;
     const map = this.postings.map;
     if ('integer' in match) {
-      const set = map.get(match.integer);
-      return set === undefined ? EMPTY_SLOTS : sortedSlots(set);
+      return this.postings.sorted(match.integer);
     }
     if ('integers' in match) return unionAll(match.integers.map((k) => map.get(k) ?? []));
     if ('exceptIntegers' in match) {

@@ -3,8 +3,17 @@ import { matchesFilter, PointView } from '../../filter/filter-evaluator';
 import { Filter } from '../../model/filter.model';
 import { SegmentParts } from './segment-parts';
 
-/** A point slot predicate: true for live points that pass a filter. */
-export type SlotPredicate = (slot: number) => boolean;
+/**
+ * A point slot predicate: true for live points that pass a filter. One computed into a bitmap carries it
+ * (`bitmap`), so the engine can take the bits as they are instead of calling the predicate per slot.
+ */
+export type SlotPredicate = ((slot: number) => boolean) & { readonly bitmap?: Uint8Array };
+
+/** The predicate of a bitmap over point slots (bit s of byte s >> 3), carrying the bitmap. */
+export function bitmapPredicate(bitmap: Uint8Array): SlotPredicate {
+  const passes = (slot: number): boolean => (bitmap[slot >> 3] & (1 << (slot & 7))) !== 0;
+  return Object.assign(passes, { bitmap });
+}
 
 /** Live slots with their payloads ({} for none), in slot order; a payload file is read in one pass. */
 export function forEachLivePayload(
@@ -49,7 +58,7 @@ export function filterPredicate(parts: SegmentParts, filter: Filter | undefined)
   const { ids, payloads, payloadIndexes } = parts;
   if (!filter) return (slot) => slot < ids.size && !ids.isDeleted(slot);
   const bitmap = new Uint8Array(Math.ceil(ids.size / 8));
-  const passes: SlotPredicate = (slot) => (bitmap[slot >> 3] & (1 << (slot & 7))) !== 0;
+  const passes = bitmapPredicate(bitmap);
   const schemas = payloadIndexes.schemas();
   const exact = payloadIndexes.exactMatches(filter);
   if (exact) {

@@ -24,6 +24,7 @@ import {
   matchingSlots,
   pointView,
   SlotPredicate,
+  bitmapPredicate,
   slotMatches,
 } from './segment-filter';
 import { searchVectors } from './segment-search';
@@ -304,7 +305,12 @@ export class Segment {
 
   private visibleOnly(predicate: SlotPredicate): SlotPredicate {
     const cutoff = this.deferredFrom;
-    return cutoff >= this.parts.ids.size ? predicate : (slot) => slot < cutoff && predicate(slot);
+    if (cutoff >= this.parts.ids.size) return predicate;
+    if (predicate.bitmap === undefined) return (slot) => slot < cutoff && predicate(slot);
+    // Keep a bitmap for the engine: the same bits with the deferred slots cleared.
+    const bitmap = predicate.bitmap.slice(0, Math.ceil(cutoff / 8));
+    if (cutoff % 8 !== 0) bitmap[bitmap.length - 1] &= (1 << (cutoff % 8)) - 1;
+    return bitmapPredicate(bitmap);
   }
 
   // ---- writes ----

@@ -1,3 +1,4 @@
+import type { AllowedSlots } from '@vectorstore/engine';
 import { deserialize, serialize } from 'node:v8';
 import { SearchParams } from '../../model/query.model';
 import { Vector } from '../../model/vectors.model';
@@ -30,7 +31,7 @@ export abstract class CopyKeepingVectors<
   protected abstract searchIndex(
     query: V,
     k: number,
-    allowed: ((engineSlot: number) => boolean) | undefined,
+    allowed: AllowedSlots | undefined,
     params?: SearchParams,
   ): { slots: Uint32Array; scores: Float32Array };
 

@@ -1,3 +1,4 @@
+import type { AllowedSlots } from '@vectorstore/engine';
 import { MultiVectorIndex } from '@vectorstore/engine';
 import { MultiDenseVector, Vector } from '../../model/vectors.model';
 import { VectorSpace } from '../vector-space';
@@ -31,7 +32,7 @@ export class MultiSegmentVectors extends CopyKeepingVectors<MultiDenseVector, Mu
    * The engine ranks by Qdrant's internal MaxSim (higher is better); the reported score is Qdrant's: for Euclid
    * the square root of the summed squared distances, for Manhattan the summed distances (both lower-is-better).
    */
-  protected searchIndex(query: MultiDenseVector, k: number, allowed: ((engineSlot: number) => boolean) | undefined) {
+  protected searchIndex(query: MultiDenseVector, k: number, allowed: AllowedSlots | undefined) {
     const found = this.index.search(query.vectors, k, allowed);
     const distance = 'distance' in this.space ? this.space.distance : 'Dot';
     if (distance === 'Euclid') found.scores.forEach((s, i) => (found.scores[i] = Math.sqrt(Math.abs(s))));

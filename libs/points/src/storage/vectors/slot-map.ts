@@ -1,4 +1,8 @@
+import type { AllowedSlots } from '@vectorstore/engine';
 import { SlotHits } from './segment-vectors';
+
+/** A point-slot filter, optionally carrying its bitmap (see SlotPredicate). */
+type SlotFilter = ((pointSlot: number) => boolean) & { readonly bitmap?: Uint8Array };
 
 /** Maps point slots to engine slots and back. */
 export class SlotMap {
@@ -63,13 +67,28 @@ export class SlotMap {
     return { kept, engineSlots };
   }
 
-  /** Engine-slot predicate for a point-slot predicate. */
-  engineFilter(allowed: ((pointSlot: number) => boolean) | undefined): ((engineSlot: number) => boolean) | undefined {
+  /**
+   * What the engine allows for a point-slot predicate: a bitmap over engine slots when the predicate
+   * carries one over point slots (one pass over typed arrays, no call per slot), else a predicate.
+   */
+  engineFilter(allowed: SlotFilter | undefined): AllowedSlots | undefined {
     if (!allowed) return undefined;
-    return (engineSlot) => {
-      const pointSlot = this.pointSlot(engineSlot);
-      return pointSlot >= 0 && allowed(pointSlot);
-    };
+    const pointBits = allowed.bitmap;
+    if (pointBits === undefined) {
+      return (engineSlot) => {
+        const pointSlot = this.pointSlot(engineSlot);
+        return pointSlot >= 0 && allowed(pointSlot);
+      };
+    }
+    const toPoint = this.toPoint;
+    const engineBits = new Uint8Array(Math.ceil(toPoint.length / 8));
+    for (let engineSlot = 0; engineSlot < toPoint.length; engineSlot++) {
+      const pointSlot = toPoint[engineSlot];
+      if (pointSlot >= 0 && (pointBits[pointSlot >> 3] & (1 << (pointSlot & 7))) !== 0) {
+        engineBits[engineSlot >> 3] |= 1 << (engineSlot & 7);
+      }
+    }
+    return engineBits;
   }
 
   toPointHits(hits: { slots: Uint32Array; scores: Float32Array }): SlotHits {

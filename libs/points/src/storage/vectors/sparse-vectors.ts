@@ -1,3 +1,4 @@
+import type { AllowedSlots } from '@vectorstore/engine';
 import { SparseCorpus, SparseIndex } from '@vectorstore/engine';
 import { SearchParams } from '../../model/query.model';
 import { SparseVector } from '../../model/vectors.model';
@@ -45,12 +46,7 @@ export class SparseSegmentVectors extends CopyKeepingVectors<SparseVector, Spars
     return this.index.add([{ indices: vector.indices, values: vector.values }]);
   }
 
-  protected searchIndex(
-    query: SparseVector,
-    k: number,
-    allowed: ((engineSlot: number) => boolean) | undefined,
-    params?: SearchParams,
-  ) {
+  protected searchIndex(query: SparseVector, k: number, allowed: AllowedSlots | undefined, params?: SearchParams) {
     return this.index.search(
       { indices: query.indices, values: query.values },
       k,
