@@ -1,289 +1,324 @@
-// npm run bench:server — throughput of a real server on loopback over gRPC and REST: upsert points/s
-// (128-d, batches of 256) and search QPS with p50/p99 latency for 1 and 8 concurrent clients, the same
-// work on both transports, with a REST ÷ gRPC column; then how long a large REST answer (JSON
-// encoding of thousands of vectors) holds up small searches sent meanwhile.
-// Sizes via BENCH_POINTS (default 100000) and BENCH_QUERIES (default 2000 per client count);
-// BENCH_ON_DISK=1 keeps vectors on disk. Also prints the server's resident memory after a restart.
+// npm run bench:server — what the server costs on top of the engine. The same points (Gaussian mixture,
+// 128-d, Euclid) and the same queries at the same ef, searched: in-process through libs/engine ("engine
+// alone"), and through a server child process over gRPC with the official @qdrant/js-client-grpc and
+// with a lean raw @grpc/grpc-js client; 1 and 8 concurrent clients; plain and filtered (a keyword
+// payload field with a payload index, 10% of the points match). Both sides build HNSW m=16,
+// ef_construct=100; the server's points are bulk-loaded with indexing off, then indexed into one segment.
+// Columns: recall@10 against exact brute force, QPS, p50/p99 latency, server CPU per query (from
+// /proc/<pid>/stat), and server QPS ÷ engine-alone QPS.
+// Env: BENCH_POINTS (100000), BENCH_QUERIES (1000 per run), BENCH_EF (64), BENCH_ON_DISK=1 (server keeps
+// vectors on disk; the engine alone keeps them in memory).
 import * as grpc from '@grpc/grpc-js';
-import { readFileSync } from 'node:fs';
-import * as http from 'node:http';
+import { VectorIndex } from '@vectorstore/engine';
 import { availableParallelism, cpus } from 'node:os';
-import { createCollectionsClient, createPointsClient, credentials, unary } from '../../test/e2e/support/grpc-clients';
-import { RunningServer, startServer } from '../../test/e2e/support/server-harness';
-import { Rng } from '../../test/support/seeded-random';
+import { startServer } from '../../test/e2e/support/server-harness';
+import { Dataset, gaussianMixture } from '../engine/datasets';
+import { table } from '../engine/report';
+import {
+  officialClient,
+  processCpuMs,
+  RawClient,
+  rawClient,
+  residentBytes,
+  SearchClient,
+  SearchOptions,
+  TAG_FIELD,
+  TAG_MATCH,
+} from './clients';
 
-const POINTS = Number(process.env.BENCH_POINTS ?? 100_000);
-const QUERIES = Number(process.env.BENCH_QUERIES ?? 2_000);
-/** BENCH_ON_DISK=1: vectors with on_disk (optimized segments keep originals in files, graph + int8 codes in memory). */
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const POINTS = env('BENCH_POINTS', 100_000);
+const QUERIES = env('BENCH_QUERIES', 1_000);
+const EF = env('BENCH_EF', 64);
 const ON_DISK = process.env.BENCH_ON_DISK === '1';
 const DIM = 128;
-const BATCH = 256;
-const UPSERT_CONCURRENCY = 4;
+const K = 10;
+const M = 16;
+const EF_CONSTRUCT = 100;
+const FULL_SCAN_THRESHOLD_KB = 10_000; // the server's default, given to the engine alone too
+const UPLOAD_BATCH = 1_000;
+const UPLOAD_CONCURRENCY = 4;
+const WARMUP = 50; // queries per client before a measured run: its connection, the client's JIT
+const SERVER_WARMUP = 600; // queries per client kind, plain and filtered alternating, before any run
+const SEARCH: SearchOptions = { limit: K, ef: EF };
 
-/** A clustered dataset: 64 Gaussian-ish centres, points near them. */
-function vectorSource(seed: number): () => number[] {
-  const rng = new Rng(seed);
-  const centres = Array.from({ length: 64 }, () => Array.from({ length: DIM }, () => rng.float(-1, 1)));
-  return () => {
-    const c = rng.pick(centres);
-    return c.map((x) => x + (rng.next() + rng.next() + rng.next() - 1.5) * 0.3);
-  };
+/** Point `i` of the dataset is engine slot `i` and server point id `i + 1` with tag `t${i % 10}`. */
+const tagged = (i: number) => `t${i % 10}` === TAG_MATCH;
+
+interface Run {
+  recall: number;
+  qps: number;
+  p50: number;
+  p99: number;
+  cpuPerQuery: number;
 }
 
 function progress(label: string, done: number, total: number): void {
   const width = 30;
   const filled = Math.round((done / total) * width);
-  process.stderr.write(`\r${label.padEnd(22)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
+  process.stderr.write(`\r${label.padEnd(28)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
   if (done >= total) process.stderr.write('\n');
-}
-
-/** Resident set size of a process (Linux /proc). */
-function residentBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-  return kb ? Number(kb) * 1024 : NaN;
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-/** `a ÷ b` to two decimals. */
-function ratio(a: number, b: number): string {
-  return `${(a / b).toFixed(2)}×`;
-}
-
-/** Keep-alive connections for REST, as the gRPC clients keep their HTTP/2 connection. */
-const restAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-
-/** One REST call (JSON body, the api key); fails loudly on a non-2xx answer; resolves to the answer's size. */
-function rest(server: RunningServer, method: string, path: string, body?: unknown): Promise<number> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      `${server.httpUrl}${path}`,
-      {
-        method,
-        agent: restAgent,
-        headers: {
-          'api-key': server.apiKey,
-          ...(payload === undefined
-            ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = response.statusCode ?? 0;
-          if (status < 200 || status > 299) reject(new Error(`${method} ${path} -> ${status} ${text.slice(0, 200)}`));
-          else resolve(text.length);
-        });
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(payload);
-  });
-}
-
-/** Sends POINTS in batches of BATCH from UPSERT_CONCURRENCY workers; resolves to the seconds taken. */
-async function upsertAll(
-  label: string,
-  send: (worker: number, from: number, to: number) => Promise<unknown>,
-): Promise<number> {
-  const batches = Math.ceil(POINTS / BATCH);
-  let sent = 0;
-  let done = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: UPSERT_CONCURRENCY }, async (_, worker) => {
-      for (;;) {
-        const b = sent++;
-        if (b >= batches) return;
-        await send(worker, b * BATCH, Math.min(POINTS, (b + 1) * BATCH));
-        done++;
-        if (done % 20 === 0 || done === batches) progress(label, done, batches);
-      }
-    }),
-  );
-  return (performance.now() - started) / 1000;
-}
-
-/** QUERIES searches from `concurrency` workers: QPS and sorted latencies (ms). */
-async function searchAll(
+/**
+ * QUERIES searches spread over `concurrency` workers, after WARMUP unmeasured ones per worker.
+ * `search` answers slots (point id - 1); `cpuMs` reads the CPU clock of whoever does the work.
+ */
+async function measure(
   label: string,
   concurrency: number,
-  search: (worker: number, query: number) => Promise<unknown>,
-): Promise<{ qps: number; latencies: number[] }> {
+  search: (worker: number, query: number) => Promise<ArrayLike<number>> | ArrayLike<number>,
+  truth: Uint32Array,
+  cpuMs: () => number,
+): Promise<Run> {
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      for (let i = 0; i < WARMUP; i++) await search(w, (w * WARMUP + i) % QUERIES);
+    }),
+  );
   const latencies: number[] = [];
-  let q = 0;
+  let hits = 0;
+  let next = 0;
+  const cpu0 = cpuMs();
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async (_, worker) => {
-      for (;;) {
-        const i = q++;
-        if (i >= QUERIES) return;
+    Array.from({ length: concurrency }, async (_, w) => {
+      for (let q = next++; q < QUERIES; q = next++) {
         const start = performance.now();
-        await search(worker, i);
+        const got = await search(w, q);
         latencies.push(performance.now() - start);
+        const expected = new Set(truth.subarray(q * K, (q + 1) * K));
+        for (let j = 0; j < Math.min(K, got.length); j++) if (expected.has(got[j])) hits++;
         if (latencies.length % 100 === 0) progress(label, latencies.length, QUERIES);
       }
     }),
   );
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuMs() - cpu0;
   progress(label, QUERIES, QUERIES);
   latencies.sort((a, b) => a - b);
-  return { qps: QUERIES / ((performance.now() - t0) / 1000), latencies };
+  return {
+    recall: hits / (QUERIES * K),
+    qps: QUERIES / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuPerQuery: cpu / QUERIES,
+  };
+}
+
+/** Engine alone: build, exact ground truth (plain and filtered), and one single-threaded run of each. */
+async function engineAlone(
+  ds: Dataset,
+  allowed: Uint8Array,
+): Promise<{ truth: Record<'plain' | 'filtered', Uint32Array>; runs: Record<'plain' | 'filtered', Run> }> {
+  progress('engine: build HNSW', 0, 1);
+  const index = new VectorIndex({
+    dim: DIM,
+    distance: 'Euclid',
+    m: M,
+    efConstruct: EF_CONSTRUCT,
+    fullScanThreshold: FULL_SCAN_THRESHOLD_KB,
+    initialCapacity: ds.n,
+    maxIndexingThreads: 2,
+  });
+  index.add(ds.base);
+  progress('engine: build HNSW', 1, 1);
+  const query = (q: number) => ds.queries.subarray(q * DIM, (q + 1) * DIM);
+  const truth = { plain: new Uint32Array(QUERIES * K), filtered: new Uint32Array(QUERIES * K) };
+  for (let q = 0; q < QUERIES; q++) {
+    truth.plain.set(index.exactSearch(query(q), K).slots, q * K);
+    truth.filtered.set(index.exactSearch(query(q), K, allowed).slots, q * K);
+    if (q % 100 === 99) progress('engine: exact ground truth', q + 1, QUERIES);
+  }
+  // process.cpuUsage covers the bench process, which here does only the searches
+  const ownCpuMs = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  const runs = {
+    plain: await measure(
+      'engine alone, plain',
+      1,
+      (_, q) => index.search(query(q), { k: K, ef: EF }).slots,
+      truth.plain,
+      ownCpuMs,
+    ),
+    filtered: await measure(
+      'engine alone, filtered',
+      1,
+      (_, q) => index.search(query(q), { k: K, ef: EF, allowed }).slots,
+      truth.filtered,
+      ownCpuMs,
+    ),
+  };
+  await index.dispose();
+  return { truth, runs };
+}
+
+/** Segment info from REST telemetry (details level 4), Qdrant's shape. */
+interface SegmentInfo {
+  segment_type: string;
+  num_points: number;
+  is_appendable: boolean;
+}
+
+async function segmentsOf(httpUrl: string, apiKey: string): Promise<SegmentInfo[]> {
+  const response = await fetch(`${httpUrl}/telemetry?details_level=4`, { headers: { 'api-key': apiKey } });
+  const body = (await response.json()) as {
+    result: { collections: { collections: { shards: { local: { segments: { info: SegmentInfo }[] } }[] }[] } };
+  };
+  return body.result.collections.collections[0].shards.flatMap((shard) => shard.local.segments.map((s) => s.info));
+}
+
+interface CollectionInfo {
+  result: { status: string; pointsCount?: string; indexedVectorsCount?: string };
 }
 
 async function main(): Promise<void> {
-  let server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
-  const rows: string[][] = [];
+  const ds = gaussianMixture(POINTS, QUERIES, DIM);
+  const queries = Array.from({ length: QUERIES }, (_, q) => Array.from(ds.queries.subarray(q * DIM, (q + 1) * DIM)));
+  const allowed = new Uint8Array(Math.ceil(POINTS / 8));
+  for (let i = 0; i < POINTS; i++) if (tagged(i)) allowed[i >> 3] |= 1 << (i & 7);
+  const engine = await engineAlone(ds, allowed);
+
+  const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
+  const rows: (string | number)[][] = [];
+  let notes = '';
   try {
-    const metadata = credentials(server.apiKey);
-    let collections = createCollectionsClient(server.grpcAddress, metadata);
-    await unary(collections, 'Create', {
+    const metadata = new grpc.Metadata();
+    metadata.set('api-key', server.apiKey);
+    const collections = new RawClient(server.grpcAddress, metadata, 'qdrant.Collections');
+    const points = new RawClient(server.grpcAddress, metadata);
+    // Bulk load as Qdrant advises: indexing off while uploading, so the points stay in one segment.
+    await collections.unary('Create', {
       collectionName: 'bench',
-      vectorsConfig: { params: { size: DIM, distance: 'Cosine', onDisk: ON_DISK } },
+      vectorsConfig: { params: { size: DIM, distance: 'Euclid', onDisk: ON_DISK } },
+      hnswConfig: { m: M, efConstruct: EF_CONSTRUCT, fullScanThreshold: FULL_SCAN_THRESHOLD_KB },
+      optimizersConfig: { indexingThreshold: 0, defaultSegmentNumber: 1 },
     });
-    const next = vectorSource(7);
-
-    // Upsert: the same points over gRPC (collection `bench`) and over REST (collection `bench_rest`).
-    const data = Array.from({ length: POINTS }, () => next());
-    const clients = Array.from({ length: UPSERT_CONCURRENCY }, () => createPointsClient(server.grpcAddress, metadata));
-    const grpcUpsert = await upsertAll('upsert gRPC', async (worker, from, to) => {
-      const points = [];
-      for (let i = from; i < to; i++) {
-        points.push({
-          id: { num: i + 1 },
-          vectors: { vector: { dense: { data: data[i] } } },
-          payload: { group: { integerValue: String(i % 10) } },
-        });
-      }
-      await unary(clients[worker], 'Upsert', { collectionName: 'bench', points, wait: false });
-    });
-    await rest(server, 'PUT', '/collections/bench_rest', {
-      vectors: { size: DIM, distance: 'Cosine', on_disk: ON_DISK },
-    });
-    const restUpsert = await upsertAll('upsert REST', async (_, from, to) => {
-      const points = [];
-      for (let i = from; i < to; i++) points.push({ id: i + 1, vector: data[i], payload: { group: i % 10 } });
-      await rest(server, 'PUT', '/collections/bench_rest/points', { points });
-    });
-    rows.push([
-      `upsert ${POINTS} × ${DIM}-d, batch ${BATCH}, ${UPSERT_CONCURRENCY} clients`,
-      `${Math.round(POINTS / grpcUpsert)} points/s`,
-      `${Math.round(POINTS / restUpsert)} points/s`,
-      ratio(grpcUpsert, restUpsert),
-      `${grpcUpsert.toFixed(1)} s / ${restUpsert.toFixed(1)} s`,
-    ]);
-    await rest(server, 'DELETE', '/collections/bench_rest');
-
-    // Wait for the optimizer to index (status Green with indexed vectors).
-    const indexStart = performance.now();
-    for (;;) {
-      const info = (
-        await unary<object, { result: { status: string; indexedVectorsCount: string } }>(collections, 'Get', {
-          collectionName: 'bench',
-        })
-      ).result;
-      progress('indexing (optimizer)', Number(info.indexedVectorsCount), POINTS);
-      if (info.status === 'Green') break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    rows.push(['optimizer: index to Green', '', '', '', `${((performance.now() - indexStart) / 1000).toFixed(1)} s`]);
-    // Memory of a fresh process that loaded the indexed segments (no garbage from the upserts).
-    collections.close();
-    server = await server.restart();
-    collections = createCollectionsClient(server.grpcAddress, metadata);
-    for (;;) {
-      const info = (
-        await unary<object, { result: { status: string } }>(collections, 'Get', { collectionName: 'bench' })
-      ).result;
-      if (info.status === 'Green' || info.status === 'Grey') break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    rows.push([
-      'server resident memory after a restart',
-      '',
-      '',
-      '',
-      `${(residentBytes(server.pid) / 2 ** 20).toFixed(0)} MiB`,
-    ]);
-
-    // Search: the same queries over both transports, gRPC first.
-    const queries = Array.from({ length: QUERIES }, () => next());
-    for (const concurrency of [1, 8]) {
-      const searchClients = Array.from({ length: concurrency }, () => createPointsClient(server.grpcAddress, metadata));
-      const grpcRun = await searchAll(`search gRPC ×${concurrency}`, concurrency, (worker, i) =>
-        unary(searchClients[worker], 'Search', { collectionName: 'bench', vector: queries[i], limit: 10 }),
-      );
-      const restRun = await searchAll(`search REST ×${concurrency}`, concurrency, (_, i) =>
-        rest(server, 'POST', '/collections/bench/points/query', { query: queries[i], limit: 10 }),
-      );
-      rows.push([
-        `search top-10, ${concurrency} client${concurrency > 1 ? 's' : ''}: QPS`,
-        `${Math.round(grpcRun.qps)}`,
-        `${Math.round(restRun.qps)}`,
-        ratio(restRun.qps, grpcRun.qps),
-        '',
-      ]);
-      for (const p of [50, 99]) {
-        const g = percentile(grpcRun.latencies, p);
-        const r = percentile(restRun.latencies, p);
-        rows.push([
-          `search top-10, ${concurrency} client${concurrency > 1 ? 's' : ''}: p${p}`,
-          `${g.toFixed(2)} ms`,
-          `${r.toFixed(2)} ms`,
-          ratio(r, g),
-          '',
-        ]);
-      }
-      for (const client of searchClients) client.close();
-    }
-
-    // A large REST answer: JSON for thousands of 128-d vectors, with small gRPC searches sent meanwhile.
-    const probe = createPointsClient(server.grpcAddress, metadata);
-    for (const limit of [1000, 5000]) {
-      let stop = false;
-      const stalls: number[] = [];
-      const searching = (async () => {
-        for (let i = 0; !stop; i++) {
-          const start = performance.now();
-          await unary(probe, 'Search', { collectionName: 'bench', vector: queries[i % QUERIES], limit: 10 });
-          stalls.push(performance.now() - start);
+    const loadStart = performance.now();
+    let nextBatch = 0;
+    const batches = Math.ceil(POINTS / UPLOAD_BATCH);
+    await Promise.all(
+      Array.from({ length: UPLOAD_CONCURRENCY }, async () => {
+        for (let b = nextBatch++; b < batches; b = nextBatch++) {
+          const batch = [];
+          for (let i = b * UPLOAD_BATCH; i < Math.min(POINTS, (b + 1) * UPLOAD_BATCH); i++) {
+            batch.push({
+              id: { num: i + 1 },
+              vectors: { vector: { dense: { data: Array.from(ds.base.subarray(i * DIM, (i + 1) * DIM)) } } },
+              payload: { [TAG_FIELD]: { stringValue: `t${i % 10}` } },
+            });
+          }
+          await points.unary('Upsert', { collectionName: 'bench', points: batch, wait: false });
+          progress('server: upload', b + 1, batches);
         }
-      })();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const start = performance.now();
-      const bytes = await rest(server, 'POST', '/collections/bench/points/scroll', { limit, with_vector: true });
-      const took = performance.now() - start;
-      stop = true;
-      await searching;
-      stalls.sort((a, b) => a - b);
-      rows.push([
-        `REST scroll ${limit} points with vectors (${(bytes / 2 ** 20).toFixed(1)} MiB JSON)`,
-        '',
-        `${took.toFixed(0)} ms`,
-        '',
-        `searches meanwhile: p50 ${percentile(stalls, 50).toFixed(1)} ms, max ${stalls[stalls.length - 1].toFixed(1)} ms`,
-      ]);
+      }),
+    );
+    // Applied in order after the upserts; waiting for it waits for them.
+    await points.unary('CreateFieldIndex', {
+      collectionName: 'bench',
+      fieldName: TAG_FIELD,
+      fieldType: 'FieldTypeKeyword',
+      wait: true,
+    });
+    const loadSeconds = (performance.now() - loadStart) / 1000;
+    const indexStart = performance.now();
+    await collections.unary('Update', { collectionName: 'bench', optimizersConfig: { indexingThreshold: 1 } });
+    for (;;) {
+      const info = (await collections.unary<CollectionInfo>('Get', { collectionName: 'bench' })).result;
+      const indexed = Number(info.indexedVectorsCount ?? 0);
+      progress('server: index (optimizer)', indexed, POINTS);
+      if (info.status === 'Green' && indexed >= POINTS && Number(info.pointsCount) === POINTS) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    probe.close();
-    for (const client of clients) (client as grpc.Client).close();
+    const indexSeconds = (performance.now() - indexStart) / 1000;
+    const segments = await segmentsOf(server.httpUrl, server.apiKey);
+    const holding = segments.filter((s) => s.num_points > 0);
+    if (holding.length !== 1 || holding[0].segment_type !== 'indexed') {
+      throw new Error(`expected all points in one indexed segment, got ${JSON.stringify(segments)}`);
+    }
     collections.close();
+    points.close();
+
+    const serverCpuMs = () => processCpuMs(server.pid);
+    const makers: [string, () => SearchClient][] = [
+      ['official @qdrant/js-client-grpc', () => officialClient(server.grpcPort, server.apiKey, SEARCH)],
+      ['raw @grpc/grpc-js', () => rawClient(server.grpcAddress, server.apiKey, SEARCH)],
+    ];
+    // The first measured run paid for the server's JIT and the indexing garbage (seen as ~50% more CPU
+    // per query than the same run placed later), so every path is warmed before any is measured.
+    for (const [who, make] of makers) {
+      const client = make();
+      for (let q = 0; q < SERVER_WARMUP; q++) await client.search(queries[q % QUERIES], q % 2 === 1);
+      client.close();
+      progress(`server warm-up, ${who.split(' ')[0]}`, 1, 1);
+    }
+    for (const mode of ['plain', 'filtered'] as const) {
+      const base = engine.runs[mode];
+      const row = (who: string, clients: string, run: Run, cpuNote = '') => [
+        mode,
+        who,
+        clients,
+        run.recall.toFixed(3),
+        Math.round(run.qps),
+        run.p50.toFixed(2),
+        run.p99.toFixed(2),
+        `${run.cpuPerQuery.toFixed(3)}${cpuNote}`,
+        `${(run.qps / base.qps).toFixed(2)}×`,
+      ];
+      rows.push(row('engine alone (in-process)', '1', base, ' (own)'));
+      for (const [who, make] of makers) {
+        for (const concurrency of [1, 8]) {
+          const clients = Array.from({ length: concurrency }, make);
+          const run = await measure(
+            `${mode} ${who.split(' ')[0]} ×${concurrency}`,
+            concurrency,
+            async (w, q) => (await clients[w].search(queries[q], mode === 'filtered')).map((id) => id - 1),
+            engine.truth[mode],
+            serverCpuMs,
+          );
+          for (const client of clients) client.close();
+          rows.push(row(`server, ${who}`, String(concurrency), run));
+        }
+      }
+    }
+    const matchingKb = (POINTS / 10) * DIM * 4;
+    notes = [
+      `upload ${Math.round(POINTS / loadSeconds)} points/s (batches of ${UPLOAD_BATCH}, ${UPLOAD_CONCURRENCY} clients, indexing off); ` +
+        `index to Green ${indexSeconds.toFixed(1)} s; segments: ` +
+        segments
+          .map((s) => `${s.segment_type}${s.is_appendable ? ' appendable' : ''} ${s.num_points} points`)
+          .join(', ') +
+        `; server RSS ${(residentBytes(server.pid) / 2 ** 20).toFixed(0)} MiB.`,
+      matchingKb / 1024 < FULL_SCAN_THRESHOLD_KB
+        ? `Filtered: the 10% that match hold ${(matchingKb / 2 ** 20).toFixed(1)} MiB of vectors, under full_scan_threshold ` +
+          `(${FULL_SCAN_THRESHOLD_KB} KB), so engine and server both scan them exactly instead of walking the graph (as Qdrant does).`
+        : 'Filtered: the graph is walked with the filter applied.',
+    ].join('\n');
   } finally {
-    restAgent.destroy();
     await server.stop();
   }
   console.log(
-    `\nvectorstore server benchmark — ${POINTS} points, vectors ${ON_DISK ? 'on disk' : 'in memory'}, ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`,
+    `\nvectorstore server vs engine alone — ${POINTS} × ${DIM}-d (Gaussian mixture, Euclid), m=${M}, ef_construct=${EF_CONSTRUCT}, ` +
+      `ef=${EF}, top-${K}, ${QUERIES} queries per run, vectors ${ON_DISK ? 'on disk' : 'in memory'}; ` +
+      `${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`,
   );
-  console.log('| measurement | gRPC | REST | REST ÷ gRPC | notes |');
-  console.log('|---|---|---|---|---|');
-  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  console.log(notes);
+  console.log(
+    'CPU/query: the server process (utime + stime from /proc, all threads, 10 ms ticks over the run); ' +
+      'for the engine alone, the bench process itself.\n',
+  );
+  console.log(
+    table(
+      ['search', 'who', 'clients', 'recall@10', 'QPS', 'p50 ms', 'p99 ms', 'CPU/query ms', 'QPS ÷ engine alone'],
+      rows,
+    ),
+  );
 }
 
 main().catch((error: unknown) => {
