@@ -6,10 +6,11 @@
 // ef_construct=100; the server's points are bulk-loaded with indexing off, then indexed into one segment.
 // Columns: recall@10 against exact brute force, QPS, p50/p99 latency, server CPU per query (from
 // /proc/<pid>/stat), and server QPS ÷ engine-alone QPS.
-// Env: BENCH_POINTS (100000), BENCH_QUERIES (1000 per run), BENCH_EF (64), BENCH_ON_DISK=1 (server keeps
+// Env: BENCH_POINTS (100000), BENCH_QUERIES (2000 per run), BENCH_EF (64), BENCH_ON_DISK=1 (server keeps
 // vectors on disk; the engine alone keeps them in memory).
 import * as grpc from '@grpc/grpc-js';
 import { VectorIndex } from '@vectorstore/engine';
+import { existsSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { startServer } from '../../test/e2e/support/server-harness';
 import { Dataset, gaussianMixture } from '../engine/datasets';
@@ -28,7 +29,7 @@ import {
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const POINTS = env('BENCH_POINTS', 100_000);
-const QUERIES = env('BENCH_QUERIES', 1_000);
+const QUERIES = env('BENCH_QUERIES', 2_000);
 const EF = env('BENCH_EF', 64);
 const ON_DISK = process.env.BENCH_ON_DISK === '1';
 const DIM = 128;
@@ -300,6 +301,11 @@ async function main(): Promise<void> {
           `(${FULL_SCAN_THRESHOLD_KB} KB), so engine and server both scan them exactly instead of walking the graph (as Qdrant does).`
         : 'Filtered: the graph is walked with the filter applied.',
     ].join('\n');
+  } catch (error) {
+    // The server's own account (logs at error level, a crash) is what explains most failures here.
+    const alive = existsSync(`/proc/${server.pid}`) ? 'still running' : 'gone';
+    process.stderr.write(`\nserver pid ${server.pid} ${alive}; its output (tail):\n${server.output().slice(-4000)}\n`);
+    throw error;
   } finally {
     await server.stop();
   }
