@@ -33,6 +33,23 @@ const space = (m: number, onDisk = false): VectorSpace => ({
 describe(planOptimizations.name, () => {
   const segments = [indexed(100, 100), indexed(200, 200), indexed(300, 300), indexed(400, 400)];
 
+  it('should index an appendable segment holding deferred points even below the indexing threshold', () => {
+    const appendable = (deferredCount: number) =>
+      ({
+        appendable: true,
+        pointCount: 5,
+        size: 5,
+        deletedCount: 0,
+        deferredCount,
+        vectorDataKb: () => 1,
+      }) as unknown as Segment;
+    const withDeferred = appendable(2);
+    expect(planOptimizations(shardOf([withDeferred]), collection({ indexingThreshold: 100 }), new Set())).toEqual([
+      { kind: 'indexing', sources: [withDeferred] },
+    ]);
+    expect(planOptimizations(shardOf([appendable(0)]), collection({ indexingThreshold: 100 }), new Set())).toEqual([]);
+  });
+
   it('should merge the smallest segments down to default_segment_number', () => {
     const plans = planOptimizations(shardOf(segments), collection({ defaultSegmentNumber: 2 }), new Set());
     expect(plans).toEqual([{ kind: 'merge', sources: [segments[0], segments[1], segments[2]] }]);

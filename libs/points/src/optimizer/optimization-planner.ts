@@ -43,7 +43,9 @@ export function planOptimizations(
   const threshold = config.indexingThreshold ?? DEFAULT_INDEXING_THRESHOLD_KB;
   if (threshold > 0) {
     for (const segment of shard.segments) {
-      if (segment.appendable && !busy.has(segment) && segment.pointCount > 0 && segment.vectorDataKb() >= threshold) {
+      if (!segment.appendable || busy.has(segment) || segment.pointCount === 0) continue;
+      // Deferred points (prevent_unoptimized) wait for this: index them even below the threshold.
+      if (segment.vectorDataKb() >= threshold || segment.deferredCount > 0) {
         plans.push({ kind: 'indexing', sources: [segment] });
       }
     }

@@ -148,6 +148,9 @@ export class LocalShard {
         } else store?.useFullScanThreshold?.(space.hnsw.fullScanThreshold);
       }
     }
+    // A changed prevent_unoptimized, threshold or vector size moves the deferral cutoff, as a restart would.
+    const cutoff = this.deferredPointsFrom();
+    for (const segment of this.segmentSet.all) segment.deferPointsFrom(cutoff);
     const rewrite = this.segmentSet.all.filter((segment) =>
       dropped.map((name) => segment.dropVectorStore(name)).some(Boolean),
     );

@@ -33,8 +33,11 @@ export function applyOperation(shard: OperationTarget, opNum: number, operation:
         if (found && updateMode === 'InsertOnly') continue;
         if (!found && updateMode === 'UpdateOnly') continue;
         if (found && updateFilter && !found.segment.matches(found.slot, updateFilter)) continue;
-        if (found && found.segment !== segments.active) found.segment.delete(opNum, found.slot);
-        segments.active.upsert(opNum, point.id, point.vectors, point.payload);
+        const moved = found !== undefined && found.segment !== segments.active;
+        if (moved) found.segment.delete(opNum, found.slot);
+        const slot = segments.active.upsert(opNum, point.id, point.vectors, point.payload);
+        // A point readers could see stays visible when a write moves it past the deferral cutoff.
+        if (moved && found.segment.isVisible(found.slot)) segments.active.keepVisible(slot);
       }
       return;
     }
@@ -110,7 +113,9 @@ function rewritePoint(active: Segment, opNum: number, ref: PointRef, change: Poi
   const next = change(current, ref.segment.payload(ref.slot));
   if (ref.segment !== active) {
     ref.segment.delete(opNum, ref.slot);
-    active.upsert(opNum, id, next.vectors, next.payload);
+    const slot = active.upsert(opNum, id, next.vectors, next.payload);
+    // A point readers could see stays visible when the copy lands past the deferral cutoff.
+    if (ref.segment.isVisible(ref.slot)) active.keepVisible(slot);
   } else {
     // Unchanged vectors keep their identity through `change`, so only changed ones are re-added.
     active.rewrite(opNum, ref.slot, current, next.vectors, next.payload);

@@ -62,6 +62,8 @@ export class Segment {
    * Set on appendable segments only; Infinity hides nothing.
    */
   private deferredFrom = Number.POSITIVE_INFINITY;
+  /** Slots past the cutoff that stay visible: points that were visible elsewhere and were moved here by a write. */
+  private readonly shownPastCutoff = new Set<number>();
 
   private constructor(
     header: SegmentHeader,
@@ -202,18 +204,33 @@ export class Segment {
   /** Live slot of a point that reads may see (not deferred). */
   visibleSlotOf(id: PointId): number | undefined {
     const slot = this.parts.ids.slotOf(id);
-    return slot !== undefined && slot < this.deferredFrom ? slot : undefined;
+    return slot !== undefined && this.isVisible(slot) ? slot : undefined;
   }
 
-  /** Hides the points written from slot `slot` on until they are optimized (appendable segments only). */
+  /** Whether reads may see a slot: not deferred by `prevent_unoptimized` (deleted slots are checked apart). */
+  isVisible(slot: number): boolean {
+    return slot < this.deferredFrom || this.shownPastCutoff.has(slot);
+  }
+
+  /**
+   * Hides the points written from slot `slot` on until they are optimized (appendable segments only);
+   * undefined hides nothing (the collection turned `prevent_unoptimized` off).
+   */
   deferPointsFrom(slot: number | undefined): void {
-    if (this.appendable && slot !== undefined) this.deferredFrom = slot;
+    if (this.appendable) this.deferredFrom = slot ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Keeps a slot visible past the cutoff: a write moved a point here that reads could already see. */
+  keepVisible(slot: number): void {
+    if (slot >= this.deferredFrom) this.shownPastCutoff.add(slot);
   }
 
   /** Live points that reads do not see yet (Qdrant's `num_deferred_points`). */
   get deferredCount(): number {
     let count = 0;
-    for (let slot = this.deferredFrom; slot < this.parts.ids.size; slot++) if (!this.isDeleted(slot)) count++;
+    for (let slot = this.deferredFrom; slot < this.parts.ids.size; slot++) {
+      if (!this.isDeleted(slot) && !this.shownPastCutoff.has(slot)) count++;
+    }
     return count;
   }
 
@@ -284,7 +301,7 @@ export class Segment {
   matchingSlots(filter: Filter | undefined, scope: 'visible' | 'stored' = 'visible'): number[] {
     const slots = matchingSlots(this.parts, filter);
     if (scope === 'stored' || this.deferredFrom >= this.parts.ids.size) return slots;
-    return slots.filter((slot) => slot < this.deferredFrom);
+    return slots.filter((slot) => this.isVisible(slot));
   }
 
   /** Estimated number of live points passing `filter` (from the payload indexes). */
@@ -305,11 +322,14 @@ export class Segment {
 
   private visibleOnly(predicate: SlotPredicate): SlotPredicate {
     const cutoff = this.deferredFrom;
-    if (cutoff >= this.parts.ids.size) return predicate;
-    if (predicate.bitmap === undefined) return (slot) => slot < cutoff && predicate(slot);
+    const size = this.parts.ids.size;
+    if (cutoff >= size) return predicate;
+    if (predicate.bitmap === undefined) return (slot) => this.isVisible(slot) && predicate(slot);
     // Keep a bitmap for the engine: the same bits with the deferred slots cleared.
-    const bitmap = predicate.bitmap.slice(0, Math.ceil(cutoff / 8));
-    if (cutoff % 8 !== 0) bitmap[bitmap.length - 1] &= (1 << (cutoff % 8)) - 1;
+    const bitmap = predicate.bitmap.slice();
+    for (let slot = cutoff; slot < size; slot++) {
+      if (!this.shownPastCutoff.has(slot)) bitmap[slot >> 3] &= ~(1 << (slot & 7));
+    }
     return bitmapPredicate(bitmap);
   }
 

@@ -1,0 +1,96 @@
+import { promises as fs, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { WriteAheadLog } from '../../wal/write-ahead-log';
+import { Segment } from '../segment';
+import { VectorSpace } from '../vector-space';
+import { LocalShard } from './local-shard';
+
+const spaces = new Map<string, VectorSpace>([
+  [
+    '',
+    {
+      name: '',
+      kind: 'dense',
+      dim: 4,
+      distance: 'Dot',
+      datatype: 'float32',
+      hnsw: { m: 16, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 1 },
+      onDisk: false,
+    },
+  ],
+]);
+
+const point = (id: number, payload: Record<string, string> = {}) => ({
+  id: BigInt(id),
+  vectors: { '': { kind: 'dense' as const, values: Float32Array.from([id, 1, 0, 0]) } },
+  payload,
+});
+
+const visibleIds = (shard: LocalShard): number[] =>
+  shard.segments
+    .flatMap((s) => s.matchingSlots(undefined).map((slot) => Number(s.pointId(slot))))
+    .sort((a, b) => a - b);
+
+describe('deferred points (prevent_unoptimized)', () => {
+  let dir: string;
+  let cutoff: number | undefined;
+  let shard: LocalShard;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'vs-deferred-'));
+    cutoff = 3;
+    shard = await LocalShard.open({
+      dir,
+      spaces,
+      openLog: (options) => WriteAheadLog.open(options),
+      log: { segmentCapacityBytes: 1 << 20, segmentsAhead: 0, retainClosed: 1 },
+      deferredPointsFrom: () => cutoff,
+    });
+  });
+
+  afterEach(async () => {
+    await shard.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('should hide points past the cutoff from reads but not from writes', async () => {
+    await shard.update({ upsert: { points: [1, 2, 3, 4, 5].map((id) => point(id)) } });
+    expect(visibleIds(shard)).toEqual([1, 2, 3]);
+    expect(shard.findVisible(5n)).toBeUndefined();
+    expect(shard.find(5n)).toBeDefined();
+    expect(shard.active.deferredCount).toBe(2);
+    const hits = shard.active.search(
+      '',
+      { kind: 'dense', values: Float32Array.of(1, 0, 0, 0) },
+      10,
+      undefined,
+      undefined,
+    );
+    expect(Array.from(hits.slots).sort()).toEqual([0, 1, 2]);
+    await shard.update({ setPayload: { selector: { ids: [5n] }, payload: { late: 'yes' } } });
+    expect(shard.find(5n)!.segment.payload(shard.find(5n)!.slot)).toEqual({ late: 'yes' });
+  });
+
+  it('should keep a visible point visible when a write moves it past the cutoff', async () => {
+    await shard.update({ upsert: { points: [1, 2].map((id) => point(id)) } });
+    const sealed: Segment = shard.rollActiveSegment();
+    await shard.update({ upsert: { points: [10, 11, 12].map((id) => point(id)) } });
+    // 1 moves from the sealed segment into slot 3 of the active one, past the cutoff: still visible.
+    await shard.update({ setPayload: { selector: { ids: [1n] }, payload: { moved: 'yes' } } });
+    await shard.update({ upsert: { points: [point(2, { again: 'yes' }), point(13)] } });
+    expect(sealed.slotOf(1n)).toBeUndefined();
+    expect(visibleIds(shard)).toEqual([1, 2, 10, 11, 12]);
+    expect(shard.active.deferredCount).toBe(1);
+  });
+
+  it('should follow a changed cutoff, and show everything once prevent_unoptimized is off', async () => {
+    await shard.update({ upsert: { points: [1, 2, 3, 4, 5].map((id) => point(id)) } });
+    cutoff = undefined;
+    shard.updateSpaces(spaces);
+    expect(visibleIds(shard)).toEqual([1, 2, 3, 4, 5]);
+    cutoff = 1;
+    shard.updateSpaces(spaces);
+    expect(visibleIds(shard)).toEqual([1]);
+  });
+});
