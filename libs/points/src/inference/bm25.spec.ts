@@ -29,6 +29,20 @@ describe('BM25', () => {
     expect(bm25Query(config, 'The a an and or but').indices.length).toBe(0);
   });
 
+  it("should take Qdrant's language aliases and NLTK's current lists", () => {
+    const en = bm25ConfigOf({ language: 'en' });
+    expect(bm25Query(en, 'I should not fear').indices).toEqual(Uint32Array.of(bm25TokenId('fear')));
+    // A contraction survives the Whitespace tokenizer, and is a stopword as in Qdrant's list.
+    const whitespace = bm25ConfigOf({ tokenizer: 'whitespace', stemmer: { type: 'none' } });
+    expect(bm25Query(whitespace, "don't panic").indices).toEqual(Uint32Array.of(bm25TokenId('panic')));
+    const french = bm25ConfigOf({ language: 'fr', stemmer: { type: 'none' } });
+    expect(bm25Query(french, 'les chats').indices).toEqual(Uint32Array.of(bm25TokenId('chats')));
+    // Qdrant stems only its SnowballLanguage list: Basque gets no stemmer by default.
+    expect(() => bm25ConfigOf({ stemmer: { type: 'snowball', language: 'basque' } })).toThrow(
+      'Unsupported snowball stemmer language: basque',
+    );
+  });
+
   it('should refuse bad parameters with Qdrant messages', () => {
     expect(() => bm25ConfigOf({ k: -1 })).toThrow('BM25 k1 must be finite and >= 0, got -1');
     expect(() => bm25ConfigOf({ b: 1.5 })).toThrow('BM25 b must be finite and in [0.0, 1.0], got 1.5');

@@ -1,6 +1,7 @@
 import { DomainError } from '@vectorstore/common';
 import { TOKENIZER_TYPES, type TextIndexParams, type TokenizerType } from '@vectorstore/collections';
-import { createTextAnalyzer, hasStemmer, stopwordsOf, type TextAnalyzer } from '../payload-index/tokenizer';
+import { stemmerLanguage, stopwordsOf } from '../payload-index/languages';
+import { createTextAnalyzer, type TextAnalyzer } from '../payload-index/tokenizer';
 import type { SparseVector } from '../model/vectors.model';
 import murmurhash from 'murmurhash';
 
@@ -59,7 +60,7 @@ export function bm25ConfigOf(options: Record<string, unknown> | undefined): Bm25
   if (!Number.isFinite(k) || k < 0) throw invalid(`BM25 k1 must be finite and >= 0, got ${k}`);
   if (!Number.isFinite(b) || b < 0 || b > 1) throw invalid(`BM25 b must be finite and in [0.0, 1.0], got ${b}`);
   if (!Number.isFinite(avgLen) || avgLen <= 0) throw invalid(`BM25 avg_doc_len must be finite and > 0, got ${avgLen}`);
-  return { k, b, avgLen, analyzer: createTextAnalyzer(textParamsOf(o)) };
+  return { k, b, avgLen, analyzer: createTextAnalyzer(textParamsOf(o), { memoize: false }) };
 }
 
 function textParamsOf(o: Record<string, unknown>): TextIndexParams {
@@ -77,7 +78,7 @@ function textParamsOf(o: Record<string, unknown>): TextIndexParams {
   // Unset stemmer and stopwords follow the language; an unknown language (the legacy `"none"`) disables both.
   const stemmer = o.stemmer;
   if (stemmer === undefined || stemmer === null) {
-    if (hasStemmer(language)) params.stemmer = { snowball: { language } };
+    if (stemmerLanguage(language) !== undefined) params.stemmer = { snowball: { language } };
   } else params.stemmer = stemmerOption(stemmer);
   if (params.stemmer === undefined) delete params.stemmer;
 

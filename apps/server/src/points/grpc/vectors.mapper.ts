@@ -86,9 +86,14 @@ export function multiDenseFromProto(
 /**
  * A write-side Vector: the oneof (dense 101 / sparse 102 / multi_dense 103) wins; otherwise the
  * deprecated flat form: data + indices is sparse, data + vectors_count a multivector of equal
- * parts, data alone dense. Inference inputs (document / image / object) are reported.
+ * parts, data alone dense. Inference inputs (document / image / object) are embedded for `purpose`.
  */
-export function vectorFromProto(issues: ValidationIssues, path: string, v: Vector__Output): Vector | undefined {
+export function vectorFromProto(
+  issues: ValidationIssues,
+  path: string,
+  v: Vector__Output,
+  purpose: InferencePurpose = 'store',
+): Vector | undefined {
   switch (v.vector) {
     case 'dense':
       return denseFromProto(issues, `${path}.dense`, v.dense);
@@ -99,7 +104,7 @@ export function vectorFromProto(issues: ValidationIssues, path: string, v: Vecto
     case 'document':
     case 'image':
     case 'object':
-      return inferredFromProto(issues, path, v, v.vector, 'store');
+      return inferredFromProto(issues, path, v, v.vector, purpose);
     default:
       return legacyVectorFromProto(issues, path, v.data, v.indices, v.vectorsCount);
   }
