@@ -186,7 +186,9 @@ async function main(): Promise<void> {
   for (let i = 0; i < POINTS; i++) if (tagged(i)) allowed[i >> 3] |= 1 << (i & 7);
   const engine = await engineAlone(ds, allowed);
 
-  const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
+  // BENCH_SERVER_NODE_ARGS go to the server's node only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for a profile.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' }, nodeArgs });
   const rows: (string | number)[][] = [];
   let notes = '';
   try {

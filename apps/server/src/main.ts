@@ -6,6 +6,8 @@ import { DataDirInUseError, DataDirLock, DataDirLockError } from '@vectorstore/p
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { grpcServerOptions } from './grpc/grpc-server.options';
+import { TimedGrpcServer } from './grpc/timed-grpc-server';
+import { RequestMetrics } from './core/metrics/request-metrics';
 import { configureHttp } from './core/http-setup';
 
 async function bootstrap(): Promise<void> {
@@ -41,7 +43,8 @@ async function bootstrap(): Promise<void> {
   });
   configureHttp(app);
   app.useLogger(app.get(Logger));
-  app.connectMicroservice(grpcServerOptions(config), { inheritAppConfig: true });
+  const grpcServer = new TimedGrpcServer(grpcServerOptions(config).options, app.get(RequestMetrics));
+  app.connectMicroservice({ strategy: grpcServer }, { inheritAppConfig: true });
   await app.startAllMicroservices();
   await app.listen(config.http.port, config.http.host);
   const logger = app.get(Logger);

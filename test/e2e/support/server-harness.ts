@@ -13,6 +13,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Reuse a data folder (for restart tests); a fresh temporary one otherwise. */
   dataDir?: string;
+  /** Options for the server's node (e.g. `--cpu-prof`, which NODE_OPTIONS does not accept). */
+  nodeArgs?: string[];
 }
 
 export interface RunningServer {
@@ -68,12 +70,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     VECTORSTORE_ADMIN_PASSWORD: `pw-${randomBytes(12).toString('hex')}`,
     ...options.env,
   };
-  return launch(env);
+  return launch(env, options.nodeArgs ?? []);
 }
 
-async function launch(env: Record<string, string>): Promise<RunningServer> {
+async function launch(env: Record<string, string>, nodeArgs: string[] = []): Promise<RunningServer> {
   const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, TZ: 'UTC', NODE_ENV: 'test', ...env };
-  const child = spawn(process.execPath, [SERVER_ENTRY], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_ENTRY], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -98,7 +100,7 @@ async function launch(env: Record<string, string>): Promise<RunningServer> {
     kill: () => terminate(child, 'SIGKILL'),
     restart: async () => {
       await terminate(child, 'SIGTERM');
-      return launch(env);
+      return launch(env, nodeArgs);
     },
   };
   return server;

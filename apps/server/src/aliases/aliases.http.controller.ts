@@ -1,11 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { AliasesService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { aliasActionsFromRest, aliasesToRest } from './rest/aliases.rest-mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Qdrant's alias routes. */
-@Controller()
+@HttpController()
 export class AliasesHttpController {
   constructor(private readonly aliases: AliasesService) {}
 

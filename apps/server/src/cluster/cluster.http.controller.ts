@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { ClusterService } from '@vectorstore/collections';
 import { pathFormatError } from '../core/rest/rest-format.error';
@@ -10,9 +10,10 @@ import {
   dropShardKeyFromRest,
   shardKeyToRest,
 } from './rest/cluster.rest-mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Qdrant's cluster routes, answered as a standalone node answers them. */
-@Controller()
+@HttpController()
 export class ClusterHttpController {
   constructor(private readonly cluster: ClusterService) {}
 

@@ -1,13 +1,14 @@
-import { Body, Controller, Delete, Get, Param, Patch, Put, Query } from '@nestjs/common';
+import { Body, Delete, Get, Param, Patch, Put, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { CollectionsService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { collectionInfoToRest } from './rest/collection-info.rest-mapper';
 import { createCollectionFromRest, updateCollectionFromRest } from './rest/collections.rest-mapper';
 import { NewCollectionNameParam } from '../core/rest/collection-name.param';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Qdrant's `/collections` routes; answers go out in the REST envelope. */
-@Controller('collections')
+@HttpController('collections')
 export class CollectionsHttpController {
   constructor(private readonly collections: CollectionsService) {}
 

@@ -1,12 +1,13 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Get, Param, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { OptimizationsReporter, optimizationsOptions } from '@vectorstore/points';
 import { queryFormatError } from '../core/rest/rest-format.error';
 import { readUintParam, RestQuery } from '../core/rest/rest-query';
 import { optimizationsToRest } from './rest/optimizations.rest-mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** `GET /collections/{c}/optimizations?with=queued,completed,idle_segments&completed_limit=N` (REST only, as Qdrant). */
-@Controller('collections/:collection_name/optimizations')
+@HttpController('collections/:collection_name/optimizations')
 export class OptimizationsHttpController {
   constructor(private readonly reporter: OptimizationsReporter) {}
 

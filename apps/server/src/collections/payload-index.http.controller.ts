@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Param, Put, Query } from '@nestjs/common';
+import { Body, Delete, Param, Put, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { PointsWriter } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
@@ -7,9 +7,10 @@ import {
   deleteFieldIndexFromRest,
   updateResultToRest,
 } from './rest/payload-index.rest-mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Payload field indexes: `PUT /collections/{c}/index`, `DELETE /collections/{c}/index/{field}`. */
-@Controller('collections/:collection_name/index')
+@HttpController('collections/:collection_name/index')
 export class PayloadIndexHttpController {
   constructor(private readonly writer: PointsWriter) {}
 

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Param, Put, Query } from '@nestjs/common';
+import { Body, Delete, Param, Put, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { UpdateStatus, VectorNameOperations } from '@vectorstore/points';
 import { readWait, readWriteTimeout, RestQuery } from '../core/rest/rest-query';
 import { defined } from '../core/scalars';
 import { createVectorNameFromRest } from './rest/vector-names.rest-mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 const STATUS_NAMES: Record<UpdateStatus, string> = {
   Acknowledged: 'acknowledged',
@@ -17,7 +18,7 @@ function result(status: UpdateStatus): { operation_id: null; status: string } {
 }
 
 /** Named vectors: `PUT` and `DELETE /collections/{c}/vectors/{vector_name}`. */
-@Controller('collections/:collection_name/vectors/:vector_name')
+@HttpController('collections/:collection_name/vectors/:vector_name')
 export class VectorNamesHttpController {
   constructor(private readonly vectorNames: VectorNameOperations) {}
 

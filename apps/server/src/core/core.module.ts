@@ -1,15 +1,14 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { GrpcTimingInterceptor } from './grpc/grpc-timing.interceptor';
-import { GrpcRequestMetricsInterceptor } from './metrics/grpc-request-metrics.interceptor';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { RequestMetrics } from './metrics/request-metrics';
 import { CollectionNamePathPipe } from './rest/collection-name.param';
-import { RestEnvelopeInterceptor } from './rest/rest-envelope.interceptor';
 import { TransportExceptionFilter } from './transport-exception.filter';
 
 /**
- * Plumbing shared by every feature: the one exception filter (DomainError per transport), the
- * response interceptors of each wire, and the request metrics both transports record. Beside it in
+ * Plumbing shared by every feature: the one exception filter (DomainError per transport) and the
+ * request metrics both transports record. No global interceptor: the REST envelope is bound per HTTP
+ * controller (`rest/http-controller.decorator.ts`) and gRPC calls are timed by the transport
+ * (`grpc/timed-grpc-server.ts`), so gRPC calls skip Nest's interceptor chain. Beside it in
  * this folder: the REST envelope, body and query decoding (`rest/`), the `{collection_name}` path
  * check (a global pipe, so every route has it), and the class-validator pipe for DTO bodies
  * (`validation/`), which features apply by name.
@@ -18,10 +17,7 @@ import { TransportExceptionFilter } from './transport-exception.filter';
 @Module({
   providers: [
     RequestMetrics,
-    { provide: APP_INTERCEPTOR, useClass: GrpcRequestMetricsInterceptor },
     { provide: APP_FILTER, useClass: TransportExceptionFilter },
-    { provide: APP_INTERCEPTOR, useClass: GrpcTimingInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: RestEnvelopeInterceptor },
     { provide: APP_PIPE, useClass: CollectionNamePathPipe },
   ],
   exports: [RequestMetrics],

@@ -1,11 +1,12 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Get, Header } from '@nestjs/common';
 import { Public } from '@vectorstore/auth';
 import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
 import { SERVER_COMMIT, SERVER_TITLE, SERVER_VERSION } from '../version';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Qdrant's probes and version, with its exact texts; open without credentials and outside the envelope. */
 @Public()
-@Controller()
+@HttpController()
 export class HealthHttpController {
   @Get('healthz')
   @RawRestResponse()

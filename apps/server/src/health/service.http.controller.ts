@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Header, Query } from '@nestjs/common';
+import { Delete, Get, Header, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { ClusterService, CollectionsService } from '@vectorstore/collections';
 import { SegmentsReporter } from '@vectorstore/points';
@@ -8,9 +8,10 @@ import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
 import { readBoolParam, readUintParam, RestQuery } from '../core/rest/rest-query';
 import { renderMetrics } from './rest/metrics.renderer';
 import { telemetryToRest } from './rest/telemetry.mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Qdrant's node-level routes: `/metrics`, `/telemetry`, `/issues`. Each needs a credential, as in Qdrant. */
-@Controller()
+@HttpController()
 export class ServiceHttpController {
   private readonly id = randomUUID();
   private readonly startedAt = new Date();

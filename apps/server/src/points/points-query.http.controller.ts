@@ -1,13 +1,14 @@
-import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { QueryEngine } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
 import { encodeList } from './rest/chunked-json';
 import { groupsToRest, readOptionsFromRest, scoredPointToRest } from './rest/points-read.rest-mapper';
 import { batchOf, queryFromRest, queryGroupsFromRest, queryRequestAt } from './rest/query.rest-mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** The universal query: `/collections/{c}/points/query`, `…/query/batch`, `…/query/groups`. */
-@Controller('collections/:collection_name/points/query')
+@HttpController('collections/:collection_name/points/query')
 export class PointsQueryHttpController {
   constructor(private readonly queries: QueryEngine) {}
 

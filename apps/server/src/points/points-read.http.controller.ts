@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, HttpCode, Get, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { DomainError } from '@vectorstore/common';
 import { DistanceMatrixService, PointsReader } from '@vectorstore/points';
@@ -17,9 +17,10 @@ import {
   retrieveFromRest,
   scrollFromRest,
 } from './rest/points-read.rest-mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Point reads: get by id, retrieve, scroll, count, facet and the distance matrix. */
-@Controller('collections/:collection_name')
+@HttpController('collections/:collection_name')
 export class PointsReadHttpController {
   constructor(
     private readonly reader: PointsReader,

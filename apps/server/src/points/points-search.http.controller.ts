@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { QueryEngine, ScoredPoint } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
@@ -12,6 +12,7 @@ import {
   searchRequestAt,
   singleOf,
 } from './rest/search.rest-mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 const points = (list: readonly ScoredPoint[]): unknown[] => list.map(scoredPointToRest);
 
@@ -19,7 +20,7 @@ const points = (list: readonly ScoredPoint[]): unknown[] => list.map(scoredPoint
  * Search, recommend and discover (+ batch, groups): gone from openapi 1.19, still served by Qdrant
  * and called by js-client-rest ≤1.18 and older integrations.
  */
-@Controller('collections/:collection_name/points')
+@HttpController('collections/:collection_name/points')
 export class PointsSearchHttpController {
   constructor(private readonly queries: QueryEngine) {}
 

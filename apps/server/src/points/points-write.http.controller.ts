@@ -1,11 +1,12 @@
-import { Body, Controller, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { PointsWriter } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
 import { batchFromRest, updateResultToRest, WriteKind, writeFromRest } from './rest/points-write.rest-mapper';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Point writes: `/collections/{c}/points` (PUT), `…/delete`, `…/vectors`, `…/payload`, `…/batch`. */
-@Controller('collections/:collection_name/points')
+@HttpController('collections/:collection_name/points')
 export class PointsWriteHttpController {
   constructor(private readonly writer: PointsWriter) {}
 

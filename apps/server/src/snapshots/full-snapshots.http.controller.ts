@@ -1,6 +1,5 @@
 import {
   Body,
-  Controller,
   Delete,
   Get,
   HttpCode,
@@ -26,9 +25,10 @@ import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
 import { readTextParam, recoverFromRest } from './rest/snapshots.rest-mapper';
 import { UploadQueryInterceptor } from './rest/upload-query.interceptor';
 import { SnapshotsService } from '@vectorstore/snapshots';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Qdrant's full snapshot routes (`/snapshots`): every collection and the aliases in one archive. */
-@Controller('snapshots')
+@HttpController('snapshots')
 export class FullSnapshotsHttpController {
   constructor(private readonly snapshots: SnapshotsService) {}
 

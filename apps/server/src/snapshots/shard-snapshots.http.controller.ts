@@ -1,6 +1,5 @@
 import {
   Body,
-  Controller,
   Delete,
   Get,
   HttpCode,
@@ -27,6 +26,7 @@ import { RestQuery } from '../core/rest/rest-query';
 import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
 import { readTextParam, recoverFromRest } from './rest/snapshots.rest-mapper';
 import { UploadQueryInterceptor } from './rest/upload-query.interceptor';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** `{shard_id}` of a path: a u32, else Qdrant's 400 for a path that does not deserialize. */
 function shardIdOf(text: string): number {
@@ -40,7 +40,7 @@ function shardIdOf(text: string): number {
  * answers 202 at once. On this single node a shard snapshot holds one local shard; restoring one
  * replaces that shard's data and keeps the collection's config.
  */
-@Controller('collections/:collection_name/shards/:shard_id')
+@HttpController('collections/:collection_name/shards/:shard_id')
 export class ShardSnapshotsHttpController {
   constructor(private readonly snapshots: SnapshotsService) {}
 

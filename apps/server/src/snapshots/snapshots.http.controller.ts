@@ -1,6 +1,5 @@
 import {
   Body,
-  Controller,
   Delete,
   Get,
   HttpCode,
@@ -26,12 +25,13 @@ import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
 import { readTextParam, recoverFromRest } from './rest/snapshots.rest-mapper';
 import { UploadQueryInterceptor } from './rest/upload-query.interceptor';
 import { SnapshotsService } from '@vectorstore/snapshots';
+import { HttpController } from '../core/rest/http-controller.decorator';
 
 /**
  * Qdrant's collection snapshot routes. `?wait` defaults to true here (as in Qdrant); `wait=false`
  * answers 202 `{"result": null, "status": "accepted"}` at once and the work goes on.
  */
-@Controller('collections/:collection_name/snapshots')
+@HttpController('collections/:collection_name/snapshots')
 export class SnapshotsHttpController {
   constructor(private readonly snapshots: SnapshotsService) {}
 

@@ -1,13 +1,14 @@
-import { Body, Controller, Get, Header, HttpCode, HttpStatus, Ip, Post, UseFilters, UsePipes } from '@nestjs/common';
+import { Body, Get, Header, HttpCode, HttpStatus, Ip, Post, UseFilters, UsePipes } from '@nestjs/common';
 import { AuthService, LoginResult, Operation, Principal, Public, PublicUser, TokenPair } from '@vectorstore/auth';
 import { DtoValidationPipe } from '../../core/validation/dto-validation.pipe';
 import { BearerChallengeFilter } from './bearer-challenge.filter';
 import { CurrentPrincipal } from './current-principal.decorator';
 import { LoginRequestDto } from './login.request.dto';
 import { RefreshRequestDto } from './refresh.request.dto';
+import { HttpController } from '../../core/rest/http-controller.decorator';
 
 /** Area B: `/api/auth/*`. Token answers must never be cached (RFC 6749 section 5.1). */
-@Controller('api/auth')
+@HttpController('api/auth')
 @UsePipes(DtoValidationPipe)
 @UseFilters(BearerChallengeFilter)
 export class AuthHttpController {
