@@ -75,7 +75,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
 async function launch(env: Record<string, string>, nodeArgs: string[] = []): Promise<RunningServer> {
   const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, TZ: 'UTC', NODE_ENV: 'test', ...env };
-  const child = spawn(process.execPath, [...nodeArgs, SERVER_ENTRY], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_ENTRY], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
