@@ -64,6 +64,10 @@ export function pointIdsFromProto(
   return result;
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 export function pointIdToProto(id: PointId): ProtoPointId {
-  return typeof id === 'bigint' ? { num: id.toString() } : { uuid: id };
+  if (typeof id !== 'bigint') return { uuid: id };
+  // A number is encoded without the string parse a uint64 text costs protobufjs; past 2^53 only text is exact.
+  return { num: id <= MAX_SAFE ? Number(id) : id.toString() };
 }

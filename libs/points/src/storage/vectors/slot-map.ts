@@ -9,6 +9,8 @@ export class SlotMap {
   private toEngine: Int32Array = new Int32Array(64).fill(-1);
   private toPoint: Int32Array = new Int32Array(64).fill(-1);
   private linked = 0;
+  /** Every link so far joins equal slots (an optimizer-built segment): a point bitmap is an engine bitmap. */
+  private identity = true;
 
   /** Number of point slots linked to an engine slot. */
   get live(): number {
@@ -26,6 +28,7 @@ export class SlotMap {
   link(pointSlot: number, engineSlot: number): void {
     this.toEngine = grow(this.toEngine, pointSlot);
     this.toPoint = grow(this.toPoint, engineSlot);
+    if (pointSlot !== engineSlot) this.identity = false;
     if (this.toEngine[pointSlot] < 0) this.linked++;
     this.toEngine[pointSlot] = engineSlot;
     this.toPoint[engineSlot] = pointSlot;
@@ -50,6 +53,10 @@ export class SlotMap {
     map.toEngine = state.toEngine;
     map.toPoint = state.toPoint;
     map.linked = state.live;
+    for (let engineSlot = 0; engineSlot < map.toPoint.length && map.identity; engineSlot++) {
+      const pointSlot = map.toPoint[engineSlot];
+      if (pointSlot >= 0 && pointSlot !== engineSlot) map.identity = false;
+    }
     return map;
   }
 
@@ -80,6 +87,7 @@ export class SlotMap {
         return pointSlot >= 0 && allowed(pointSlot);
       };
     }
+    if (this.identity) return pointBits;
     const toPoint = this.toPoint;
     const engineBits = new Uint8Array(Math.ceil(toPoint.length / 8));
     for (let engineSlot = 0; engineSlot < toPoint.length; engineSlot++) {
