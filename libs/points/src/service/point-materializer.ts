@@ -39,9 +39,8 @@ export function scoredPoint(
   withVectors: VectorSelector,
   orderValue?: OrderValue,
 ): ScoredPoint {
-  return {
-    ...retrievedPoint(location, withPayload, withVectors, orderValue),
-    score,
-    version: location.segment.pointVersion(location.slot),
-  };
+  const point = retrievedPoint(location, withPayload, withVectors, orderValue) as ScoredPoint;
+  point.score = score;
+  point.version = location.segment.pointVersion(location.slot);
+  return point;
 }

@@ -30,18 +30,20 @@ export function orderValueToProto(value: OrderValue): ProtoOrderValue {
 }
 
 /** A retrieved point: payload is always present on the wire (an empty map when not selected). */
+// Built field by field, without spreads or a `defined` pass: these run once per point of every answer.
 export function retrievedPointToProto(p: RetrievedPoint, options?: VectorOutputOptions): ProtoRetrievedPoint {
-  return defined({
-    id: pointIdToProto(p.id),
-    payload: toProtoStruct(p.payload ?? {}),
-    vectors: p.vectors ? namedVectorsToProto(p.vectors, options) : undefined,
-    shardKey: p.shardKey ? shardKeyToProto(p.shardKey) : undefined,
-    orderValue: p.orderValue ? orderValueToProto(p.orderValue) : undefined,
-  });
+  const out: ProtoRetrievedPoint = { id: pointIdToProto(p.id), payload: toProtoStruct(p.payload ?? {}) };
+  if (p.vectors) out.vectors = namedVectorsToProto(p.vectors, options);
+  if (p.shardKey) out.shardKey = shardKeyToProto(p.shardKey);
+  if (p.orderValue) out.orderValue = orderValueToProto(p.orderValue);
+  return out;
 }
 
 export function scoredPointToProto(p: ScoredPoint, options?: VectorOutputOptions): ProtoScoredPoint {
-  return { ...retrievedPointToProto(p, options), score: p.score, version: p.version };
+  const out: ProtoScoredPoint = retrievedPointToProto(p, options);
+  out.score = p.score;
+  out.version = p.version;
+  return out;
 }
 
 export function updateResultToProto(r: UpdateResult): ProtoUpdateResult {
