@@ -35,7 +35,8 @@ export class TimedGrpcServer extends ServerGrpc {
         const result = await methodHandler(call.request, call.metadata, call);
         response = isObservable(result) ? await lastValueFrom(result) : await result;
       } catch (error) {
-        this.metrics.recordGrpc(endpoint, true, elapsed(), collection);
+        // No collection label on a failure: a caller (even one the guard refuses) must not mint label values.
+        this.metrics.recordGrpc(endpoint, true, elapsed());
         callback(error as Parameters<sendUnaryData<unknown>>[0]);
         return;
       }

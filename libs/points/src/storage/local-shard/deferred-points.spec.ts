@@ -84,6 +84,21 @@ describe('deferred points (prevent_unoptimized)', () => {
     expect(shard.active.deferredCount).toBe(1);
   });
 
+  it('should keep visibility when a new vector name renews the active segment', async () => {
+    await shard.update({ upsert: { points: [1, 2].map((id) => point(id)) } });
+    shard.rollActiveSegment();
+    await shard.update({ upsert: { points: [10, 11, 12, 13].map((id) => point(id)) } });
+    await shard.update({ setPayload: { selector: { ids: [1n] }, payload: { moved: 'yes' } } });
+    await shard.update({ deletePoints: { selector: { ids: [10n] } } });
+    expect(visibleIds(shard)).toEqual([1, 2, 11, 12]);
+    const withB = new Map(spaces);
+    withB.set('b', { ...spaces.get('')!, name: 'b' });
+    shard.updateSpaces(withB);
+    // Repacked: 11, 12, 13, 1 take slots 0..3; 13 stays hidden, 1 stays visible.
+    expect(visibleIds(shard)).toEqual([1, 2, 11, 12]);
+    expect(shard.active.deferredCount).toBe(1);
+  });
+
   it('should follow a changed cutoff, and show everything once prevent_unoptimized is off', async () => {
     await shard.update({ upsert: { points: [1, 2, 3, 4, 5].map((id) => point(id)) } });
     cutoff = undefined;

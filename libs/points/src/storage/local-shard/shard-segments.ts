@@ -47,7 +47,13 @@ export class ShardSegments {
   renewActive(): Segment {
     const previous = this.activeSegment;
     const next = this.addAppendable();
-    for (const point of previous.livePoints()) next.upsert(point.version, point.id, point.vectors, point.payload);
+    for (const point of previous.livePoints()) {
+      const slot = next.upsert(point.version, point.id, point.vectors, point.payload);
+      // Points keep their visibility (prevent_unoptimized) though the copy packs their slots.
+      const before = previous.slotOf(point.id);
+      if (before !== undefined && previous.isVisible(before)) next.keepVisible(slot);
+      else next.keepHidden(slot);
+    }
     next.raiseVersion(previous.version);
     this.activeSegment = next;
     this.list = [next, ...this.list.filter((s) => s !== next && s !== previous)];

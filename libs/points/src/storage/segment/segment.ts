@@ -64,6 +64,8 @@ export class Segment {
   private deferredFrom = Number.POSITIVE_INFINITY;
   /** Slots past the cutoff that stay visible: points that were visible elsewhere and were moved here by a write. */
   private readonly shownPastCutoff = new Set<number>();
+  /** Slots before the cutoff that stay hidden: deferred points copied here from a renewed segment. */
+  private readonly hiddenBeforeCutoff = new Set<number>();
 
   private constructor(
     header: SegmentHeader,
@@ -209,7 +211,7 @@ export class Segment {
 
   /** Whether reads may see a slot: not deferred by `prevent_unoptimized` (deleted slots are checked apart). */
   isVisible(slot: number): boolean {
-    return slot < this.deferredFrom || this.shownPastCutoff.has(slot);
+    return slot < this.deferredFrom ? !this.hiddenBeforeCutoff.has(slot) : this.shownPastCutoff.has(slot);
   }
 
   /**
@@ -225,12 +227,18 @@ export class Segment {
     if (slot >= this.deferredFrom) this.shownPastCutoff.add(slot);
   }
 
+  /** Keeps a slot hidden before the cutoff: a deferred point copied here must stay deferred. */
+  keepHidden(slot: number): void {
+    if (slot < this.deferredFrom) this.hiddenBeforeCutoff.add(slot);
+  }
+
   /** Live points that reads do not see yet (Qdrant's `num_deferred_points`). */
   get deferredCount(): number {
     let count = 0;
     for (let slot = this.deferredFrom; slot < this.parts.ids.size; slot++) {
       if (!this.isDeleted(slot) && !this.shownPastCutoff.has(slot)) count++;
     }
+    for (const slot of this.hiddenBeforeCutoff) if (!this.isDeleted(slot)) count++;
     return count;
   }
 
@@ -300,7 +308,9 @@ export class Segment {
    */
   matchingSlots(filter: Filter | undefined, scope: 'visible' | 'stored' = 'visible'): number[] {
     const slots = matchingSlots(this.parts, filter);
-    if (scope === 'stored' || this.deferredFrom >= this.parts.ids.size) return slots;
+    if (scope === 'stored' || (this.deferredFrom >= this.parts.ids.size && this.hiddenBeforeCutoff.size === 0)) {
+      return slots;
+    }
     return slots.filter((slot) => this.isVisible(slot));
   }
 
@@ -316,20 +326,22 @@ export class Segment {
     allowed: SlotPredicate | undefined,
     params: SearchParams | undefined,
   ): SlotHits {
-    const visible = allowed ?? (this.deferredFrom < this.parts.ids.size ? () => true : undefined);
+    const defers = this.deferredFrom < this.parts.ids.size || this.hiddenBeforeCutoff.size > 0;
+    const visible = allowed ?? (defers ? () => true : undefined);
     return searchVectors(this.parts, name, query, k, visible && this.visibleOnly(visible), params);
   }
 
   private visibleOnly(predicate: SlotPredicate): SlotPredicate {
     const cutoff = this.deferredFrom;
     const size = this.parts.ids.size;
-    if (cutoff >= size) return predicate;
+    if (cutoff >= size && this.hiddenBeforeCutoff.size === 0) return predicate;
     if (predicate.bitmap === undefined) return (slot) => this.isVisible(slot) && predicate(slot);
     // Keep a bitmap for the engine: the same bits with the deferred slots cleared.
     const bitmap = predicate.bitmap.slice();
     for (let slot = cutoff; slot < size; slot++) {
       if (!this.shownPastCutoff.has(slot)) bitmap[slot >> 3] &= ~(1 << (slot & 7));
     }
+    for (const slot of this.hiddenBeforeCutoff) bitmap[slot >> 3] &= ~(1 << (slot & 7));
     return bitmapPredicate(bitmap);
   }
 

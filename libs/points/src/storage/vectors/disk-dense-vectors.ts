@@ -106,6 +106,7 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
       allowed: this.slots.engineFilter(allowed) as AllowedSlots | undefined,
       // the originals are not in memory, so the codes are walked even when asked to ignore them
       quantization: { ...quantization, ignore: false },
+      fullScanThreshold: this.fullScanThreshold,
     });
     // Candidates are always rescored on the originals, as in-memory indexes do, so scores are exact.
     const scores = this.scoreEngineSlots(query.values, candidates.slots);

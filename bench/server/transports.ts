@@ -1,0 +1,293 @@
+// npm run bench:server, second part (bench/server/transports.ts): the same work over gRPC and REST on a
+// real server on loopback: upsert points/s
+// (128-d, batches of 256) and search QPS with p50/p99 latency for 1 and 8 concurrent clients, the same
+// work on both transports, with a REST ÷ gRPC column; then how long a large REST answer (JSON
+// encoding of thousands of vectors) holds up small searches sent meanwhile.
+// Sizes via BENCH_POINTS (default 100000) and BENCH_QUERIES (default 2000 per client count);
+// BENCH_ON_DISK=1 keeps vectors on disk. Also prints the server's resident memory after a restart.
+import * as grpc from '@grpc/grpc-js';
+import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
+import { availableParallelism, cpus } from 'node:os';
+import { createCollectionsClient, createPointsClient, credentials, unary } from '../../test/e2e/support/grpc-clients';
+import { RunningServer, startServer } from '../../test/e2e/support/server-harness';
+import { Rng } from '../../test/support/seeded-random';
+
+const POINTS = Number(process.env.BENCH_POINTS ?? 100_000);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 2_000);
+/** BENCH_ON_DISK=1: vectors with on_disk (optimized segments keep originals in files, graph + int8 codes in memory). */
+const ON_DISK = process.env.BENCH_ON_DISK === '1';
+const DIM = 128;
+const BATCH = 256;
+const UPSERT_CONCURRENCY = 4;
+
+/** A clustered dataset: 64 Gaussian-ish centres, points near them. */
+function vectorSource(seed: number): () => number[] {
+  const rng = new Rng(seed);
+  const centres = Array.from({ length: 64 }, () => Array.from({ length: DIM }, () => rng.float(-1, 1)));
+  return () => {
+    const c = rng.pick(centres);
+    return c.map((x) => x + (rng.next() + rng.next() + rng.next() - 1.5) * 0.3);
+  };
+}
+
+function progress(label: string, done: number, total: number): void {
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  process.stderr.write(`\r${label.padEnd(22)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
+  if (done >= total) process.stderr.write('\n');
+}
+
+/** Resident set size of a process (Linux /proc). */
+function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return kb ? Number(kb) * 1024 : NaN;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** `a ÷ b` to two decimals. */
+function ratio(a: number, b: number): string {
+  return `${(a / b).toFixed(2)}×`;
+}
+
+/** Keep-alive connections for REST, as the gRPC clients keep their HTTP/2 connection. */
+const restAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+/** One REST call (JSON body, the api key); fails loudly on a non-2xx answer; resolves to the answer's size. */
+function rest(server: RunningServer, method: string, path: string, body?: unknown): Promise<number> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      `${server.httpUrl}${path}`,
+      {
+        method,
+        agent: restAgent,
+        headers: {
+          'api-key': server.apiKey,
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = response.statusCode ?? 0;
+          if (status < 200 || status > 299) reject(new Error(`${method} ${path} -> ${status} ${text.slice(0, 200)}`));
+          else resolve(text.length);
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+
+/** Sends POINTS in batches of BATCH from UPSERT_CONCURRENCY workers; resolves to the seconds taken. */
+async function upsertAll(
+  label: string,
+  send: (worker: number, from: number, to: number) => Promise<unknown>,
+): Promise<number> {
+  const batches = Math.ceil(POINTS / BATCH);
+  let sent = 0;
+  let done = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: UPSERT_CONCURRENCY }, async (_, worker) => {
+      for (;;) {
+        const b = sent++;
+        if (b >= batches) return;
+        await send(worker, b * BATCH, Math.min(POINTS, (b + 1) * BATCH));
+        done++;
+        if (done % 20 === 0 || done === batches) progress(label, done, batches);
+      }
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+/** QUERIES searches from `concurrency` workers: QPS and sorted latencies (ms). */
+async function searchAll(
+  label: string,
+  concurrency: number,
+  search: (worker: number, query: number) => Promise<unknown>,
+): Promise<{ qps: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  let q = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      for (;;) {
+        const i = q++;
+        if (i >= QUERIES) return;
+        const start = performance.now();
+        await search(worker, i);
+        latencies.push(performance.now() - start);
+        if (latencies.length % 100 === 0) progress(label, latencies.length, QUERIES);
+      }
+    }),
+  );
+  progress(label, QUERIES, QUERIES);
+  latencies.sort((a, b) => a - b);
+  return { qps: QUERIES / ((performance.now() - t0) / 1000), latencies };
+}
+
+async function main(): Promise<void> {
+  let server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
+  const rows: string[][] = [];
+  try {
+    const metadata = credentials(server.apiKey);
+    let collections = createCollectionsClient(server.grpcAddress, metadata);
+    await unary(collections, 'Create', {
+      collectionName: 'bench',
+      vectorsConfig: { params: { size: DIM, distance: 'Cosine', onDisk: ON_DISK } },
+    });
+    const next = vectorSource(7);
+
+    // Upsert: the same points over gRPC (collection `bench`) and over REST (collection `bench_rest`).
+    const data = Array.from({ length: POINTS }, () => next());
+    const clients = Array.from({ length: UPSERT_CONCURRENCY }, () => createPointsClient(server.grpcAddress, metadata));
+    const grpcUpsert = await upsertAll('upsert gRPC', async (worker, from, to) => {
+      const points = [];
+      for (let i = from; i < to; i++) {
+        points.push({
+          id: { num: i + 1 },
+          vectors: { vector: { dense: { data: data[i] } } },
+          payload: { group: { integerValue: String(i % 10) } },
+        });
+      }
+      await unary(clients[worker], 'Upsert', { collectionName: 'bench', points, wait: false });
+    });
+    await rest(server, 'PUT', '/collections/bench_rest', {
+      vectors: { size: DIM, distance: 'Cosine', on_disk: ON_DISK },
+    });
+    const restUpsert = await upsertAll('upsert REST', async (_, from, to) => {
+      const points = [];
+      for (let i = from; i < to; i++) points.push({ id: i + 1, vector: data[i], payload: { group: i % 10 } });
+      await rest(server, 'PUT', '/collections/bench_rest/points', { points });
+    });
+    rows.push([
+      `upsert ${POINTS} × ${DIM}-d, batch ${BATCH}, ${UPSERT_CONCURRENCY} clients`,
+      `${Math.round(POINTS / grpcUpsert)} points/s`,
+      `${Math.round(POINTS / restUpsert)} points/s`,
+      ratio(grpcUpsert, restUpsert),
+      `${grpcUpsert.toFixed(1)} s / ${restUpsert.toFixed(1)} s`,
+    ]);
+    await rest(server, 'DELETE', '/collections/bench_rest');
+
+    // Wait for the optimizer to index (status Green with indexed vectors).
+    const indexStart = performance.now();
+    for (;;) {
+      const info = (
+        await unary<object, { result: { status: string; indexedVectorsCount: string } }>(collections, 'Get', {
+          collectionName: 'bench',
+        })
+      ).result;
+      progress('indexing (optimizer)', Number(info.indexedVectorsCount), POINTS);
+      if (info.status === 'Green') break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    rows.push(['optimizer: index to Green', '', '', '', `${((performance.now() - indexStart) / 1000).toFixed(1)} s`]);
+    // Memory of a fresh process that loaded the indexed segments (no garbage from the upserts).
+    collections.close();
+    server = await server.restart();
+    collections = createCollectionsClient(server.grpcAddress, metadata);
+    for (;;) {
+      const info = (
+        await unary<object, { result: { status: string } }>(collections, 'Get', { collectionName: 'bench' })
+      ).result;
+      if (info.status === 'Green' || info.status === 'Grey') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    rows.push([
+      'server resident memory after a restart',
+      '',
+      '',
+      '',
+      `${(residentBytes(server.pid) / 2 ** 20).toFixed(0)} MiB`,
+    ]);
+
+    // Search: the same queries over both transports, gRPC first.
+    const queries = Array.from({ length: QUERIES }, () => next());
+    for (const concurrency of [1, 8]) {
+      const searchClients = Array.from({ length: concurrency }, () => createPointsClient(server.grpcAddress, metadata));
+      const grpcRun = await searchAll(`search gRPC ×${concurrency}`, concurrency, (worker, i) =>
+        unary(searchClients[worker], 'Search', { collectionName: 'bench', vector: queries[i], limit: 10 }),
+      );
+      const restRun = await searchAll(`search REST ×${concurrency}`, concurrency, (_, i) =>
+        rest(server, 'POST', '/collections/bench/points/query', { query: queries[i], limit: 10 }),
+      );
+      rows.push([
+        `search top-10, ${concurrency} client${concurrency > 1 ? 's' : ''}: QPS`,
+        `${Math.round(grpcRun.qps)}`,
+        `${Math.round(restRun.qps)}`,
+        ratio(restRun.qps, grpcRun.qps),
+        '',
+      ]);
+      for (const p of [50, 99]) {
+        const g = percentile(grpcRun.latencies, p);
+        const r = percentile(restRun.latencies, p);
+        rows.push([
+          `search top-10, ${concurrency} client${concurrency > 1 ? 's' : ''}: p${p}`,
+          `${g.toFixed(2)} ms`,
+          `${r.toFixed(2)} ms`,
+          ratio(r, g),
+          '',
+        ]);
+      }
+      for (const client of searchClients) client.close();
+    }
+
+    // A large REST answer: JSON for thousands of 128-d vectors, with small gRPC searches sent meanwhile.
+    const probe = createPointsClient(server.grpcAddress, metadata);
+    for (const limit of [1000, 5000]) {
+      let stop = false;
+      const stalls: number[] = [];
+      const searching = (async () => {
+        for (let i = 0; !stop; i++) {
+          const start = performance.now();
+          await unary(probe, 'Search', { collectionName: 'bench', vector: queries[i % QUERIES], limit: 10 });
+          stalls.push(performance.now() - start);
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const start = performance.now();
+      const bytes = await rest(server, 'POST', '/collections/bench/points/scroll', { limit, with_vector: true });
+      const took = performance.now() - start;
+      stop = true;
+      await searching;
+      stalls.sort((a, b) => a - b);
+      rows.push([
+        `REST scroll ${limit} points with vectors (${(bytes / 2 ** 20).toFixed(1)} MiB JSON)`,
+        '',
+        `${took.toFixed(0)} ms`,
+        '',
+        `searches meanwhile: p50 ${percentile(stalls, 50).toFixed(1)} ms, max ${stalls[stalls.length - 1].toFixed(1)} ms`,
+      ]);
+    }
+    probe.close();
+    for (const client of clients) (client as grpc.Client).close();
+    collections.close();
+  } finally {
+    restAgent.destroy();
+    await server.stop();
+  }
+  console.log(
+    `\nvectorstore server benchmark — ${POINTS} points, vectors ${ON_DISK ? 'on disk' : 'in memory'}, ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`,
+  );
+  console.log('| measurement | gRPC | REST | REST ÷ gRPC | notes |');
+  console.log('|---|---|---|---|---|');
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
