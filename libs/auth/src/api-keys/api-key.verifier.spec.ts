@@ -21,6 +21,18 @@ describe(ApiKeyVerifier.name, () => {
       }
     });
 
+    it('should verify a key once and remember only configured keys', () => {
+      const fresh = new ApiKeyVerifier('manage-key-0123456789', 'read-key-0123456789');
+      const hmac = jest.spyOn(fresh as unknown as { digest(value: string): Buffer }, 'digest');
+      expect(fresh.match('manage-key-0123456789')).toBe('m');
+      expect(fresh.match('manage-key-0123456789')).toBe('m');
+      expect(hmac).toHaveBeenCalledTimes(1);
+      for (let i = 0; i < 3; i++) expect(fresh.match(`wrong-${i}`)).toBeUndefined();
+      expect(fresh.match('wrong-0')).toBeUndefined();
+      // Every refused candidate is checked again in constant time; none is remembered.
+      expect(hmac).toHaveBeenCalledTimes(5);
+    });
+
     it('should match nothing when no key is configured', () => {
       expect(new ApiKeyVerifier().match('')).toBeUndefined();
       expect(new ApiKeyVerifier().match('anything')).toBeUndefined();

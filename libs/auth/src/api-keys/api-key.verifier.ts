@@ -10,6 +10,13 @@ import type { AccessLevel } from '../access/access.model';
 export class ApiKeyVerifier {
   private readonly digestKey = randomBytes(32);
   private readonly keys: ReadonlyArray<{ digest: Buffer; access: AccessLevel }>;
+  /**
+   * Keys already verified, by their text: only configured keys get in (at most two entries), so a client
+   * pays the HMAC once, not per request. A lookup hashes the candidate with V8's per-process random seed and
+   * compares text only on a full hash match with a stored key, so its timing tells nothing about a key's
+   * prefix; a miss takes the constant-time path below.
+   */
+  private readonly verified = new Map<string, AccessLevel>();
 
   constructor(apiKey?: string, readOnlyApiKey?: string) {
     const keys: Array<{ digest: Buffer; access: AccessLevel }> = [];
@@ -20,12 +27,15 @@ export class ApiKeyVerifier {
 
   /** The access `candidate` grants, or undefined when it is no configured key. */
   match(candidate: string): AccessLevel | undefined {
+    const known = this.verified.get(candidate);
+    if (known !== undefined) return known;
     const digest = this.digest(candidate);
     let granted: AccessLevel | undefined;
     for (const key of this.keys) {
       // No early exit: the manage key wins if both keys were configured equal.
       if (timingSafeEqual(digest, key.digest) && granted !== 'm') granted = key.access;
     }
+    if (granted !== undefined) this.verified.set(candidate, granted);
     return granted;
   }
 
