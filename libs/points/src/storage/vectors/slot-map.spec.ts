@@ -21,6 +21,22 @@ describe(SlotMap.name, () => {
     expect(SlotMap.from(map.toJSON()).engineFilter(withBitmap(bitmap))).toBe(bitmap);
   });
 
+  it('should translate any point bitmap as the slot-by-slot mapping does', () => {
+    const map = new SlotMap();
+    let state = 7;
+    const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pointSlots = Array.from({ length: 300 }, (_, i) => i).filter(() => random() < 0.8);
+    pointSlots.forEach((pointSlot, i) => map.link(pointSlot, (i * 7) % pointSlots.length));
+    const bitmap = new Uint8Array(40);
+    for (let slot = 0; slot < 320; slot++) if (random() < 0.3) bitmap[slot >> 3] |= 1 << (slot & 7);
+    const passes = (slot: number) => (bitmap[slot >> 3] & (1 << (slot & 7))) !== 0;
+    const expected = Array.from({ length: 300 }, (_, e) => e).filter((e) => {
+      const p = map.pointSlot(e);
+      return p >= 0 && passes(p);
+    });
+    expect(allowedSlots(map.engineFilter(withBitmap(bitmap)), 300)).toEqual(expected);
+  });
+
   it('should translate a point bitmap to engine slots once they differ', () => {
     const map = new SlotMap();
     map.link(0, 0);

@@ -88,12 +88,18 @@ export class SlotMap {
       };
     }
     if (this.identity) return pointBits;
-    const toPoint = this.toPoint;
-    const engineBits = new Uint8Array(Math.ceil(toPoint.length / 8));
-    for (let engineSlot = 0; engineSlot < toPoint.length; engineSlot++) {
-      const pointSlot = toPoint[engineSlot];
-      if (pointSlot >= 0 && (pointBits[pointSlot >> 3] & (1 << (pointSlot & 7))) !== 0) {
-        engineBits[engineSlot >> 3] |= 1 << (engineSlot & 7);
+    // Walk the allowed point slots (zero bytes skipped) and set their engine slots.
+    const toEngine = this.toEngine;
+    const engineBits = new Uint8Array(Math.ceil(this.toPoint.length / 8));
+    const bytes = Math.min(pointBits.length, Math.ceil(toEngine.length / 8));
+    for (let byte = 0; byte < bytes; byte++) {
+      let bitsLeft = pointBits[byte];
+      while (bitsLeft !== 0) {
+        const bit = 31 - Math.clz32(bitsLeft & -bitsLeft);
+        bitsLeft &= bitsLeft - 1;
+        const pointSlot = byte * 8 + bit;
+        const engineSlot = pointSlot < toEngine.length ? toEngine[pointSlot] : -1;
+        if (engineSlot >= 0) engineBits[engineSlot >> 3] |= 1 << (engineSlot & 7);
       }
     }
     return engineBits;
