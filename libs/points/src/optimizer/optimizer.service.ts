@@ -90,6 +90,11 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
       })
       .catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
+        // The shard was closed under the build (collection deleted or restored): nothing failed.
+        if (shard.isClosed) {
+          this.logger.debug({ kind: plan.kind, reason: message }, 'optimization abandoned: the shard closed');
+          return;
+        }
         shard.optimization.jobFailed(`${plan.kind} optimization failed: ${message}`, id);
         const delayMs = Math.min(300_000, (this.backoff.get(shard)?.delayMs ?? 2_500) * 2);
         this.backoff.set(shard, { until: Date.now() + delayMs, delayMs });
