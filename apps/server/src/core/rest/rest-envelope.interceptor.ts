@@ -1,8 +1,8 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { map, Observable } from 'rxjs';
-import { stringifyRestJson } from './rest-json';
+import { mergeMap, Observable } from 'rxjs';
+import { stringifyRestJsonSliced } from './rest-json';
 import { isAuthRoute } from './rest-routes';
 
 const RAW_REST_RESPONSE_KEY = 'vectorstore:rest:raw-response';
@@ -29,10 +29,11 @@ export class RestEnvelopeInterceptor implements NestInterceptor {
     }
     const started = process.hrtime.bigint();
     return next.handle().pipe(
-      map((result: unknown) => {
+      mergeMap((result: unknown) => {
         const time = Number(process.hrtime.bigint() - started) / 1e9;
         http.getResponse<Response>().setHeader('Content-Type', 'application/json');
-        return stringifyRestJson({ result, status: 'ok', time });
+        // Large answers are encoded in slices so that other requests are not held up meanwhile.
+        return stringifyRestJsonSliced({ result, status: 'ok', time });
       }),
     );
   }

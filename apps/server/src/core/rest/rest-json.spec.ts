@@ -1,5 +1,13 @@
 import { LosslessNumber, stringify } from 'lossless-json';
-import { f32ArrayText, f32Text, parseRestJson, RestJsonFormatError, RestRawJson, stringifyRestJson } from './rest-json';
+import {
+  f32ArrayText,
+  f32Text,
+  parseRestJson,
+  RestJsonFormatError,
+  RestRawJson,
+  stringifyRestJson,
+  stringifyRestJsonSliced,
+} from './rest-json';
 
 /** The slow twin of the shortest-f32 search: every precision from 1 to 9, in order. */
 function shortestByScan(value: number): string {
@@ -78,5 +86,36 @@ describe('parseRestJson limits (as serde_json)', () => {
     expect(() => parseRestJson('{"e":1e400}')).toThrow('number out of range');
     expect(() => parseRestJson('[-1e400]')).toThrow(RestJsonFormatError);
     expect(parseRestJson('[18446744073709551615, 1.5e300]')).toEqual([18446744073709551615n, 1.5e300]);
+  });
+});
+
+describe('stringifyRestJsonSliced', () => {
+  const point = (i: number) => ({
+    id: BigInt(i) * 1_000_000_000_000n,
+    payload: JSON.parse(`{"__proto__": {"x": ${i}}, "n": ${i}}`) as Record<string, unknown>,
+    vector: Float32Array.from([i / 3, 0.1]),
+    score: i === 3 ? Number.NaN : i / 7,
+  });
+
+  it('should write the same text as stringifyRestJson, large arrays included', async () => {
+    for (const value of [
+      { result: { points: Array.from({ length: 1000 }, (_, i) => point(i)), next_page_offset: 5n }, status: 'ok' },
+      { result: Array.from({ length: 300 }, (_, i) => point(i)), status: 'ok', time: 0.5 },
+      { result: point(1), status: 'ok' },
+      { result: [[1, 2], { a: [] }], status: 'ok' },
+      Object.assign(Object.create(null) as Record<string, unknown>, { result: null }),
+    ]) {
+      expect(await stringifyRestJsonSliced(value)).toBe(stringifyRestJson(value));
+    }
+  });
+
+  it('should let other work run while a large array is written', async () => {
+    const big = { result: { points: Array.from({ length: 20_000 }, (_, i) => point(i)) } };
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    const text = await stringifyRestJsonSliced(big);
+    clearInterval(ticker);
+    expect(text).toBe(stringifyRestJson(big));
+    expect(turns).toBeGreaterThan(0);
   });
 });
