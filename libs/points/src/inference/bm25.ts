@@ -1,4 +1,4 @@
-import { DomainError } from '@vectorstore/common';
+import { DomainError, isJsonObject } from '@vectorstore/common';
 import { TOKENIZER_TYPES, type TextIndexParams, type TokenizerType } from '@vectorstore/collections';
 import { stemmerLanguage, stopwordsOf } from '../payload-index/languages';
 import { createTextAnalyzer, type TextAnalyzer } from '../payload-index/tokenizer';
@@ -90,8 +90,8 @@ function textParamsOf(o: Record<string, unknown>): TextIndexParams {
 }
 
 function stemmerOption(value: unknown): TextIndexParams['stemmer'] {
-  if (isRecord(value) && value.type === 'none') return undefined;
-  if (isRecord(value) && value.type === 'snowball' && typeof value.language === 'string') {
+  if (isJsonObject(value) && value.type === 'none') return undefined;
+  if (isJsonObject(value) && value.type === 'snowball' && typeof value.language === 'string') {
     return { snowball: { language: value.language } };
   }
   throw invalid('Invalid BM25 config: stemmer must be {"type": "none"} or {"type": "snowball", "language": ...}');
@@ -99,7 +99,7 @@ function stemmerOption(value: unknown): TextIndexParams['stemmer'] {
 
 function stopwordsOption(value: unknown): { languages: string[]; custom: string[] } {
   if (typeof value === 'string') return { languages: [value], custom: [] };
-  if (isRecord(value)) {
+  if (isJsonObject(value)) {
     const languages = value.languages ?? [];
     const custom = value.custom ?? [];
     const list = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -148,10 +148,6 @@ function boolOption(o: Record<string, unknown>, key: string): boolean | undefine
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'boolean') throw invalid(`Invalid BM25 config: ${key}: expected a boolean`);
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const invalid = (message: string): DomainError => DomainError.invalidArgument(message);

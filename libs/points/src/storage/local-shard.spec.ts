@@ -3,39 +3,12 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { WriteAheadLog } from '../wal/write-ahead-log';
 import { LocalShard } from './local-shard';
+import { DENSE_SPACES as spaces, densePoint as point, openTestShard } from './local-shard/shard.spec-helper';
 import { Segment } from './segment';
 import { SparseSegmentVectors } from './vectors/sparse-vectors';
 import { VectorSpace } from './vector-space';
 
-const spaces = new Map<string, VectorSpace>([
-  [
-    '',
-    {
-      name: '',
-      kind: 'dense',
-      dim: 4,
-      distance: 'Dot',
-      datatype: 'float32',
-      hnsw: { m: 16, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 1 },
-      onDisk: false,
-    },
-  ],
-]);
-
-function open(dir: string): Promise<LocalShard> {
-  return LocalShard.open({
-    dir,
-    spaces,
-    openLog: (options) => WriteAheadLog.open(options),
-    log: { segmentCapacityBytes: 1 << 20, segmentsAhead: 0, retainClosed: 1 },
-  });
-}
-
-const point = (id: number, payload: Record<string, string> = {}) => ({
-  id: BigInt(id),
-  vectors: { '': { kind: 'dense' as const, values: Float32Array.from([id, 1, 0, 0]) } },
-  payload,
-});
+const open = (dir: string): Promise<LocalShard> => openTestShard(dir);
 
 async function copyDir(from: string, to: string): Promise<void> {
   await fs.cp(from, to, { recursive: true });

@@ -1,31 +1,9 @@
 import { promises as fs, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { WriteAheadLog } from '../../wal/write-ahead-log';
 import { Segment } from '../segment';
-import { VectorSpace } from '../vector-space';
 import { LocalShard } from './local-shard';
-
-const spaces = new Map<string, VectorSpace>([
-  [
-    '',
-    {
-      name: '',
-      kind: 'dense',
-      dim: 4,
-      distance: 'Dot',
-      datatype: 'float32',
-      hnsw: { m: 16, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 1 },
-      onDisk: false,
-    },
-  ],
-]);
-
-const point = (id: number, payload: Record<string, string> = {}) => ({
-  id: BigInt(id),
-  vectors: { '': { kind: 'dense' as const, values: Float32Array.from([id, 1, 0, 0]) } },
-  payload,
-});
+import { DENSE_SPACES as spaces, densePoint as point, openTestShard } from './shard.spec-helper';
 
 const visibleIds = (shard: LocalShard): number[] =>
   shard.segments
@@ -40,13 +18,7 @@ describe('deferred points (prevent_unoptimized)', () => {
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'vs-deferred-'));
     cutoff = 3;
-    shard = await LocalShard.open({
-      dir,
-      spaces,
-      openLog: (options) => WriteAheadLog.open(options),
-      log: { segmentCapacityBytes: 1 << 20, segmentsAhead: 0, retainClosed: 1 },
-      deferredPointsFrom: () => cutoff,
-    });
+    shard = await openTestShard(dir, { deferredPointsFrom: () => cutoff });
   });
 
   afterEach(async () => {

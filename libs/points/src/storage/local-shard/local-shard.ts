@@ -59,10 +59,9 @@ export class LocalShard {
   ) {
     this.currentSpaces = options.spaces;
     this.deferredPointsFrom = options.deferredPointsFrom ?? (() => undefined);
-    const cutoff = this.deferredPointsFrom();
-    for (const segment of loaded.segments) segment.deferPointsFrom(cutoff);
     this.fieldIndexSchemas = loaded.fieldIndexes;
     this.segmentSet = new ShardSegments(loaded.segments, () => this.newAppendableSegment());
+    this.applyDeferral();
     this.builds = new BuildReservations(manifest.segmentsDir);
     const target = { segments: this.segmentSet, fieldIndexes: this.fieldIndexSchemas };
     this.wal = new ShardWal(
@@ -149,8 +148,7 @@ export class LocalShard {
       }
     }
     // A changed prevent_unoptimized, threshold or vector size moves the deferral cutoff, as a restart would.
-    const cutoff = this.deferredPointsFrom();
-    for (const segment of this.segmentSet.all) segment.deferPointsFrom(cutoff);
+    this.applyDeferral();
     const rewrite = this.segmentSet.all.filter((segment) =>
       dropped.map((name) => segment.dropVectorStore(name)).some(Boolean),
     );
@@ -293,6 +291,12 @@ export class LocalShard {
 
   async releaseBuild(id: string, built: boolean): Promise<void> {
     await this.builds.release(id, built || this.segmentSet.all.some((s) => s.id === id));
+  }
+
+  /** Puts every segment at the collection's current deferral cutoff (only appendable ones take it). */
+  private applyDeferral(): void {
+    const cutoff = this.deferredPointsFrom();
+    for (const segment of this.segmentSet.all) segment.deferPointsFrom(cutoff);
   }
 
   private newAppendableSegment(): Segment {

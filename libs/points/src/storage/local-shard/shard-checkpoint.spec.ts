@@ -2,38 +2,11 @@ import { promises as fs, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { segmentFileName } from '../../wal/wal-files';
-import { WriteAheadLog } from '../../wal/write-ahead-log';
-import { VectorSpace } from '../vector-space';
 import { LocalShard } from './local-shard';
+import { densePoint, openTestShard } from './shard.spec-helper';
 
-const spaces = new Map<string, VectorSpace>([
-  [
-    '',
-    {
-      name: '',
-      kind: 'dense',
-      dim: 4,
-      distance: 'Dot',
-      datatype: 'float32',
-      hnsw: { m: 16, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 1 },
-      onDisk: false,
-    },
-  ],
-]);
-
-const open = (dir: string): Promise<LocalShard> =>
-  LocalShard.open({
-    dir,
-    spaces,
-    openLog: (options) => WriteAheadLog.open(options),
-    log: { segmentCapacityBytes: 1 << 20, segmentsAhead: 0, retainClosed: 1 },
-  });
-
-const point = (id: number) => ({
-  id: BigInt(id),
-  vectors: { '': { kind: 'dense' as const, values: Float32Array.from([id, 1, 0, 0]) } },
-  payload: {},
-});
+const open = (dir: string): Promise<LocalShard> => openTestShard(dir);
+const point = (id: number) => densePoint(id);
 
 describe('LocalShard.checkpoint', () => {
   let dir: string;

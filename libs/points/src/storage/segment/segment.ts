@@ -222,6 +222,11 @@ export class Segment {
     if (this.appendable) this.deferredFrom = slot ?? Number.POSITIVE_INFINITY;
   }
 
+  /** Whether any live slot may be hidden from reads (a cutoff inside the segment, or copied deferred points). */
+  private get hidesAny(): boolean {
+    return this.deferredFrom < this.parts.ids.size || this.hiddenBeforeCutoff.size > 0;
+  }
+
   /** Keeps a slot visible past the cutoff: a write moved a point here that reads could already see. */
   keepVisible(slot: number): void {
     if (slot >= this.deferredFrom) this.shownPastCutoff.add(slot);
@@ -308,10 +313,7 @@ export class Segment {
    */
   matchingSlots(filter: Filter | undefined, scope: 'visible' | 'stored' = 'visible'): number[] {
     const slots = matchingSlots(this.parts, filter);
-    if (scope === 'stored' || (this.deferredFrom >= this.parts.ids.size && this.hiddenBeforeCutoff.size === 0)) {
-      return slots;
-    }
-    return slots.filter((slot) => this.isVisible(slot));
+    return scope === 'stored' || !this.hidesAny ? slots : slots.filter((slot) => this.isVisible(slot));
   }
 
   /** Estimated number of live points passing `filter` (from the payload indexes). */
@@ -319,6 +321,7 @@ export class Segment {
     return estimateMatches(this.parts, filter);
   }
 
+  /** `allowed`: a predicate from {@link filterPredicate} (it hides deferred points); absent, every visible slot. */
   search(
     name: string,
     query: Vector,
@@ -326,15 +329,15 @@ export class Segment {
     allowed: SlotPredicate | undefined,
     params: SearchParams | undefined,
   ): SlotHits {
-    const defers = this.deferredFrom < this.parts.ids.size || this.hiddenBeforeCutoff.size > 0;
-    const visible = allowed ?? (defers ? () => true : undefined);
-    return searchVectors(this.parts, name, query, k, visible && this.visibleOnly(visible), params);
+    // `allowed` comes from filterPredicate, which already hides deferred points; without one, hide them here.
+    const visible = allowed ?? (this.hidesAny ? this.filterPredicate(undefined) : undefined);
+    return searchVectors(this.parts, name, query, k, visible, params);
   }
 
   private visibleOnly(predicate: SlotPredicate): SlotPredicate {
+    if (!this.hidesAny) return predicate;
     const cutoff = this.deferredFrom;
     const size = this.parts.ids.size;
-    if (cutoff >= size && this.hiddenBeforeCutoff.size === 0) return predicate;
     if (predicate.bitmap === undefined) return (slot) => this.isVisible(slot) && predicate(slot);
     // Keep a bitmap for the engine: the same bits with the deferred slots cleared.
     const bitmap = predicate.bitmap.slice();
