@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { CatalogState, resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
+import { CLUSTER_MEMBERSHIP, ClusterMembership, ClusterStatusView } from './cluster/cluster-membership';
 import { PEER_ID } from './cluster/node-identity';
 import {
   CollectionClusterInfo,
@@ -34,7 +35,13 @@ export class ClusterService {
     private readonly catalog: CollectionCatalog,
     @Inject(PEER_ID) private readonly peerId: string,
     @Inject(COLLECTION_STATS_PROVIDER) private readonly stats: CollectionStatsProvider,
+    @Optional() @Inject(CLUSTER_MEMBERSHIP) private readonly membership?: ClusterMembership,
   ) {}
+
+  /** The peers and this peer's standing in cluster mode; undefined when standalone. */
+  status(): ClusterStatusView | undefined {
+    return this.membership?.status();
+  }
 
   clusterInfo(collectionName: string): CollectionClusterInfo {
     checkName(collectionName);

@@ -1,5 +1,16 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { LOG_LEVELS } from './app-config';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
@@ -83,4 +94,75 @@ export class EnvironmentVariables {
   @IsString()
   @MinLength(16, { message: 'must be at least 16 characters' })
   VECTORSTORE_READ_ONLY_API_KEY?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  VECTORSTORE_CLUSTER_ENABLED?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s,/]+(,https?:\/\/[^\s,/]+)*$/, {
+    message: 'must be a comma-separated list of http(s)://host:port',
+  })
+  VECTORSTORE_ETCD_ENDPOINTS?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_ETCD_USERNAME?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_ETCD_PASSWORD?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_ETCD_TLS_CA?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'must be 1-64 letters, digits, dots, dashes or underscores' })
+  VECTORSTORE_CLUSTER_NAME?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Max(65535)
+  @Min(0)
+  @IsInt({ message: 'must be an integer' })
+  VECTORSTORE_P2P_PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_P2P_HOST?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_ADVERTISE_HOST?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'must be at least 32 characters' })
+  VECTORSTORE_CLUSTER_SECRET?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Max(3600)
+  @Min(1)
+  @IsInt({ message: 'must be an integer number of seconds' })
+  VECTORSTORE_LEASE_TTL?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'must be an integer number of seconds' })
+  VECTORSTORE_DEAD_GRACE?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Max(600000)
+  @Min(100)
+  @IsInt({ message: 'must be an integer number of milliseconds' })
+  VECTORSTORE_ETCD_TIMEOUT_MS?: number;
 }

@@ -1,5 +1,6 @@
 import {
   ClusterSetupOperation,
+  ClusterStatusView,
   CollectionClusterInfo,
   CreateShardKeyRequest,
   PeerTransferOperation,
@@ -95,6 +96,32 @@ export function shardKeyToRest(key: ShardKey): string | bigint {
 }
 
 /** `GET /collections/{c}/cluster`. */
+/**
+ * `GET /cluster` as Qdrant shapes it: `{status: "disabled"}` standalone; in cluster mode the peers and
+ * the leader. Our consensus is etcd's, so `raft_info` reports the leader we follow, not a Raft log.
+ */
+export function clusterStatusToRest(status: ClusterStatusView | undefined): unknown {
+  if (!status) return { status: 'disabled' };
+  const isLeader = status.leaderId === status.peerId;
+  return {
+    status: 'enabled',
+    peer_id: BigInt(status.peerId),
+    peers: Object.fromEntries(status.peers.map((peer) => [peer.peerId, { uri: `${peer.uri}/` }])),
+    raft_info: defined({
+      term: 0,
+      commit: 0,
+      pending_operations: 0,
+      leader: status.leaderId === undefined ? undefined : BigInt(status.leaderId),
+      role: isLeader ? 'Leader' : 'Follower',
+      is_voter: true,
+    }),
+    consensus_thread_status: status.fenced
+      ? { consensus_thread_status: 'stopped_with_err', err: 'lease expired: cannot reach the cluster metadata store' }
+      : { consensus_thread_status: 'working', last_update: new Date().toISOString() },
+    message_send_failures: {},
+  };
+}
+
 export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
   return {
     peer_id: BigInt(info.peerId),
