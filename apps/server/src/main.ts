@@ -73,9 +73,10 @@ async function bootstrap(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     logger.log({ msg: 'stopping', signal });
     setTimeout(() => process.exit(1), 30_000).unref();
-    void app
-      .close()
-      .then(() => cluster?.stop())
+    // A peer leaves the cluster first, so that others stop counting on it while it drains.
+    void Promise.resolve(cluster?.leave())
+      .then(() => app.close())
+      .then(() => cluster?.close())
       .then(
         () => {
           lock.releaseSync();

@@ -104,14 +104,27 @@ export class ClusterNode implements ClusterMembership {
     };
   }
 
-  /** Leaves cleanly: steps down, stops watching, revokes the lease (so peers see us gone at once). */
-  async stop(): Promise<void> {
+  /**
+   * Leaves the cluster before the app drains: steps down and revokes the lease, so other peers see this
+   * one gone at once; from then on it is fenced (no metadata changes).
+   */
+  async leave(): Promise<void> {
     await this.leader.resign();
+    await this.lease.stop(true);
+  }
+
+  /** Stops watching and disconnects, after the app has closed. */
+  async close(): Promise<void> {
     await this.leader.close();
     await this.registry.close();
     await this.catalogStore.close();
-    await this.lease.stop(true);
+    await this.lease.stop(false);
     await this.store.close();
+  }
+
+  async stop(): Promise<void> {
+    await this.leave();
+    await this.close();
   }
 }
 

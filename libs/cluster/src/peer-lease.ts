@@ -62,8 +62,10 @@ export class PeerLease {
     return this.renewing;
   }
 
+  /** Stops renewing; with `revoke`, ends the lease now. Either way this peer is fenced from here on. */
   async stop(revoke: boolean): Promise<void> {
     this.stopped = true;
+    this.deadline = 0;
     if (this.timer) clearTimeout(this.timer);
     await this.renewing?.catch(() => undefined);
     if (revoke && this.leaseId !== undefined) await this.store.revokeLease(this.leaseId).catch(() => undefined);
@@ -94,6 +96,7 @@ export class PeerLease {
   }
 
   private extend(sentAt: number, ttlSeconds: number): void {
+    if (this.stopped) return;
     const margin = Math.max(500, (ttlSeconds * 1000) / 5);
     this.deadline = Math.max(this.deadline, sentAt + ttlSeconds * 1000 - margin);
   }
