@@ -1,7 +1,10 @@
 // Cluster mode, first stage: three server processes and one etcd on loopback. The catalog is shared
 // through etcd, peers see each other, a peer cut from etcd fences itself, and a stopped etcd leaves
 // reads working while metadata changes fail in bounded time.
+import * as grpc from '@grpc/grpc-js';
+import { nodeMajor, peerCredential } from '@vectorstore/cluster';
 import { randomBytes } from 'node:crypto';
+import { loadPeerProto } from '../../apps/server/src/cluster/p2p/peer-proto';
 import { etcdOrSkip, RunningEtcd, startEtcd } from './support/etcd-harness';
 import { freePort, RunningServer, startServer } from './support/server-harness';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
@@ -113,6 +116,86 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
       expect(view.body?.result.consensus_thread_status.consensus_thread_status).toBe('working');
     }
     expect(views.filter((view) => view.body?.result.raft_info.role === 'Leader')).toHaveLength(1);
+  });
+
+  describe('the internal peer service', () => {
+    const proto = loadPeerProto();
+    const call = (peer: Peer, metadata: grpc.Metadata, clusterName = 'default') => {
+      const client = new proto.vectorstore.internal.Peer(
+        `127.0.0.1:${peer.server.env.VECTORSTORE_P2P_PORT}`,
+        grpc.credentials.createInsecure(),
+      );
+      const from = { clusterName, peerId: '42', incarnation: 'test', version: '1.19.0', nodeMajor: nodeMajor() };
+      return new Promise<{ code: number; details?: string; revision?: string }>((resolve) =>
+        client.Hello({ from }, metadata, { deadline: Date.now() + 5000 }, (error, reply) => {
+          client.close();
+          resolve(
+            error
+              ? { code: error.code, details: error.details }
+              : { code: 0, revision: String(reply?.catalogRevision) },
+          );
+        }),
+      );
+    };
+    const signed = (secret: string) => {
+      const credential = peerCredential(secret, '42', 'test');
+      const metadata = new grpc.Metadata();
+      metadata.set('x-vs-peer', credential.peerId);
+      metadata.set('x-vs-incarnation', credential.incarnation);
+      metadata.set('authorization', credential.authorization);
+      return metadata;
+    };
+
+    it('should let the peers reach each other (no send failures)', async () => {
+      await eventually(10_000, async () => {
+        for (const peer of peers) {
+          const { body } = await http(peer, 'GET', '/cluster');
+          expect(body?.result.message_send_failures).toEqual({});
+        }
+      });
+    });
+
+    it('should refuse client credentials and forged signatures, and answer a signed Hello', async () => {
+      const apiKey = new grpc.Metadata();
+      apiKey.set('api-key', peers[0].server.apiKey);
+      expect((await call(peers[0], apiKey)).code).toBe(grpc.status.UNAUTHENTICATED);
+      expect((await call(peers[0], signed('x'.repeat(32)))).code).toBe(grpc.status.UNAUTHENTICATED);
+
+      const answer = await call(peers[0], signed(shared.VECTORSTORE_CLUSTER_SECRET));
+      expect(answer.code).toBe(0);
+      expect(Number(answer.revision)).toBeGreaterThan(0);
+
+      const foreign = await call(peers[0], signed(shared.VECTORSTORE_CLUSTER_SECRET), 'another');
+      expect(foreign.code).toBe(grpc.status.FAILED_PRECONDITION);
+      expect(foreign.details).toContain('belongs to cluster "another"');
+    });
+
+    it('should not serve the public API on the peer port', async () => {
+      const response = await fetch(`http://127.0.0.1:${peers[1].server.env.VECTORSTORE_P2P_PORT}/collections`).catch(
+        (error: unknown) => error,
+      );
+      expect(response instanceof Response && response.ok).toBe(false);
+    });
+
+    it('should count failed calls to a peer that stopped answering, and clear them once it answers', async () => {
+      const frozen = peers[2];
+      const uri = `http://127.0.0.1:${frozen.server.env.VECTORSTORE_P2P_PORT}`;
+      process.kill(frozen.server.pid, 'SIGSTOP');
+      try {
+        await eventually(15_000, async () => {
+          const { body } = await http(peers[0], 'GET', '/cluster');
+          expect(body?.result.message_send_failures[uri]?.count).toBeGreaterThanOrEqual(1);
+          expect(typeof body?.result.message_send_failures[uri]?.latest_error).toBe('string');
+        });
+      } finally {
+        process.kill(frozen.server.pid, 'SIGCONT');
+      }
+      await eventually(20_000, async () => {
+        const { body } = await http(peers[0], 'GET', '/cluster');
+        expect(Object.keys(body?.result.peers)).toHaveLength(3);
+        expect(body?.result.message_send_failures).toEqual({});
+      });
+    }, 60_000);
   });
 
   it('should make a collection created on one peer visible on the others within 1 s', async () => {

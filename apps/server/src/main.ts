@@ -12,6 +12,8 @@ import { TimedGrpcServer } from './grpc/timed-grpc-server';
 import { RequestMetrics } from './core/metrics/request-metrics';
 import { configureHttp } from './core/http-setup';
 import { SERVER_VERSION } from './version';
+import { GrpcPeerTransport } from './cluster/p2p/peer-client';
+import { startPeerServer, stopPeerServer } from './cluster/p2p/peer-server';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -59,7 +61,12 @@ async function bootstrap(): Promise<void> {
   app.connectMicroservice({ strategy: grpcServer }, { inheritAppConfig: true });
   await app.startAllMicroservices();
   await app.listen(config.http.port, config.http.host);
-  await cluster?.join();
+  // Cluster mode: the peer service first (others call a peer as soon as it is registered), then join.
+  const peerServer = cluster && config.cluster ? await startPeerServer(config.cluster, cluster) : undefined;
+  if (cluster && config.cluster) {
+    await cluster.join();
+    cluster.connectPeers(new GrpcPeerTransport(cluster, config.cluster.etcd.timeoutMs));
+  }
   const logger = app.get(Logger);
   logger.log({
     msg: 'vectorstore is ready',
@@ -75,6 +82,7 @@ async function bootstrap(): Promise<void> {
     setTimeout(() => process.exit(1), 30_000).unref();
     // A peer leaves the cluster first, so that others stop counting on it while it drains.
     void Promise.resolve(cluster?.leave())
+      .then(() => peerServer && stopPeerServer(peerServer))
       .then(() => app.close())
       .then(() => cluster?.close())
       .then(

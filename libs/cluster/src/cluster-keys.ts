@@ -1,3 +1,5 @@
+import { DomainError } from '@vectorstore/common';
+
 // The cluster's key layout in the metadata store, under `/vectorstore/<cluster name>/` (docs/cluster.md).
 
 export class ClusterKeys {
@@ -42,6 +44,9 @@ export class ClusterKeys {
 
   /** Any name is valid as a collection name, so it is percent-encoded into the key. */
   collection(name: string): string {
+    // A lone surrogate has no UTF-8 form: such a name cannot be a key in etcd.
+    if (/\p{Surrogate}/u.test(name))
+      throw DomainError.invalidArgument('Collection name must be valid Unicode (no lone surrogates) in cluster mode');
     return `${this.collections}${encodeURIComponent(name)}`;
   }
 

@@ -207,6 +207,7 @@ describe(ClusterNode.name, () => {
         peerId: '1',
         peers: [{ peerId: '1', uri: 'http://10.0.0.1:6335' }],
         leaderId: '1',
+        sendFailures: {},
         fenced: false,
       });
     });

@@ -10,6 +10,8 @@ import { EtcdCatalogStore } from './etcd-catalog.store';
 import { LeaderElection } from './leader-election';
 import { EtcdMetadataStore } from './metadata/etcd-metadata-store';
 import { MetadataStore } from './metadata/metadata-store';
+import { PeerContacts, PeerTransport } from './peer-contacts';
+import { checkPeerCompatible, nodeMajor, PeerIdentity } from './peer-hello';
 import { PeerLease } from './peer-lease';
 import { PeerInfo, PeerRegistry } from './peer-registry';
 
@@ -33,6 +35,7 @@ export class ClusterNode implements ClusterMembership {
 
   /** Whether this start moved the data folder's standalone catalog into the cluster. */
   importedStandalone = false;
+  private contacts: PeerContacts | undefined;
 
   private constructor(
     readonly clusterName: string,
@@ -41,7 +44,40 @@ export class ClusterNode implements ClusterMembership {
     readonly registry: PeerRegistry,
     readonly leader: LeaderElection,
     readonly catalogStore: EtcdCatalogStore,
+    /** Signs and checks calls between peers. */
+    readonly secret: string,
+    private readonly leaseTtlSeconds: number,
   ) {}
+
+  /** This peer as it introduces itself to others. */
+  get identity(): PeerIdentity {
+    const { peerId, incarnation, version } = this.registry.self;
+    return { clusterName: this.clusterName, peerId, incarnation, version, nodeMajor: nodeMajor() };
+  }
+
+  /** Answers another peer's Hello: refuses one from another cluster, version or Node.js major. */
+  hello(from: PeerIdentity): { peer: PeerIdentity; catalogRevision: number } {
+    checkPeerCompatible(this.identity, from);
+    return { peer: this.identity, catalogRevision: this.catalogStore.revision };
+  }
+
+  /** Starts saying Hello to the other peers over `transport`, every lease TTL. */
+  connectPeers(transport: PeerTransport): void {
+    this.contacts = new PeerContacts(
+      {
+        close: () => transport.close(),
+        hello: async (peer) => {
+          const reply = await transport.hello(peer);
+          checkPeerCompatible(this.identity, reply.peer);
+          return reply;
+        },
+      },
+      () => this.registry.peers.values(),
+      this.registry.self.peerId,
+      this.leaseTtlSeconds * 1000,
+    );
+    this.contacts.start();
+  }
 
   /**
    * Connects and readies the shared catalog, before the app starts. The peer joins (lease,
@@ -68,7 +104,16 @@ export class ClusterNode implements ClusterMembership {
       };
       const registry = new PeerRegistry(store, keys, self);
       const leader = new LeaderElection(store, keys, { peerId, incarnation: self.incarnation }, () => lease.id);
-      const node = new ClusterNode(config.name, store, lease, registry, leader, catalogStore);
+      const node = new ClusterNode(
+        config.name,
+        store,
+        lease,
+        registry,
+        leader,
+        catalogStore,
+        config.secret,
+        config.leaseTtlSeconds,
+      );
       node.importedStandalone = imported;
       return node;
     } catch (error) {
@@ -101,6 +146,7 @@ export class ClusterNode implements ClusterMembership {
       peers,
       leaderId: this.leader.leader?.peerId,
       fenced: this.lease.fenced,
+      sendFailures: Object.fromEntries(this.contacts?.sendFailures ?? []),
     };
   }
 
@@ -115,6 +161,7 @@ export class ClusterNode implements ClusterMembership {
 
   /** Stops watching and disconnects, after the app has closed. */
   async close(): Promise<void> {
+    await this.contacts?.stop();
     await this.leader.close();
     await this.registry.close();
     await this.catalogStore.close();

@@ -19,6 +19,8 @@ export class EtcdCatalogStore implements CatalogStore {
   private publishChain: Promise<void> = Promise.resolve();
   private publishedRevision = 0;
   private readonly waiters: Array<{ revision: number; resolve: () => void }> = [];
+  /** Listener failures of recent revisions, for the peer whose change it was. */
+  private readonly listenerFailures = new Map<number, unknown>();
   private publish: ((state: CatalogState) => Promise<void>) | undefined;
   private watcher: MetadataWatch | undefined;
   private closed = false;
@@ -31,6 +33,11 @@ export class EtcdCatalogStore implements CatalogStore {
     /** Throws when this peer may not change metadata (its lease is in doubt). */
     private readonly assertWritable: () => void = () => undefined,
   ) {}
+
+  /** The newest catalog revision this peer has published. */
+  get revision(): number {
+    return this.publishedRevision;
+  }
 
   async load(): Promise<CatalogState | undefined> {
     const { keys, revision } = await this.store.range(this.keys.catalog);
@@ -71,35 +78,63 @@ export class EtcdCatalogStore implements CatalogStore {
     if (aliases !== stringifyJson(Object.fromEntries(base.aliases)))
       writes.push({ put: this.keys.aliases, value: aliases });
     if (writes.length === 0) return;
+    checkRequestSize(writes);
 
     this.assertWritable();
     const result = await this.store.txn(guards, writes);
+    if (!result.succeeded) {
+      // A guarded key changed after `base`: the watch brings that change (the store's revision may
+      // have moved on through keys outside the catalog, which the catalog watch never reports).
+      await this.caughtUp(from.revision + 1);
+      throw new CatalogConflict(result.revision);
+    }
     await this.caughtUp(result.revision);
-    if (!result.succeeded) throw new CatalogConflict(result.revision);
+    // A listener of this very change failed (e.g. storage could not be created): the request fails too.
+    const failure = this.listenerFailures.get(result.revision);
+    this.listenerFailures.delete(result.revision);
+    if (failure !== undefined) throw failure;
   }
 
   /**
    * Brings a standalone catalog into an empty cluster catalog (a server switched to cluster mode keeps
    * its collections). Refuses when both hold collections: merging them could lose one side's data.
+   * Collections go in batches (etcd caps a transaction's operations); the aliases key goes last and
+   * marks the import complete, so an interrupted import is resumed by the next start.
    */
   async importStandalone(local: CatalogState | undefined): Promise<boolean> {
     if (!local || (local.collections.size === 0 && local.aliases.size === 0)) return false;
     const { keys } = await this.store.range(this.keys.catalog);
-    if (keys.length > 0) {
+    const existing = new Map(keys.map((k) => [k.key, k.value]));
+    const wanted = new Map(
+      [...local.collections].map(([name, record]) => [this.keys.collection(name), stringifyJson(record)]),
+    );
+    const resuming =
+      !existing.has(this.keys.aliases) && [...existing].every(([key, value]) => wanted.get(key) === value);
+    if (!resuming) {
       const names = [...local.collections.keys()].slice(0, 5).join(', ');
       throw DomainError.failedPrecondition(
         `this data folder has a standalone catalog (${local.collections.size} collections: ${names}) and the cluster already has its own; ` +
           'start this peer with an empty data folder, or import into an empty cluster',
       );
     }
-    const writes: Write[] = [...local.collections].map(([name, record]) => ({
-      put: this.keys.collection(name),
-      value: stringifyJson(record),
-    }));
-    writes.push({ put: this.keys.aliases, value: stringifyJson(Object.fromEntries(local.aliases)) });
-    const guards: Guard[] = writes.map((w) => ({ key: 'put' in w ? w.put : w.delete, absent: true }));
-    const result = await this.store.txn(guards, writes);
-    if (!result.succeeded) throw DomainError.unavailable('another peer created the cluster catalog meanwhile; restart');
+    const missing = [...wanted].filter(([key]) => !existing.has(key));
+    for (let i = 0; i < missing.length; i += IMPORT_BATCH) {
+      const batch = missing.slice(i, i + IMPORT_BATCH);
+      const writes: Write[] = batch.map(([key, value]) => ({ put: key, value }));
+      checkRequestSize(writes);
+      const result = await this.store.txn(
+        batch.map(([key]) => ({ key, absent: true })),
+        writes,
+      );
+      if (!result.succeeded)
+        throw DomainError.unavailable('another peer changed the cluster catalog meanwhile; restart');
+    }
+    const aliases = stringifyJson(Object.fromEntries(local.aliases));
+    const done = await this.store.txn(
+      [{ key: this.keys.aliases, absent: true }],
+      [{ put: this.keys.aliases, value: aliases }],
+    );
+    if (!done.succeeded) throw DomainError.unavailable('another peer changed the cluster catalog meanwhile; restart');
     return true;
   }
 
@@ -182,7 +217,11 @@ export class EtcdCatalogStore implements CatalogStore {
     const publish = this.publish;
     this.publishChain = this.publishChain
       .then(() => publish?.(state))
-      .catch((error: unknown) => this.logger.error({ err: error }, `applying catalog revision ${revision} failed`))
+      .catch((error: unknown) => {
+        this.logger.error({ err: error }, `applying catalog revision ${revision} failed`);
+        this.listenerFailures.set(revision, error);
+        if (this.listenerFailures.size > 100) this.listenerFailures.delete(this.listenerFailures.keys().next().value!);
+      })
       .then(() => {
         this.publishedRevision = Math.max(this.publishedRevision, revision);
         for (let i = this.waiters.length - 1; i >= 0; i--) {
@@ -200,6 +239,21 @@ export class EtcdCatalogStore implements CatalogStore {
     }
     return state;
   }
+}
+
+/** Collections per transaction when importing (etcd allows 128 operations by default). */
+const IMPORT_BATCH = 100;
+/** etcd refuses requests above 1.5 MiB; stay below it with room for the guards. */
+const MAX_REQUEST_BYTES = 1_400_000;
+
+function checkRequestSize(writes: Write[]): void {
+  let bytes = 0;
+  for (const write of writes)
+    bytes += 'put' in write ? Buffer.byteLength(write.put) + Buffer.byteLength(write.value) : 0;
+  if (bytes > MAX_REQUEST_BYTES)
+    throw DomainError.invalidArgument(
+      `collection metadata too large for the cluster metadata store: ${bytes} bytes in one change, at most ${MAX_REQUEST_BYTES}`,
+    );
 }
 
 /** Configuration numbers come back as numbers; collection metadata is user data and stays exact. */

@@ -6,6 +6,16 @@ export { EtcdCatalogStore } from './etcd-catalog.store';
 export { PeerLease } from './peer-lease';
 export { PeerRegistry, type PeerInfo } from './peer-registry';
 export { LeaderElection, type LeaderInfo } from './leader-election';
+export { checkPeerCompatible, nodeMajor, type PeerIdentity } from './peer-hello';
+export { PeerContacts, type PeerTransport, type SendFailures } from './peer-contacts';
+export {
+  peerCredential,
+  verifyPeerCredential,
+  PEER_AUTH_SCHEME,
+  PEER_ID_HEADER,
+  PEER_INCARNATION_HEADER,
+  type PeerCredential,
+} from './peer-auth';
 export type {
   Guard,
   MetadataStore,

@@ -53,6 +53,8 @@ export class LeaderElection {
 
   /** Steps down (on shutdown) by deleting the key if it is still ours. */
   async resign(): Promise<void> {
+    // A leaving peer does not campaign again when it sees its own key go.
+    this.closed = true;
     const guard = this.leaderGuard;
     if (guard) await this.store.txn([guard], [{ delete: this.keys.leader }]).catch(() => undefined);
   }
@@ -64,7 +66,7 @@ export class LeaderElection {
   }
 
   private async campaignOnce(): Promise<void> {
-    await this.store.txn(
+    const campaign = await this.store.txn(
       [{ key: this.keys.leader, absent: true }],
       [{ put: this.keys.leader, value: JSON.stringify(this.self), lease: this.leaseId() }],
     );
@@ -72,7 +74,7 @@ export class LeaderElection {
     await this.watcher?.cancel();
     this.current = found && { ...(JSON.parse(found.value) as LeaderInfo), createRevision: found.createRevision };
     if (this.current && this.isLeader) this.logger.log(`this peer (${this.self.peerId}) is the cluster leader`);
-    const from = (found?.modRevision ?? 0) + 1;
+    const from = (found?.modRevision ?? campaign.revision) + 1;
     this.watcher = await this.store.watch(this.keys.leader, from, {
       onEvents: (events) => {
         for (const event of events) {

@@ -13,6 +13,10 @@ import {
 } from 'class-validator';
 import { LOG_LEVELS } from './app-config';
 
+/** One etcd endpoint: http(s), a host name or [IPv6], a port 1-65535. */
+const ENDPOINT =
+  'https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):([1-9]\\d{0,3}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5])';
+
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number.parseInt(value, 10) : value;
 
@@ -100,7 +104,7 @@ export class EnvironmentVariables {
   VECTORSTORE_CLUSTER_ENABLED?: string;
 
   @IsOptional()
-  @Matches(/^https?:\/\/[^\s,/]+(,https?:\/\/[^\s,/]+)*$/, {
+  @Matches(new RegExp(`^${ENDPOINT}(,${ENDPOINT})*$`), {
     message: 'must be a comma-separated list of http(s)://host:port',
   })
   VECTORSTORE_ETCD_ENDPOINTS?: string;

@@ -277,8 +277,19 @@ describe('loadConfig (cluster mode)', () => {
       );
     });
 
+    it.each([['VECTORSTORE_ETCD_USERNAME'], ['VECTORSTORE_ETCD_PASSWORD']])(
+      'should refuse %s without the other one',
+      (name) => {
+        const error = configErrorOf(clusterEnv({ [name]: 'root-or-secret' }));
+
+        expect(error.problems).toEqual([
+          'VECTORSTORE_ETCD_USERNAME and VECTORSTORE_ETCD_PASSWORD: set both or neither',
+        ]);
+      },
+    );
+
     it('should hide an invalid etcd password', () => {
-      const error = configErrorOf(clusterEnv({ VECTORSTORE_ETCD_PASSWORD: '' }));
+      const error = configErrorOf(clusterEnv({ VECTORSTORE_ETCD_USERNAME: 'root', VECTORSTORE_ETCD_PASSWORD: '' }));
 
       expect(error.problems).toHaveLength(1);
       expect(error.problems[0]).toMatch(/^VECTORSTORE_ETCD_PASSWORD=\(hidden\): /);

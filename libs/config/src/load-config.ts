@@ -86,7 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems.push(...describe(error));
   }
   const host = vars.VECTORSTORE_HOST ?? DEFAULTS.host;
-  const cluster = problems.length === 0 ? clusterConfig(vars, host, problems) : undefined;
+  const cluster = clusterConfig(vars, host, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const dataDir = path.resolve(vars.VECTORSTORE_DATA_DIR ?? DEFAULTS.dataDir);
@@ -124,6 +124,8 @@ function clusterConfig(vars: EnvironmentVariables, host: string, problems: strin
   required('VECTORSTORE_ETCD_ENDPOINTS', 'where the cluster metadata lives');
   required('VECTORSTORE_CLUSTER_SECRET', 'peers authenticate each other with it');
   required('VECTORSTORE_JWT_SECRET', 'every peer must accept the same access tokens');
+  if ((vars.VECTORSTORE_ETCD_PASSWORD === undefined) !== (vars.VECTORSTORE_ETCD_USERNAME === undefined))
+    problems.push('VECTORSTORE_ETCD_USERNAME and VECTORSTORE_ETCD_PASSWORD: set both or neither');
   const p2pHost = vars.VECTORSTORE_P2P_HOST ?? host;
   const advertiseHost = vars.VECTORSTORE_ADVERTISE_HOST ?? (isWildcard(p2pHost) ? undefined : p2pHost);
   if (advertiseHost === undefined)

@@ -113,9 +113,8 @@ export class MemoryMetadataStore implements MetadataStore {
     this.publish(events);
   }
 
-  async close(): Promise<void> {
-    this.watches.clear();
-  }
+  /** Like one client disconnecting: peers sharing this store keep their watches (each cancels its own). */
+  async close(): Promise<void> {}
 
   private publish(events: WatchEvent[]): void {
     this.history.push(...events);

@@ -14,6 +14,8 @@ export interface ClusterStatusView {
   leaderId?: string;
   /** This peer could not renew its lease in time: it refuses writes and metadata changes. */
   fenced: boolean;
+  /** Failed calls to other peers since the last success, by peer address. */
+  sendFailures: Record<string, { count: number; latestError: string; latestErrorTimestamp: string }>;
 }
 
 export interface ClusterMembership {

@@ -118,7 +118,16 @@ export function clusterStatusToRest(status: ClusterStatusView | undefined): unkn
     consensus_thread_status: status.fenced
       ? { consensus_thread_status: 'stopped_with_err', err: 'lease expired: cannot reach the cluster metadata store' }
       : { consensus_thread_status: 'working', last_update: new Date().toISOString() },
-    message_send_failures: {},
+    message_send_failures: Object.fromEntries(
+      Object.entries(status.sendFailures).map(([uri, failure]) => [
+        uri,
+        {
+          count: failure.count,
+          latest_error: failure.latestError,
+          latest_error_timestamp: failure.latestErrorTimestamp,
+        },
+      ]),
+    ),
   };
 }
 
