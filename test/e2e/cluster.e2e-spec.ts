@@ -44,7 +44,8 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
     const response = await fetch(`${peer.server.httpUrl}${route}`, {
       method,
       headers: { 'api-key': peer.server.apiKey, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      // A string is sent as is: JSON with u64 peer ids beyond 2^53.
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
     // Peer ids are u64: keep big integers exact as strings.
@@ -224,6 +225,76 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
     await eventually(1000, async () => {
       for (const peer of peers) expect((await rest(peer).collectionExists(name)).exists).toBe(false);
     });
+  });
+
+  it('should place one shard per live peer by default and show local and remote shards on each peer', async () => {
+    const name = `placed-${randomBytes(4).toString('hex')}`;
+    await rest(peers[0]).createCollection(name, { vectors: { size: 4, distance: 'Dot' } });
+    const ids = await peerIds(peers[0]);
+    await eventually(1000, async () => {
+      for (const peer of peers) expect((await rest(peer).collectionExists(name)).exists).toBe(true);
+    });
+    const owners = new Map<number, string>();
+    for (const peer of peers) {
+      const { body } = await http(peer, 'GET', `/collections/${name}/cluster`);
+      const info = body?.result;
+      expect(info.shard_count).toBe(3);
+      expect(info.local_shards).toHaveLength(1);
+      expect(info.local_shards[0].state).toBe('Active');
+      expect(info.remote_shards).toHaveLength(2);
+      owners.set(info.local_shards[0].shard_id, String(info.peer_id));
+      for (const remote of info.remote_shards) {
+        expect(remote.state).toBe('Active');
+        expect(String(remote.peer_id)).not.toBe(String(info.peer_id));
+      }
+    }
+    expect([...owners.keys()].sort()).toEqual([0, 1, 2]);
+    expect([...owners.values()].sort()).toEqual(ids);
+
+    // The same over gRPC, through the official client.
+    const grpcClient = new GrpcClient({
+      host: '127.0.0.1',
+      port: peers[2].server.grpcPort,
+      https: false,
+      apiKey: peers[2].server.apiKey,
+      checkCompatibility: false,
+    });
+    const viaGrpc = await grpcClient.api('collections').collectionClusterInfo({ collectionName: name });
+    expect(viaGrpc.localShards).toHaveLength(1);
+    expect(viaGrpc.remoteShards.map((shard) => String(shard.peerId)).sort()).toEqual(
+      ids.filter((id) => id !== String(viaGrpc.peerId)),
+    );
+    await rest(peers[0]).deleteCollection(name);
+  });
+
+  it('should place a shard key on the peers its placement names, and refuse unknown peers', async () => {
+    const name = `keyed-${randomBytes(4).toString('hex')}`;
+    await rest(peers[1]).createCollection(name, {
+      vectors: { size: 4, distance: 'Dot' },
+      sharding_method: 'custom',
+      shard_number: 2,
+    });
+    const target = String((await http(peers[2], 'GET', '/cluster')).body?.result.peer_id);
+    await eventually(1000, async () => expect((await rest(peers[0]).collectionExists(name)).exists).toBe(true));
+    const created = await http(
+      peers[0],
+      'PUT',
+      `/collections/${name}/shards`,
+      `{"shard_key":"tenant-a","placement":[${target}]}`,
+    );
+    expect(created.status).toBe(200);
+    await eventually(1000, async () => {
+      const { body } = await http(peers[2], 'GET', `/collections/${name}/cluster`);
+      expect(body?.result.local_shards.map((shard: Json) => shard.shard_key)).toEqual(['tenant-a', 'tenant-a']);
+      expect(body?.result.remote_shards).toEqual([]);
+    });
+    const refused = await http(peers[0], 'PUT', `/collections/${name}/shards`, {
+      shard_key: 'tenant-b',
+      placement: [7],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body?.status.error).toContain('not live members of the cluster: 7');
+    await rest(peers[0]).deleteCollection(name);
   });
 
   it('should let exactly one of two peers create the same collection at once', async () => {

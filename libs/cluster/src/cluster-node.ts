@@ -14,6 +14,7 @@ import { PeerContacts, PeerTransport } from './peer-contacts';
 import { checkPeerCompatible, nodeMajor, PeerIdentity } from './peer-hello';
 import { PeerLease } from './peer-lease';
 import { PeerInfo, PeerRegistry } from './peer-registry';
+import { placeShards } from './shard-placement';
 
 const FORMAT = { v: 1 };
 
@@ -135,6 +136,14 @@ export class ClusterNode implements ClusterMembership {
     this.logger.log(
       `joined cluster "${this.clusterName}" as peer ${this.registry.self.peerId} (${this.registry.peers.size} peers live${this.importedStandalone ? '; imported the standalone catalog' : ''})`,
     );
+  }
+
+  livePeerCount(): number {
+    return this.registry.peers.size;
+  }
+
+  placeShards(count: number, state: Readonly<CatalogState>, placement?: readonly string[]): string[] {
+    return placeShards(count, state, [...this.registry.peers.keys()], placement);
   }
 
   status(): ClusterStatusView {

@@ -10,7 +10,7 @@ export { TOKENIZER_TYPES } from './model/payload-index.model';
 export type * from './model/requests.model';
 export { PAYLOAD_SCHEMA_TYPES } from './model/collection.model';
 export { MEMORY_PLACEMENTS } from './model/index-config.model';
-export { shardKeyEquals, describeShardKey, REPLICA_STATES } from './model/cluster.model';
+export { shardKeyEquals, describeShardKey, isShardOf, REPLICA_STATES } from './model/cluster.model';
 
 // Services the transports call.
 export { CollectionsModule } from './collections.module';

@@ -1,3 +1,5 @@
+import type { CatalogState } from '../catalog/catalog-state';
+
 // What the rest of the server may ask of cluster mode, without depending on it: the peers as this
 // peer sees them, and whether it may still write. Absent in standalone mode.
 
@@ -20,6 +22,13 @@ export interface ClusterStatusView {
 
 export interface ClusterMembership {
   status(): ClusterStatusView;
+  /** Live peers now: a new collection gets this many shards unless it asks otherwise (as Qdrant). */
+  livePeerCount(): number;
+  /**
+   * The peer for each of `count` new shards: over `placement` (peer ids that must be live) or all live
+   * peers, least-loaded first by the shards `state` already places on each.
+   */
+  placeShards(count: number, state: Readonly<CatalogState>, placement?: readonly string[]): string[];
 }
 
 export const CLUSTER_MEMBERSHIP = Symbol('CLUSTER_MEMBERSHIP');

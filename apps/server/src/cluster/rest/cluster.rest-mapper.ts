@@ -143,7 +143,14 @@ export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
         state: shard.state,
       }),
     ),
-    remote_shards: [],
+    remote_shards: info.remoteShards.map((shard) =>
+      defined({
+        shard_id: shard.shardId,
+        shard_key: shard.shardKey && shardKeyToRest(shard.shardKey),
+        peer_id: BigInt(shard.peerId),
+        state: shard.state,
+      }),
+    ),
     shard_transfers: [],
   };
 }
