@@ -12,12 +12,16 @@ if command -v etcd >/dev/null 2>&1; then exit 0; fi
 mkdir -p .cache
 cd .cache
 rm -f etcd-server_*.deb
-# apt-get download needs fresh package lists on a new machine; try without updating first.
+# apt-get download needs package lists; try the machine's first, else fetch lists into .cache/apt
+# (no root needed for that).
 if ! apt-get download etcd-server >/dev/null 2>&1; then
-  if [ "$(id -u)" -eq 0 ]; then apt-get update -qq; else sudo apt-get update -qq; fi
-  apt-get download etcd-server
+  mkdir -p apt/lists/partial apt/cache/archives/partial
+  opts=(-o "Dir::State::Lists=$PWD/apt/lists" -o "Dir::Cache=$PWD/apt/cache" -o Debug::NoLocking=1)
+  apt-get "${opts[@]}" update -qq
+  apt-get "${opts[@]}" download etcd-server
 fi
 rm -rf etcd
 dpkg-deb -x etcd-server_*.deb etcd
 rm -f etcd-server_*.deb
-"./etcd/usr/bin/etcd" --version | head -1
+version="$("./etcd/usr/bin/etcd" --version)"
+echo "${version%%$'\n'*}"

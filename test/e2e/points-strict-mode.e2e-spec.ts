@@ -189,6 +189,16 @@ describe('Strict mode (e2e)', () => {
     for (let i = 0; i < 3; i++) await call(points, 'Count', { collectionName: 'rated' });
     const readError = await rejected(call(points, 'Count', { collectionName: 'rated' }));
     expect(readError.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+
+    // A new collection under the same name starts with full buckets, as a new Qdrant collection does.
+    await call(collections, 'Delete', { collectionName: 'rated' });
+    await call(collections, 'Create', {
+      collectionName: 'rated',
+      vectorsConfig: { params: { size: 4, distance: 'Dot' } },
+      strictModeConfig: { enabled: true, writeRateLimit: 2, readRateLimit: 3 },
+    });
+    await call(points, 'Upsert', { collectionName: 'rated', points: [point(1)] });
+    await call(points, 'Count', { collectionName: 'rated' });
   });
 
   it('should not apply limits when strict mode is disabled', async () => {

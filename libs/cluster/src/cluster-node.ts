@@ -125,14 +125,15 @@ export class ClusterNode implements ClusterMembership {
 
   /** Takes a lease, registers this peer and campaigns for leadership. */
   async join(): Promise<void> {
-    await this.lease.start();
-    await this.registry.register(this.lease.id);
-    await this.registry.follow();
-    await this.leader.start();
+    // Set first: a lease lost while joining must bring the registration back too.
     this.lease.onRegranted = async (leaseId) => {
       await this.registry.register(leaseId);
       await this.leader.campaign();
     };
+    await this.lease.start();
+    await this.registry.register(this.lease.id);
+    await this.registry.follow();
+    await this.leader.start();
     this.logger.log(
       `joined cluster "${this.clusterName}" as peer ${this.registry.self.peerId} (${this.registry.peers.size} peers live${this.importedStandalone ? '; imported the standalone catalog' : ''})`,
     );

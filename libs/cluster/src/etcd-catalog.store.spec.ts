@@ -243,6 +243,33 @@ describe(EtcdCatalogStore.name, () => {
       expect(names(b.catalog.snapshot)).toEqual(['x', 'y']);
     });
 
+    it('should never leave an alias to a collection another peer deleted concurrently', async () => {
+      const a = await peer();
+      const b = await peer();
+      await a.catalog.mutate(create('y'));
+      await until(() => b.catalog.resolve('y') !== undefined, 'y on B');
+      // Both changes start from a state with y; one of them must be made again on the other's result.
+      const aliasToY = (draft: CatalogState) => {
+        if (!draft.collections.has('y')) throw DomainError.notFound('Collection `y` does not exist!');
+        draft.aliases.set('a', 'y');
+      };
+      const deleteY = (draft: CatalogState) => {
+        draft.collections.delete('y');
+        for (const [alias, target] of draft.aliases) if (target === 'y') draft.aliases.delete(alias);
+      };
+
+      await Promise.allSettled([b.catalog.mutate(deleteY), a.catalog.mutate(aliasToY)]);
+      await until(
+        () => a.catalog.snapshot.collections.size === 0 && b.catalog.snapshot.collections.size === 0,
+        'y deleted on both',
+      );
+
+      for (const { catalog } of [a, b]) {
+        for (const target of catalog.snapshot.aliases.values())
+          expect(catalog.snapshot.collections.has(target)).toBe(true);
+      }
+    });
+
     it('should write one key per changed collection and nothing for unchanged ones', async () => {
       const a = await peer();
       await a.catalog.mutate(create('x'));

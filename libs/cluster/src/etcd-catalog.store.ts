@@ -59,7 +59,10 @@ export class EtcdCatalogStore implements CatalogStore {
     if (!from) throw new Error('catalog change made from a state this store did not publish');
     const guards: Guard[] = [];
     const writes: Write[] = [];
+    const guarded = new Set<string>();
     const guard = (key: string) => {
+      if (guarded.has(key)) return;
+      guarded.add(key);
       const modRevision = from.modRevisions.get(key);
       guards.push(modRevision === undefined ? { key, absent: true } : { key, modRevision });
     };
@@ -73,8 +76,12 @@ export class EtcdCatalogStore implements CatalogStore {
       writes.push(text === undefined ? { delete: key } : { put: key, value: text });
     }
     const aliases = stringifyJson(Object.fromEntries(state.aliases));
-    // Aliases name collections: every change is checked against the aliases it was made with.
+    // Aliases name collections: every change is checked against the aliases it was made with, and an
+    // alias pointed somewhere new against the collection it now names (which another peer may delete).
     guard(this.keys.aliases);
+    for (const [alias, target] of state.aliases) {
+      if (base.aliases.get(alias) !== target) guard(this.keys.collection(target));
+    }
     if (aliases !== stringifyJson(Object.fromEntries(base.aliases)))
       writes.push({ put: this.keys.aliases, value: aliases });
     if (writes.length === 0) return;
@@ -108,6 +115,14 @@ export class EtcdCatalogStore implements CatalogStore {
     const wanted = new Map(
       [...local.collections].map(([name, record]) => [this.keys.collection(name), stringifyJson(record)]),
     );
+    const aliases = stringifyJson(Object.fromEntries(local.aliases));
+    // Imported before, by a start that stopped before it could retire the local catalog.
+    if (
+      existing.get(this.keys.aliases) === aliases &&
+      existing.size === wanted.size + 1 &&
+      [...wanted].every(([key, value]) => existing.get(key) === value)
+    )
+      return true;
     const resuming =
       !existing.has(this.keys.aliases) && [...existing].every(([key, value]) => wanted.get(key) === value);
     if (!resuming) {
@@ -129,7 +144,6 @@ export class EtcdCatalogStore implements CatalogStore {
       if (!result.succeeded)
         throw DomainError.unavailable('another peer changed the cluster catalog meanwhile; restart');
     }
-    const aliases = stringifyJson(Object.fromEntries(local.aliases));
     const done = await this.store.txn(
       [{ key: this.keys.aliases, absent: true }],
       [{ put: this.keys.aliases, value: aliases }],

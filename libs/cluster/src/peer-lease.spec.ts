@@ -196,6 +196,25 @@ describe(PeerLease.name, () => {
       expect(lease.id).not.toBe(first);
     });
 
+    it('should stay fenced until the re-registration succeeds, retrying it on the next renewal', async () => {
+      const first = await lease.start();
+      let failures = 1;
+      const calls: string[] = [];
+      lease.onRegranted = async (id) => {
+        calls.push(id);
+        if (failures-- > 0) throw new Error('register failed');
+      };
+      store.expireLease(first);
+
+      await lease.renew();
+      expect(lease.fenced).toBe(true);
+      expect(() => lease.assertValid()).toThrow('lease expired');
+
+      await lease.renew();
+      expect(calls).toEqual([lease.id, lease.id]);
+      expect(lease.fenced).toBe(false);
+    });
+
     it('should run one renewal at a time', async () => {
       await lease.start();
       const keepAlive = jest.spyOn(store, 'keepAlive');

@@ -16,6 +16,9 @@ export class PeerLease {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private renewing: Promise<void> | undefined;
+  /** False from a re-grant until `onRegranted` has re-created this peer's keys. */
+  private registered = true;
+  private lastRenewalFailed = false;
   /** Called with the new lease id after the lease was lost and granted again (keys must be re-created). */
   onRegranted: (leaseId: string) => Promise<void> = async () => undefined;
 
@@ -30,9 +33,12 @@ export class PeerLease {
     return this.leaseId;
   }
 
-  /** True once the local deadline has passed: etcd may have expired the lease. */
+  /**
+   * True once the local deadline has passed (etcd may have expired the lease), and after a new lease
+   * until this peer's keys are back on it.
+   */
   get fenced(): boolean {
-    return this.clock() >= this.deadline;
+    return this.clock() >= this.deadline || !this.registered;
   }
 
   /** Milliseconds left before the peer fences itself (0 when fenced). */
@@ -81,16 +87,23 @@ export class PeerLease {
   private async renewOnce(): Promise<void> {
     try {
       const sent = this.clock();
-      const ttl = await this.store.keepAlive(this.id);
+      // A renewal must not take longer than the gap between renewals, or one stall eats the lease.
+      const ttl = await this.store.keepAlive(this.id, Math.max(100, (this.ttlSeconds * 1000) / 3));
       if (ttl > 0) {
         this.extend(sent, ttl);
-        return;
+      } else {
+        // etcd expired the lease (we were cut off too long): take a new one and re-create our keys.
+        this.logger.warn(`peer lease ${this.id} expired; granting a new one`);
+        this.registered = false;
+        await this.grant();
       }
-      // etcd expired the lease (we were cut off too long): take a new one and re-create our keys.
-      this.logger.warn(`peer lease ${this.id} expired; granting a new one`);
-      await this.grant();
-      await this.onRegranted(this.id);
+      if (!this.registered) {
+        await this.onRegranted(this.id);
+        this.registered = true;
+      }
+      this.lastRenewalFailed = false;
     } catch (error) {
+      this.lastRenewalFailed = true;
       this.logger.warn({ err: error }, `renewing the peer lease failed (${Math.round(this.remainingMs)} ms left)`);
     }
   }
@@ -103,10 +116,9 @@ export class PeerLease {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(
-      () => void this.renew().finally(() => this.schedule()),
-      Math.max(100, (this.ttlSeconds * 1000) / 3),
-    );
+    // After a failure, try again soon rather than a third of a TTL later.
+    const interval = this.lastRenewalFailed ? 250 : (this.ttlSeconds * 1000) / 3;
+    this.timer = setTimeout(() => void this.renew().finally(() => this.schedule()), Math.max(100, interval));
     this.timer.unref();
   }
 }

@@ -126,6 +126,21 @@ describe(PeerRegistry.name, () => {
       expect(await store.keepAlive(oldLease)).toBe(0);
     });
 
+    it('should refuse to take over a peer id registered by a live peer at other addresses', async () => {
+      const { id: otherLease } = await store.grantLease(10);
+      const elsewhere = { ...info('1', 'other'), p2pUri: 'http://10.9.9.9:6335', httpUri: 'http://10.9.9.9:6333' };
+      await store.txn([], [{ put: keys.peer('1'), value: JSON.stringify(elsewhere), lease: otherLease }]);
+      const registry = new PeerRegistry(store, keys, info('1', 'new'));
+      opened.push(registry);
+      const { id } = await store.grantLease(10);
+
+      const error = await rejectionOf(registry.register(id));
+
+      expect(error.kind).toBe(ErrorKind.FailedPrecondition);
+      expect(error.message).toContain('already registered by a live peer at http://10.9.9.9:6335');
+      expect(await store.keepAlive(otherLease)).toBe(10);
+    });
+
     it('should succeed again on the lease it is already registered on', async () => {
       const { registry, leaseId } = await joined('1');
       const before = await store.get(keys.peer('1'));

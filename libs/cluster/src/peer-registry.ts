@@ -60,6 +60,14 @@ export class PeerRegistry {
       const previous = await this.store.get(peerKey);
       if (previous?.lease === leaseId) return;
       if (previous?.lease !== undefined) {
+        // Our previous process left it (the data-folder lock proves that process gone) only if it
+        // registered the same addresses; otherwise another machine has the same peer id.
+        const other = JSON.parse(previous.value) as Partial<PeerInfo>;
+        if (other.p2pUri !== this.self.p2pUri || other.httpUri !== this.self.httpUri)
+          throw DomainError.failedPrecondition(
+            `peer id ${this.self.peerId} is already registered by a live peer at ${String(other.p2pUri)}: ` +
+              'was this data folder copied? Give each peer its own data folder (its node.json holds the peer id)',
+          );
         this.logger.log(`replacing the registration of this peer's previous process (lease ${previous.lease})`);
         await this.store.revokeLease(previous.lease);
       }

@@ -21,6 +21,7 @@ function clusterEnv(overrides: Record<string, string | undefined> = {}): NodeJS.
     VECTORSTORE_CLUSTER_SECRET: SECRET,
     VECTORSTORE_JWT_SECRET: JWT,
     VECTORSTORE_ADVERTISE_HOST: '10.0.0.1',
+    VECTORSTORE_API_KEY: 'cluster-api-key-0123456789',
     ...overrides,
   };
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
@@ -115,7 +116,7 @@ describe('loadConfig (cluster mode)', () => {
     it('should take every override', () => {
       const config = loadConfig(
         clusterEnv({
-          VECTORSTORE_ETCD_ENDPOINTS: 'https://e1:2379,https://e2:2379,http://[::1]:2379',
+          VECTORSTORE_ETCD_ENDPOINTS: 'https://e1:2379,https://e2:2379,https://[::1]:2379',
           VECTORSTORE_ETCD_USERNAME: 'root',
           VECTORSTORE_ETCD_PASSWORD: 'pw',
           VECTORSTORE_ETCD_TLS_CA: '/etc/ca.pem',
@@ -131,7 +132,7 @@ describe('loadConfig (cluster mode)', () => {
 
       expect(config.cluster).toEqual({
         etcd: {
-          endpoints: ['https://e1:2379', 'https://e2:2379', 'http://[::1]:2379'],
+          endpoints: ['https://e1:2379', 'https://e2:2379', 'https://[::1]:2379'],
           username: 'root',
           password: 'pw',
           tlsCaFile: '/etc/ca.pem',
@@ -172,6 +173,7 @@ describe('loadConfig (cluster mode)', () => {
         'VECTORSTORE_ETCD_ENDPOINTS',
         'VECTORSTORE_CLUSTER_SECRET',
         'VECTORSTORE_JWT_SECRET',
+        'VECTORSTORE_API_KEY',
         'VECTORSTORE_ADVERTISE_HOST',
       ]);
     });
@@ -287,6 +289,22 @@ describe('loadConfig (cluster mode)', () => {
         ]);
       },
     );
+
+    it('should require the API key in cluster mode', () => {
+      const error = configErrorOf(clusterEnv({ VECTORSTORE_API_KEY: undefined }));
+
+      expect(error.problems).toEqual([
+        'VECTORSTORE_API_KEY: required in cluster mode (every peer must accept the same API key)',
+      ]);
+    });
+
+    it('should refuse a TLS CA with http endpoints', () => {
+      const error = configErrorOf(clusterEnv({ VECTORSTORE_ETCD_TLS_CA: '/etc/ca.pem' }));
+
+      expect(error.problems).toEqual([
+        'VECTORSTORE_ETCD_TLS_CA: only used with https:// endpoints (VECTORSTORE_ETCD_ENDPOINTS)',
+      ]);
+    });
 
     it('should hide an invalid etcd password', () => {
       const error = configErrorOf(clusterEnv({ VECTORSTORE_ETCD_USERNAME: 'root', VECTORSTORE_ETCD_PASSWORD: '' }));

@@ -124,6 +124,13 @@ function clusterConfig(vars: EnvironmentVariables, host: string, problems: strin
   required('VECTORSTORE_ETCD_ENDPOINTS', 'where the cluster metadata lives');
   required('VECTORSTORE_CLUSTER_SECRET', 'peers authenticate each other with it');
   required('VECTORSTORE_JWT_SECRET', 'every peer must accept the same access tokens');
+  required('VECTORSTORE_API_KEY', 'every peer must accept the same API key');
+  if (
+    vars.VECTORSTORE_ETCD_TLS_CA !== undefined &&
+    vars.VECTORSTORE_ETCD_ENDPOINTS !== undefined &&
+    !vars.VECTORSTORE_ETCD_ENDPOINTS.split(',').every((endpoint) => endpoint.startsWith('https://'))
+  )
+    problems.push('VECTORSTORE_ETCD_TLS_CA: only used with https:// endpoints (VECTORSTORE_ETCD_ENDPOINTS)');
   if ((vars.VECTORSTORE_ETCD_PASSWORD === undefined) !== (vars.VECTORSTORE_ETCD_USERNAME === undefined))
     problems.push('VECTORSTORE_ETCD_USERNAME and VECTORSTORE_ETCD_PASSWORD: set both or neither');
   const p2pHost = vars.VECTORSTORE_P2P_HOST ?? host;

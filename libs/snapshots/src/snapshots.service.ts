@@ -1,5 +1,11 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { AliasesService, CollectionCatalog, PEER_ID } from '@vectorstore/collections';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import {
+  AliasesService,
+  CLUSTER_MEMBERSHIP,
+  ClusterMembership,
+  CollectionCatalog,
+  PEER_ID,
+} from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
 import { CollectionSnapshots, type PartialSegmentManifest } from '@vectorstore/points';
@@ -45,8 +51,21 @@ export class SnapshotsService implements OnModuleInit {
     private readonly collections: CollectionSnapshots,
     @Inject(PEER_ID) private readonly peerId: string,
     private readonly aliases: AliasesService,
+    @Optional() @Inject(CLUSTER_MEMBERSHIP) private readonly membership?: ClusterMembership,
   ) {
     this.store = new SnapshotStore(config.snapshotsDir, { peerId });
+  }
+
+  /**
+   * Snapshots copy and restore one peer's data: in cluster mode that is part of a collection, and a
+   * restore would write a shared catalog entry for points only this peer has. Refused until snapshots
+   * are cluster-aware (docs/cluster.md).
+   */
+  private assertStandalone(): void {
+    if (this.membership)
+      throw DomainError.unimplemented(
+        "Cluster mode does not take or restore snapshots yet: they would hold one peer's part of the data (docs/cluster.md)",
+      );
   }
 
   /** Where multer streams uploads (removed with the rest of the work folder at start). */
@@ -71,6 +90,7 @@ export class SnapshotsService implements OnModuleInit {
   }
 
   async create(collectionName: string): Promise<SnapshotDescription> {
+    this.assertStandalone();
     const name = this.catalog.require(collectionName).name;
     const scope: SnapshotScope = { kind: 'collection', collection: name };
     const reservation = await this.store.reserveName(scope);
@@ -99,6 +119,7 @@ export class SnapshotsService implements OnModuleInit {
    * consistent cut, one after the other; a collection deleted meanwhile is left out.
    */
   async createFull(): Promise<SnapshotDescription> {
+    this.assertStandalone();
     const scope: SnapshotScope = { kind: 'full' };
     const reservation = await this.store.reserveName(scope);
     await fs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
@@ -130,34 +151,41 @@ export class SnapshotsService implements OnModuleInit {
   }
 
   listFull(): Promise<SnapshotDescription[]> {
+    this.assertStandalone();
     return this.store.list({ kind: 'full' });
   }
 
   deleteFull(snapshotName: string): Promise<void> {
+    this.assertStandalone();
     return this.store.delete({ kind: 'full' }, snapshotName);
   }
 
   downloadFull(snapshotName: string): Promise<OpenedSnapshot> {
+    this.assertStandalone();
     return this.store.openForDownload({ kind: 'full' }, snapshotName);
   }
 
   list(collectionName: string): Promise<SnapshotDescription[]> {
+    this.assertStandalone();
     const name = this.catalog.require(collectionName).name;
     return this.store.list({ kind: 'collection', collection: name });
   }
 
   delete(collectionName: string, snapshotName: string): Promise<void> {
+    this.assertStandalone();
     const name = this.catalog.require(collectionName).name;
     return this.store.delete({ kind: 'collection', collection: name }, snapshotName);
   }
 
   download(collectionName: string, snapshotName: string): Promise<OpenedSnapshot> {
+    this.assertStandalone();
     const name = this.catalog.require(collectionName).name;
     return this.store.openForDownload({ kind: 'collection', collection: name }, snapshotName);
   }
 
   /** Restores every collection of a full snapshot, and its aliases, from `location` (as {@link recover}). */
   async recoverFull(request: Omit<RecoverRequest, 'collection'>): Promise<string[]> {
+    this.assertStandalone();
     checkPriority(request.priority);
     let restored: string[] = [];
     await this.withLocalArchive({ ...request, collection: '' }, async (archive) => {
@@ -174,6 +202,7 @@ export class SnapshotsService implements OnModuleInit {
    * restored (see docs/snapshots.md). Returns the restored collections' names.
    */
   async restoreFullArchive(archive: string, checksum: string | undefined, requireChecksum: boolean): Promise<string[]> {
+    this.assertStandalone();
     const extracted = await readSnapshot(archive, {
       extractParent: this.tempDir,
       checksum,
@@ -210,6 +239,7 @@ export class SnapshotsService implements OnModuleInit {
 
   /** A snapshot of one shard: the tree of a collection snapshot holding only that shard. */
   async createShard(collectionName: string, shardId: number): Promise<SnapshotDescription> {
+    this.assertStandalone();
     const scope = this.shardScope(collectionName, shardId);
     const reservation = await this.store.reserveName(scope);
     await fs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
@@ -233,19 +263,23 @@ export class SnapshotsService implements OnModuleInit {
   }
 
   listShard(collectionName: string, shardId: number): Promise<SnapshotDescription[]> {
+    this.assertStandalone();
     return this.store.list(this.shardScope(collectionName, shardId));
   }
 
   deleteShard(collectionName: string, shardId: number, snapshotName: string): Promise<void> {
+    this.assertStandalone();
     return this.store.delete(this.shardScope(collectionName, shardId), snapshotName);
   }
 
   downloadShard(collectionName: string, shardId: number, snapshotName: string): Promise<OpenedSnapshot> {
+    this.assertStandalone();
     return this.store.openForDownload(this.shardScope(collectionName, shardId), snapshotName);
   }
 
   /** Restores shard `shardId` of a collection from `location` (as {@link recover}); the collection must exist. */
   async recoverShard(request: RecoverRequest & { shardId: number }): Promise<void> {
+    this.assertStandalone();
     checkPriority(request.priority);
     this.shardScope(request.collection, request.shardId);
     await this.withLocalArchive(request, (archive) =>
@@ -261,6 +295,7 @@ export class SnapshotsService implements OnModuleInit {
     checksum: string | undefined,
     requireChecksum: boolean,
   ): Promise<void> {
+    this.assertStandalone();
     this.shardScope(collection, shardId);
     const extracted = await readSnapshot(archive, {
       extractParent: this.tempDir,
@@ -283,6 +318,7 @@ export class SnapshotsService implements OnModuleInit {
 
   /** Qdrant's partial snapshot manifest of a shard (see CollectionSnapshots.partialManifest). */
   partialManifest(collectionName: string, shardId: number): Record<string, PartialSegmentManifest> {
+    this.assertStandalone();
     return this.collections.partialManifest(collectionName, shardId);
   }
 
@@ -318,6 +354,7 @@ export class SnapshotsService implements OnModuleInit {
    * into a fresh folder first; a refusal leaves the existing collection untouched.
    */
   async recover(request: RecoverRequest): Promise<void> {
+    this.assertStandalone();
     checkPriority(request.priority);
     await this.withLocalArchive(request, (archive) =>
       this.restoreArchive(request.collection, archive, request.checksum, false),
@@ -331,6 +368,7 @@ export class SnapshotsService implements OnModuleInit {
     checksum: string | undefined,
     requireChecksum: boolean,
   ): Promise<void> {
+    this.assertStandalone();
     const extracted = await readSnapshot(archive, {
       extractParent: this.tempDir,
       checksum,

@@ -55,8 +55,8 @@ export interface MetadataStore {
   watch(prefix: string, fromRevision: number, handlers: WatchHandlers): Promise<MetadataWatch>;
   /** A new lease of `ttlSeconds`; returns its id and the granted TTL. */
   grantLease(ttlSeconds: number): Promise<{ id: string; ttlSeconds: number }>;
-  /** Renews a lease once; the remaining TTL in seconds, 0 when the lease is gone. */
-  keepAlive(id: string): Promise<number>;
+  /** Renews a lease once (within `timeoutMs` when given); the remaining TTL in seconds, 0 when the lease is gone. */
+  keepAlive(id: string, timeoutMs?: number): Promise<number>;
   revokeLease(id: string): Promise<void>;
   close(): Promise<void>;
 }

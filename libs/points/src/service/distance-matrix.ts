@@ -69,7 +69,7 @@ export class DistanceMatrixService {
     );
     // One search per sampled point, each 1 plus the filter's conditions.
     this.contexts.strict.chargeRead(
-      context.record.name,
+      context.record.id,
       context.record.config.strictModeConfig,
       request.sample * (1 + filterRateCost(request.filter)),
     );

@@ -128,7 +128,7 @@ export class PointsReader {
     const strict = context.record.config.strictModeConfig;
     this.contexts.strict.checkRead(context.record.name, strict, limits, context.indexSchemaOf);
     // Qdrant's costs: a retrieve its ids, a scroll, count or facet 1 plus its filter's conditions.
-    this.contexts.strict.chargeRead(context.record.name, strict, cost);
+    this.contexts.strict.chargeRead(context.record.id, strict, cost);
     return context;
   }
 

@@ -77,7 +77,7 @@ export class PointsWriter {
     const strict = context.record.config.strictModeConfig;
     const guard = this.contexts.strict;
     const name = context.record.name;
-    guard.chargeWrite(name, strict, this.writeRateCost(context, operation));
+    guard.chargeWrite(context.record.id, strict, this.writeRateCost(context, operation));
     if ('upsert' in operation) {
       const { points, updateFilter } = operation.upsert;
       guard.checkWrite(

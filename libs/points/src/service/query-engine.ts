@@ -224,7 +224,7 @@ export class QueryEngine {
       const vector = location?.segment.vectorStore(lookup?.vectorName ?? using)?.get(location.slot);
       return 1 + (vector ? vectorRateCost(vector) : 1);
     };
-    this.contexts.strict.chargeRead(context.record.name, strict, queryRateCost(stage, idCost, lookupFrom));
+    this.contexts.strict.chargeRead(context.record.id, strict, queryRateCost(stage, idCost, lookupFrom));
   }
 
   private checkRequest(context: CollectionContext, request: QueryRequest | PrefetchQuery, depth = 0, path = ''): void {

@@ -201,7 +201,10 @@ export class StrictModeGuard {
     }
   }
 
-  /** Charges a read costing `cost` tokens to the collection's `read_rate_limit` bucket (see {@link TokenBucket}). */
+  /**
+   * Charges a read costing `cost` tokens to the collection's `read_rate_limit` bucket (see {@link TokenBucket}).
+   * Buckets are per collection id: a collection deleted and created again under its name starts full.
+   */
   chargeRead(collection: string, strict: StrictModeConfig | undefined, cost: number): void {
     if (strict?.enabled && strict.readRateLimit !== undefined)
       this.charge('Read', collection, strict.readRateLimit, cost);

@@ -95,7 +95,6 @@ export function shardKeyToRest(key: ShardKey): string | bigint {
   return 'keyword' in key ? key.keyword : BigInt(key.number);
 }
 
-/** `GET /collections/{c}/cluster`. */
 /**
  * `GET /cluster` as Qdrant shapes it: `{status: "disabled"}` standalone; in cluster mode the peers and
  * the leader. Our consensus is etcd's, so `raft_info` reports the leader we follow, not a Raft log.
@@ -131,6 +130,7 @@ export function clusterStatusToRest(status: ClusterStatusView | undefined): unkn
   };
 }
 
+/** `GET /collections/{c}/cluster`. */
 export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
   return {
     peer_id: BigInt(info.peerId),
