@@ -1,0 +1,127 @@
+import { useState } from 'preact/hooks';
+import { request } from '../api/http';
+import type { Json, Point } from '../api/types';
+import { collectionHref } from '../router';
+import { messageOf } from '../ui/hooks';
+import { FilterEditor, parseFilter } from '../ui/filter-editor';
+import { ErrorText, Field, fieldOfMessage } from '../ui/widgets';
+import { PointsTable } from './points';
+
+/** Reads a point id as the API takes it: an unsigned integer or a UUID. */
+export function parsePointId(text: string): { id?: number | string; error?: string } {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const id = Number(trimmed);
+    return Number.isSafeInteger(id) ? { id } : { error: 'Ids above 2^53 cannot be typed here exactly; use the API' };
+  }
+  if (/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(trimmed)) return { id: trimmed };
+  return { error: 'A point id is an unsigned integer or a UUID' };
+}
+
+/** Reads a pasted vector: a JSON array of numbers. */
+export function parseVector(text: string): { vector?: number[]; error?: string } {
+  try {
+    const value = JSON.parse(text) as Json;
+    if (Array.isArray(value) && value.length > 0 && value.every((x) => typeof x === 'number')) {
+      return { vector: value as number[] };
+    }
+  } catch {
+    // reported below
+  }
+  return { error: 'A vector is a JSON array of numbers, e.g. [0.1, 0.2, 0.3, 0.4]' };
+}
+
+/** Nearest neighbours of a stored point or of a pasted vector, with a filter and a limit, scores shown. */
+export function QueryPage({ name }: { name: string }) {
+  const [by, setBy] = useState<'id' | 'vector'>('vector');
+  const [input, setInput] = useState('');
+  const [using, setUsing] = useState('');
+  const [limit, setLimit] = useState('10');
+  const [filterText, setFilterText] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [hits, setHits] = useState<Point[]>();
+  const [busy, setBusy] = useState(false);
+
+  const run = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    const query: { value?: unknown; error?: string } =
+      by === 'id'
+        ? (({ id, error }) => ({ value: id, error }))(parsePointId(input))
+        : (({ vector, error }) => ({ value: vector, error }))(parseVector(input));
+    const filter = parseFilter(filterText);
+    const problems: Record<string, string> = {};
+    if (query.error) problems.query = query.error;
+    if (filter.error) problems.filter = filter.error;
+    if (Object.keys(problems).length > 0) return setErrors(problems);
+    setErrors({});
+    setBusy(true);
+    try {
+      const answer = await request<{ points: Point[] }>(
+        'POST',
+        `/collections/${encodeURIComponent(name)}/points/query`,
+        {
+          query: query.value,
+          using: using.trim() === '' ? undefined : using.trim(),
+          filter: filter.filter,
+          limit: Number(limit),
+          with_payload: true,
+          with_vector: true,
+        },
+      );
+      setHits(answer.points);
+    } catch (error) {
+      const message = messageOf(error);
+      const at = fieldOfMessage(message, {
+        filter: ['filter'],
+        limit: ['limit'],
+        using: ['using', 'vector name', 'Vector with name', 'Wrong input: Not existing vector name'],
+        query: ['query', 'point with id', 'dimension', 'Vector dimension'],
+      });
+      setErrors({ [at ?? 'form']: message });
+      setHits(undefined);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section>
+      <nav class="crumbs">
+        <a href="#/collections">Collections</a> / <a href={collectionHref(name)}>{name}</a> / Query
+      </nav>
+      <form class="card" data-testid="query-form" onSubmit={(event) => void run(event)}>
+        <div class="tabs" role="tablist">
+          <button type="button" role="tab" aria-selected={by === 'vector'} onClick={() => setBy('vector')}>
+            By vector
+          </button>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={by === 'id'}
+            data-testid="query-by-id"
+            onClick={() => setBy('id')}
+          >
+            By point id
+          </button>
+        </div>
+        <Field label={by === 'id' ? 'Point id' : 'Vector (JSON array)'} name="query" error={errors.query}>
+          <input name="query" value={input} onInput={(e) => setInput(e.currentTarget.value)} />
+        </Field>
+        <div class="row">
+          <Field label="Vector name (empty: the default)" name="using" error={errors.using}>
+            <input name="using" value={using} onInput={(e) => setUsing(e.currentTarget.value)} />
+          </Field>
+          <Field label="Limit" name="limit" error={errors.limit}>
+            <input name="limit" type="number" min="1" value={limit} onInput={(e) => setLimit(e.currentTarget.value)} />
+          </Field>
+        </div>
+        <FilterEditor value={filterText} onChange={setFilterText} serverError={errors.filter} />
+        <ErrorText message={errors.form} testId="query-error" />
+        <button type="submit" class="primary" disabled={busy}>
+          Run query
+        </button>
+      </form>
+      {hits ? <PointsTable points={hits} testId="query-results" /> : null}
+    </section>
+  );
+}
