@@ -9,7 +9,8 @@ export interface MetricsSample {
   collections: number;
 }
 
-const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/;
+/** `name{labels} value`; label values are quoted and may hold `}` (route templates such as `/collections/{name}`). */
+const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[^"}]|"(?:[^"\\]|\\.)*")*\})?\s+(\S+)/;
 
 /** Sums every series of each metric name (labels ignored). */
 export function sumByName(text: string): Map<string, number> {

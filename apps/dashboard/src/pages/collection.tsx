@@ -3,7 +3,8 @@ import { request } from '../api/http';
 import type { Alias, CollectionClusterInfo, CollectionInfo } from '../api/types';
 import { collectionHref } from '../router';
 import { messageOf, useLoad } from '../ui/hooks';
-import { ConfirmButton, ErrorText, Field, fieldOfMessage, JsonView, StatusDot } from '../ui/widgets';
+import { fieldOfMessage } from '../ui/format';
+import { ConfirmButton, ErrorText, Field, JsonView, StatusDot } from '../ui/widgets';
 
 const path = (name: string, rest = ''): string => `/collections/${encodeURIComponent(name)}${rest}`;
 

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { ApiError, request } from '../api/http';
 import type { CollectionInfo } from '../api/types';
 import { messageOf, useLoad } from '../ui/hooks';
-import { ErrorText, Field, fieldOfMessage, StatusDot } from '../ui/widgets';
+import { fieldOfMessage } from '../ui/format';
+import { ErrorText, Field, StatusDot } from '../ui/widgets';
 import { collectionHref } from '../router';
 
 interface Row {

@@ -3,8 +3,10 @@ import { request } from '../api/http';
 import type { Json, Point, PointId, ScrollResult } from '../api/types';
 import { collectionHref } from '../router';
 import { useLoad } from '../ui/hooks';
-import { FilterEditor, parseFilter } from '../ui/filter-editor';
-import { ErrorText, JsonView, vectorSummary } from '../ui/widgets';
+import { FilterEditor } from '../ui/filter-editor';
+import { vectorSummary } from '../ui/format';
+import { parseFilter } from '../ui/parse';
+import { ErrorText, JsonView } from '../ui/widgets';
 
 const PAGE_SIZES = [10, 25, 50, 100];
 

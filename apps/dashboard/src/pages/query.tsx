@@ -1,35 +1,13 @@
 import { useState } from 'preact/hooks';
 import { request } from '../api/http';
-import type { Json, Point } from '../api/types';
+import type { Point } from '../api/types';
 import { collectionHref } from '../router';
 import { messageOf } from '../ui/hooks';
-import { FilterEditor, parseFilter } from '../ui/filter-editor';
-import { ErrorText, Field, fieldOfMessage } from '../ui/widgets';
+import { FilterEditor } from '../ui/filter-editor';
+import { parseFilter, parsePointId, parseVector } from '../ui/parse';
+import { fieldOfMessage } from '../ui/format';
+import { ErrorText, Field } from '../ui/widgets';
 import { PointsTable } from './points';
-
-/** Reads a point id as the API takes it: an unsigned integer or a UUID. */
-export function parsePointId(text: string): { id?: number | string; error?: string } {
-  const trimmed = text.trim();
-  if (/^\d+$/.test(trimmed)) {
-    const id = Number(trimmed);
-    return Number.isSafeInteger(id) ? { id } : { error: 'Ids above 2^53 cannot be typed here exactly; use the API' };
-  }
-  if (/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(trimmed)) return { id: trimmed };
-  return { error: 'A point id is an unsigned integer or a UUID' };
-}
-
-/** Reads a pasted vector: a JSON array of numbers. */
-export function parseVector(text: string): { vector?: number[]; error?: string } {
-  try {
-    const value = JSON.parse(text) as Json;
-    if (Array.isArray(value) && value.length > 0 && value.every((x) => typeof x === 'number')) {
-      return { vector: value as number[] };
-    }
-  } catch {
-    // reported below
-  }
-  return { error: 'A vector is a JSON array of numbers, e.g. [0.1, 0.2, 0.3, 0.4]' };
-}
 
 /** Nearest neighbours of a stored point or of a pasted vector, with a filter and a limit, scores shown. */
 export function QueryPage({ name }: { name: string }) {

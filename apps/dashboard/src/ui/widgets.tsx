@@ -1,6 +1,5 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import type { Json } from '../api/types';
 
 /** JSON as indented text. Always a text node: nothing a user stored is ever parsed as HTML. */
 export function JsonView({ value, testId }: { value: unknown; testId?: string }) {
@@ -9,26 +8,6 @@ export function JsonView({ value, testId }: { value: unknown; testId?: string })
       {value === undefined ? '—' : JSON.stringify(value, null, 2)}
     </pre>
   );
-}
-
-/** The first few components of a vector (or of each named vector), with its length. */
-export function vectorSummary(vector: Json | undefined, shown = 4): string {
-  if (vector === undefined || vector === null) return '—';
-  if (Array.isArray(vector)) {
-    if (vector.length > 0 && Array.isArray(vector[0])) return `[${vector.length} vectors]`;
-    const head = vector.slice(0, shown).map((x) => (typeof x === 'number' ? Number(x.toFixed(4)) : x));
-    return `[${head.join(', ')}${vector.length > shown ? ', …' : ''}] (${vector.length} dims)`;
-  }
-  if (typeof vector === 'object') {
-    return Object.entries(vector)
-      .map(([name, value]) =>
-        value && typeof value === 'object' && !Array.isArray(value) && 'indices' in value
-          ? `${name}: sparse (${Array.isArray(value.indices) ? value.indices.length : 0} values)`
-          : `${name}: ${vectorSummary(value, shown)}`,
-      )
-      .join('\n');
-  }
-  return String(vector);
 }
 
 export function ErrorText({ message, testId }: { message?: string; testId?: string }) {
@@ -97,15 +76,4 @@ export function Sparkline({ values, label, unit }: { values: number[]; label: st
       </svg>
     </figure>
   );
-}
-
-/**
- * Where a server validation message belongs: the first field whose API name it mentions (`vectors.size: …`,
- * `collection_name: …`), else the form as a whole.
- */
-export function fieldOfMessage(message: string, fields: Record<string, string[]>): string | undefined {
-  for (const [field, names] of Object.entries(fields)) {
-    if (names.some((name) => message.includes(name))) return field;
-  }
-  return undefined;
 }
