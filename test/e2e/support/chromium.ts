@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
-/** Debian's Chromium (`apt-get install chromium`), or the binary named by VECTORSTORE_TEST_CHROMIUM. */
+/**
+ * The Chromium to drive: the binary VECTORSTORE_TEST_CHROMIUM names (only that one, when set), else Debian's
+ * (`apt-get install chromium`) at /usr/bin/chromium; undefined when it is not there.
+ */
 export function chromiumPath(): string | undefined {
-  const candidates = [process.env.VECTORSTORE_TEST_CHROMIUM, '/usr/bin/chromium'].filter(
-    (path): path is string => typeof path === 'string' && path !== '',
-  );
-  return candidates.find((path) => existsSync(path));
+  const wanted = process.env.VECTORSTORE_TEST_CHROMIUM || '/usr/bin/chromium';
+  return existsSync(wanted) ? wanted : undefined;
 }
 
 /**
