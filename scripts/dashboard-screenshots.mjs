@@ -138,9 +138,9 @@ try {
 
   await page.goto(`${url}/dashboard#/cluster`);
   // Some traffic for the charts: a few samples of /metrics while queries run.
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; i < 20; i++) {
     await Promise.all(
-      Array.from({ length: 5 + i * 2 }, () =>
+      Array.from({ length: 5 + (i % 10) * 3 }, () =>
         api('POST', '/collections/articles/points/query', { query: [1, 0, 0, 0, 0, 0, 0, 1], limit: 3 }),
       ),
     );

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { request } from '../api/http';
 import type { Alias, CollectionClusterInfo, CollectionInfo } from '../api/types';
-import { collectionHref } from '../router';
+import { CollectionNav } from '../ui/collection-nav';
 import { messageOf, useLoad } from '../ui/hooks';
 import { fieldOfMessage } from '../ui/format';
 import { ConfirmButton, ErrorText, Field, JsonView, StatusDot } from '../ui/widgets';
@@ -39,16 +39,7 @@ export function CollectionPage({ name, readOnly }: { name: string; readOnly: boo
 
   return (
     <section>
-      <nav class="crumbs">
-        <a href="#/collections">Collections</a> / <strong data-testid="collection-title">{name}</strong>
-      </nav>
-      <nav class="tabs">
-        <a href={collectionHref(name)} aria-current="page">
-          Overview
-        </a>
-        <a href={collectionHref(name, 'points')}>Points</a>
-        <a href={collectionHref(name, 'query')}>Query</a>
-      </nav>
+      <CollectionNav name={name} />
       <ErrorText message={details.error ?? error} testId="collection-error" />
       {info && config && details.data ? (
         <>

@@ -3,6 +3,7 @@ import { ApiError, request } from '../api/http';
 import type { CollectionInfo } from '../api/types';
 import { messageOf, useLoad } from '../ui/hooks';
 import { fieldOfMessage } from '../ui/format';
+import { parseSettings } from '../ui/parse';
 import { ErrorText, Field, StatusDot } from '../ui/widgets';
 import { collectionHref } from '../router';
 
@@ -74,6 +75,7 @@ function CreateCollectionForm({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState('');
   const [size, setSize] = useState('4');
   const [distance, setDistance] = useState<string>('Cosine');
+  const [extra, setExtra] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
 
   const submit = async (event: Event): Promise<void> => {
@@ -81,10 +83,16 @@ function CreateCollectionForm({ onCreated }: { onCreated: () => void }) {
     const dims = Number(size);
     if (name === '') return setErrors({ name: 'A name is required' });
     if (!Number.isInteger(dims)) return setErrors({ size: 'The size must be a whole number' });
+    const settings = parseSettings(extra);
+    if (settings.error) return setErrors({ extra: settings.error });
     setErrors({});
     try {
-      await request('PUT', `/collections/${encodeURIComponent(name)}`, { vectors: { size: dims, distance } });
+      await request('PUT', `/collections/${encodeURIComponent(name)}`, {
+        ...settings.value,
+        vectors: { size: dims, distance },
+      });
       setName('');
+      setExtra('');
       onCreated();
     } catch (error) {
       const message = messageOf(error);
@@ -96,7 +104,10 @@ function CreateCollectionForm({ onCreated }: { onCreated: () => void }) {
               distance: ['vectors.distance'],
             })
           : undefined;
-      setErrors({ [field ?? 'form']: message });
+      // Anything about the other settings (hnsw_config, quantization_config, …) belongs to their editor.
+      setErrors({
+        [field ?? (extra.trim() !== '' && error instanceof ApiError && error.status < 500 ? 'extra' : 'form')]: message,
+      });
     }
   };
 
@@ -118,6 +129,20 @@ function CreateCollectionForm({ onCreated }: { onCreated: () => void }) {
           </select>
         </Field>
       </div>
+      <Field
+        label="Other settings (optional JSON, as in the API: hnsw_config, quantization_config, …)"
+        name="extra"
+        error={errors.extra}
+      >
+        <textarea
+          name="extra"
+          rows={2}
+          spellcheck={false}
+          placeholder='{"hnsw_config": {"m": 32}, "on_disk_payload": true}'
+          value={extra}
+          onInput={(e) => setExtra(e.currentTarget.value)}
+        />
+      </Field>
       <ErrorText message={errors.form} testId="create-collection-error" />
       <button type="submit" class="primary">
         Create collection

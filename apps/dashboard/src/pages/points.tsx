@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { request } from '../api/http';
 import type { Json, Point, PointId, ScrollResult } from '../api/types';
-import { collectionHref } from '../router';
+import { CollectionNav } from '../ui/collection-nav';
 import { useLoad } from '../ui/hooks';
 import { FilterEditor } from '../ui/filter-editor';
 import { vectorSummary } from '../ui/format';
@@ -52,9 +52,7 @@ export function PointsPage({ name }: { name: string }) {
 
   return (
     <section>
-      <nav class="crumbs">
-        <a href="#/collections">Collections</a> / <a href={collectionHref(name)}>{name}</a> / Points
-      </nav>
+      <CollectionNav name={name} current="points" />
       <form class="card" data-testid="filter-form" onSubmit={apply}>
         <FilterEditor value={filterText} onChange={setFilterText} serverError={serverFilterError} />
         <div class="row">

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { request } from '../api/http';
 import type { Point } from '../api/types';
-import { collectionHref } from '../router';
+import { CollectionNav } from '../ui/collection-nav';
 import { messageOf } from '../ui/hooks';
 import { FilterEditor } from '../ui/filter-editor';
 import { parseFilter, parsePointId, parseVector } from '../ui/parse';
@@ -32,6 +32,7 @@ export function QueryPage({ name }: { name: string }) {
     if (filter.error) problems.filter = filter.error;
     if (Object.keys(problems).length > 0) return setErrors(problems);
     setErrors({});
+    setHits(undefined);
     setBusy(true);
     try {
       const answer = await request<{ points: Point[] }>(
@@ -64,9 +65,7 @@ export function QueryPage({ name }: { name: string }) {
 
   return (
     <section>
-      <nav class="crumbs">
-        <a href="#/collections">Collections</a> / <a href={collectionHref(name)}>{name}</a> / Query
-      </nav>
+      <CollectionNav name={name} current="query" />
       <form class="card" data-testid="query-form" onSubmit={(event) => void run(event)}>
         <div class="tabs" role="tablist">
           <button type="button" role="tab" aria-selected={by === 'vector'} onClick={() => setBy('vector')}>

@@ -1,4 +1,4 @@
-import { parseFilter, parsePointId, parseVector } from './parse';
+import { parseFilter, parsePointId, parseSettings, parseVector } from './parse';
 
 describe('parse', () => {
   describe(parseFilter.name, () => {
@@ -35,6 +35,18 @@ describe('parse', () => {
       expect(parseVector('[]').error).toMatch(/JSON array of numbers/);
       expect(parseVector('[1, "2"]').error).toMatch(/JSON array of numbers/);
       expect(parseVector('1,2').error).toMatch(/JSON array of numbers/);
+    });
+  });
+
+  describe(parseSettings.name, () => {
+    it('should take empty text as no settings and a JSON object as settings', () => {
+      expect(parseSettings('')).toEqual({ value: {} });
+      expect(parseSettings('{"hnsw_config": {"m": 32}}')).toEqual({ value: { hnsw_config: { m: 32 } } });
+    });
+
+    it('should explain bad JSON and values that are not objects', () => {
+      expect(parseSettings('{').error).toMatch(/^Invalid JSON: /);
+      expect(parseSettings('3').error).toMatch(/^The settings are a JSON object/);
     });
   });
 });

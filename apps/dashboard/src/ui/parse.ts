@@ -37,3 +37,15 @@ export function parseVector(text: string): { vector?: number[]; error?: string }
   }
   return { error: 'A vector is a JSON array of numbers, e.g. [0.1, 0.2, 0.3, 0.4]' };
 }
+
+/** Optional extra settings of a new collection: empty, or a JSON object merged into the request body. */
+export function parseSettings(text: string): { value?: Record<string, Json>; error?: string } {
+  if (text.trim() === '') return { value: {} };
+  try {
+    const value = JSON.parse(text) as Json;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { value };
+  } catch (error) {
+    return { error: `Invalid JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  return { error: 'The settings are a JSON object, e.g. {"hnsw_config": {"m": 32}}' };
+}
