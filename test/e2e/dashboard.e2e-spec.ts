@@ -290,6 +290,18 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
     await page.getByTestId('collection-row-docs').waitFor();
   });
 
+  it('should keep the session when several tabs refresh at once (one refresh at a time across tabs)', async () => {
+    const tabs = await Promise.all([open(context, '#/collections'), open(context, '#/collections')]);
+    try {
+      // Both tabs and this page restore from the same cookie at the same moment: without serialising, the second
+      // would present a used-up token, and reuse detection would end the session for all of them.
+      await Promise.all([...tabs, page].map((tab) => tab.reload()));
+      for (const tab of [...tabs, page]) await tab.getByTestId('collection-row-docs').waitFor();
+    } finally {
+      await Promise.all(tabs.map((tab) => tab.close()));
+    }
+  });
+
   it('should show cluster info and request charts from /metrics', async () => {
     await page.goto(`${server.httpUrl}/dashboard#/cluster`);
     await expect(page.getByTestId('cluster-status').textContent()).resolves.toContain('disabled');

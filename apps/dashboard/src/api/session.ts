@@ -74,9 +74,21 @@ function clearCredentials(): void {
   apiKey = undefined;
 }
 
-/** Rotates the refresh cookie for a new access token. One refresh at a time: concurrent callers share it. */
+/**
+ * One refresh at a time across every tab of this origin. The tabs share the cookie, and presenting a refresh token
+ * that another tab has just used up would revoke the session (reuse detection): a Web Lock makes the second tab wait
+ * and then send the cookie the first one received.
+ */
+async function exclusively<T>(task: () => Promise<T>): Promise<T> {
+  if (typeof navigator === 'undefined' || !navigator.locks) return task();
+  return await navigator.locks.request('vectorstore-refresh', task);
+}
+
+/** Rotates the refresh cookie for a new access token. Concurrent callers in this tab share one refresh. */
 export function refreshNow(): Promise<boolean> {
-  refreshing ??= request<AccessToken>('POST', '/api/auth/refresh', {}, { anonymous: true, headers: COOKIE_SCHEME })
+  refreshing ??= exclusively(() =>
+    request<AccessToken>('POST', '/api/auth/refresh', {}, { anonymous: true, headers: COOKIE_SCHEME }),
+  )
     .then(
       (answer) => {
         keepToken(answer.access_token);
