@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { request } from '../api/http';
 import { type MetricsSample, type Rate, rateBetween, sampleOf } from '../api/prometheus';
+import { type ClusterStatus, peerRows } from '../api/cluster';
 import type { CollectionClusterInfo } from '../api/types';
 import { messageOf, useLoad } from '../ui/hooks';
-import { ErrorText, Sparkline } from '../ui/widgets';
+import { ErrorText, JsonView, Sparkline } from '../ui/widgets';
 import { ShardTable } from './collection';
 
 /** How often `/metrics` is read, ms, and how many rates the charts keep. */
@@ -11,14 +12,14 @@ const METRICS_EVERY_MS = 2000;
 const KEEP = 60;
 
 interface ClusterView {
-  status: string;
+  status: ClusterStatus;
   version?: string;
   collections: { name: string; cluster: CollectionClusterInfo }[];
 }
 
 async function loadCluster(): Promise<ClusterView> {
-  const [cluster, root, list] = await Promise.all([
-    request<{ status: string }>('GET', '/cluster'),
+  const [status, root, list] = await Promise.all([
+    request<ClusterStatus>('GET', '/cluster'),
     fetch('/', { cache: 'no-store' }).then((r) => r.json() as Promise<{ version?: string }>),
     request<{ collections: { name: string }[] }>('GET', '/collections'),
   ]);
@@ -31,59 +32,74 @@ async function loadCluster(): Promise<ClusterView> {
         cluster: await request<CollectionClusterInfo>('GET', `/collections/${encodeURIComponent(name)}/cluster`),
       })),
   );
-  return { status: cluster.status, version: root.version, collections };
+  return { status, version: root.version, collections };
 }
 
 /** Peers, shards per peer and their states, shard transfers, and request rate and latency from `/metrics`. */
 export function ClusterPage() {
   const view = useLoad(loadCluster, 'cluster');
-  const peers = new Map<string, { shards: number; states: Set<string> }>();
-  for (const { cluster } of view.data?.collections ?? []) {
-    const add = (peer: string, state = '?'): void => {
-      const entry = peers.get(peer) ?? { shards: 0, states: new Set<string>() };
-      entry.shards += 1;
-      entry.states.add(state);
-      peers.set(peer, entry);
-    };
-    cluster.local_shards.forEach((s) => add(String(cluster.peer_id), s.state));
-    cluster.remote_shards.forEach((s) => add(String(s.peer_id ?? '?'), s.state));
-  }
+  const data = view.data;
+  const peers = data
+    ? peerRows(
+        data.status,
+        data.collections.map((c) => c.cluster),
+      )
+    : [];
+  const consensus = data?.status.consensus_thread_status;
+  const failures = Object.entries(data?.status.message_send_failures ?? {});
   return (
     <section>
       <h2>Cluster and health</h2>
       <ErrorText message={view.error} />
       <Metrics />
-      {view.data ? (
+      {data ? (
         <>
           <div class="card">
-            <h3>Node</h3>
+            <h3>Peers</h3>
             <p data-testid="cluster-status">
-              Cluster mode: <strong>{view.data.status}</strong>
-              {view.data.status === 'disabled' ? ' (standalone: one peer holds every shard)' : ''}
-              {view.data.version ? ` · version ${view.data.version}` : ''}
+              Cluster mode: <strong>{data.status.status}</strong>
+              {data.status.status === 'disabled' ? ' (standalone: this node holds every shard)' : ''}
+              {data.status.raft_info?.role ? ` · this node is ${data.status.raft_info.role.toLowerCase()}` : ''}
+              {consensus?.consensus_thread_status ? ` · consensus ${consensus.consensus_thread_status}` : ''}
+              {data.version ? ` · version ${data.version}` : ''}
             </p>
+            <ErrorText message={consensus?.err} testId="consensus-error" />
             <table data-testid="peers">
               <thead>
                 <tr>
                   <th>Peer</th>
+                  <th>Address</th>
+                  <th>Role</th>
                   <th class="num">Shards</th>
                   <th>Shard states</th>
                 </tr>
               </thead>
               <tbody>
-                {[...peers].map(([peer, entry]) => (
-                  <tr key={peer}>
+                {peers.map((peer) => (
+                  <tr key={peer.peer}>
                     <td>
-                      <code>{peer}</code>
+                      <code>{peer.peer}</code>
                     </td>
-                    <td class="num">{entry.shards}</td>
-                    <td>{[...entry.states].join(', ')}</td>
+                    <td>{peer.uri ?? '—'}</td>
+                    <td>{peer.roles.join(', ') || '—'}</td>
+                    <td class="num">{peer.shards}</td>
+                    <td>
+                      {Object.entries(peer.states)
+                        .map(([state, n]) => `${state} × ${n}`)
+                        .join(', ') || '—'}
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
+            {failures.length > 0 ? (
+              <>
+                <h3>Messages that failed to reach a peer</h3>
+                <JsonView value={Object.fromEntries(failures)} />
+              </>
+            ) : null}
           </div>
-          {view.data.collections.map(({ name, cluster }) => (
+          {data.collections.map(({ name, cluster }) => (
             <ShardTable key={name} collection={name} cluster={cluster} />
           ))}
         </>
