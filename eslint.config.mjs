@@ -16,6 +16,7 @@ export const LIBRARY_DEPENDENCIES = {
   auth: ['common', 'config', 'persistence'],
   points: ['common', 'engine', 'persistence', 'collections'],
   snapshots: ['common', 'persistence', 'config', 'collections', 'points'],
+  cluster: ['common', 'config', 'collections'],
 };
 
 const SOURCE_FILES = '**/*.{ts,tsx,mts,cts,js,mjs,cjs}';

@@ -54,6 +54,8 @@ execFileSync(
     typesDir,
     ...files.map((name) => `vectorstore/${name}`),
     'grpc/health/v1/health.proto',
+    // The internal peer service (cluster mode): its own package, never re-packaged as qdrant.
+    'internal/peer.proto',
   ],
   { stdio: 'inherit' },
 );

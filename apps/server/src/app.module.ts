@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CollectionsModule } from '@vectorstore/collections';
+import type { ClusterNode } from '@vectorstore/cluster';
 import { AppConfig, ConfigModule } from '@vectorstore/config';
 import { PointsModule } from '@vectorstore/points';
 import { LoggerModule } from 'nestjs-pino';
@@ -9,7 +10,8 @@ import { FEATURE_MODULES } from './features';
 /** One process: each feature serves HTTP and gRPC over the same domain modules. */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `cluster`: this peer's cluster node in cluster mode (the catalog then lives in etcd). */
+  static forRoot(config: AppConfig, cluster?: ClusterNode): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -22,7 +24,10 @@ export class AppModule {
             redact: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers.cookie'],
           },
         }),
-        CollectionsModule.forRoot({ dataDir: config.dataDir }),
+        CollectionsModule.forRoot({
+          dataDir: config.dataDir,
+          ...(cluster ? { catalogStore: cluster.catalogStore, membership: cluster } : {}),
+        }),
         PointsModule.forRoot({ dataDir: config.dataDir }),
         CoreModule,
         ...FEATURE_MODULES,

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ConfigError, loadConfig } from '@vectorstore/config';
+import { ClusterNode } from '@vectorstore/cluster';
+import { FileCatalogStore, loadOrCreatePeerId } from '@vectorstore/collections';
+import { AppConfig, ClusterConfig, ConfigError, loadConfig } from '@vectorstore/config';
 import { DataDirInUseError, DataDirLock, DataDirLockError } from '@vectorstore/persistence';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
@@ -9,6 +11,9 @@ import { grpcServerOptions } from './grpc/grpc-server.options';
 import { TimedGrpcServer } from './grpc/timed-grpc-server';
 import { RequestMetrics } from './core/metrics/request-metrics';
 import { configureHttp } from './core/http-setup';
+import { SERVER_VERSION } from './version';
+import { GrpcPeerTransport } from './cluster/p2p/peer-client';
+import { startPeerServer, stopPeerServer } from './cluster/p2p/peer-server';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -37,7 +42,16 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  let cluster: ClusterNode | undefined;
+  try {
+    cluster = config.cluster ? await joinCluster(config, config.cluster) : undefined;
+  } catch (error) {
+    lock.releaseSync();
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`vectorstore failed to start: cluster mode: ${message}\n`);
+    process.exit(1);
+  }
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, cluster), {
     bufferLogs: true,
     bodyParser: false,
   });
@@ -47,6 +61,12 @@ async function bootstrap(): Promise<void> {
   app.connectMicroservice({ strategy: grpcServer }, { inheritAppConfig: true });
   await app.startAllMicroservices();
   await app.listen(config.http.port, config.http.host);
+  // Cluster mode: the peer service first (others call a peer as soon as it is registered), then join.
+  const peerServer = cluster && config.cluster ? await startPeerServer(config.cluster, cluster) : undefined;
+  if (cluster && config.cluster) {
+    await cluster.join();
+    cluster.connectPeers(new GrpcPeerTransport(cluster, config.cluster.etcd.timeoutMs));
+  }
   const logger = app.get(Logger);
   logger.log({
     msg: 'vectorstore is ready',
@@ -60,20 +80,40 @@ async function bootstrap(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     logger.log({ msg: 'stopping', signal });
     setTimeout(() => process.exit(1), 30_000).unref();
-    void app.close().then(
-      () => {
-        lock.releaseSync();
-        process.exit(0);
-      },
-      (error: unknown) => {
-        // A supervisor must see that the stop was not clean (storage may not have flushed).
-        logger.error({ msg: 'shutdown failed', err: error });
-        process.exit(1);
-      },
-    );
+    // A peer leaves the cluster first, so that others stop counting on it while it drains.
+    void Promise.resolve(cluster?.leave())
+      .then(() => peerServer && stopPeerServer(peerServer))
+      .then(() => app.close())
+      .then(() => cluster?.close())
+      .then(
+        () => {
+          lock.releaseSync();
+          process.exit(0);
+        },
+        (error: unknown) => {
+          // A supervisor must see that the stop was not clean (storage may not have flushed).
+          logger.error({ msg: 'shutdown failed', err: error });
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+}
+
+/** Joins the cluster named in the config; a standalone catalog in the data folder moves into an empty cluster. */
+async function joinCluster(config: AppConfig, cluster: ClusterConfig): Promise<ClusterNode> {
+  const standalone = new FileCatalogStore(config.dataDir);
+  const node = await ClusterNode.start({
+    config: cluster,
+    peerId: await loadOrCreatePeerId(config.dataDir),
+    httpUri: `http://${cluster.advertiseHost}:${config.http.port}`,
+    grpcUri: `http://${cluster.advertiseHost}:${config.grpc.port}`,
+    version: SERVER_VERSION,
+    standaloneCatalog: await standalone.load(),
+  });
+  if (node.importedStandalone) await standalone.retire();
+  return node;
 }
 
 bootstrap().catch((error: unknown) => {

@@ -36,6 +36,7 @@ describe(ClusterService.name, () => {
       expect(cluster.clusterInfo('auto')).toEqual({
         peerId: PEER_ID,
         shardCount: 3,
+        remoteShards: [],
         localShards: [
           { shardId: 0, state: 'Active', ...emptyShardStats() },
           { shardId: 1, state: 'Active', ...emptyShardStats() },
@@ -50,6 +51,7 @@ describe(ClusterService.name, () => {
       expect(cluster.clusterInfo('one')).toEqual({
         peerId: PEER_ID,
         shardCount: 1,
+        remoteShards: [],
         localShards: [{ shardId: 0, state: 'Active', ...emptyShardStats() }],
       });
     });
@@ -75,7 +77,12 @@ describe(ClusterService.name, () => {
     });
 
     it('should report no shards for a fresh custom-sharded collection', () => {
-      expect(cluster.clusterInfo('custom')).toEqual({ peerId: PEER_ID, shardCount: 0, localShards: [] });
+      expect(cluster.clusterInfo('custom')).toEqual({
+        peerId: PEER_ID,
+        shardCount: 0,
+        localShards: [],
+        remoteShards: [],
+      });
     });
 
     it('should resolve an alias', async () => {

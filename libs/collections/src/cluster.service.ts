@@ -1,12 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { CatalogState, resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
+import { CLUSTER_MEMBERSHIP, ClusterMembership, ClusterStatusView } from './cluster/cluster-membership';
 import { PEER_ID } from './cluster/node-identity';
 import {
   CollectionClusterInfo,
   describeShardKey,
+  isShardOf,
   REPLICA_STATES,
+  ShardRecord,
   ShardKey,
   shardKeyEquals,
 } from './model/cluster.model';
@@ -34,18 +37,28 @@ export class ClusterService {
     private readonly catalog: CollectionCatalog,
     @Inject(PEER_ID) private readonly peerId: string,
     @Inject(COLLECTION_STATS_PROVIDER) private readonly stats: CollectionStatsProvider,
+    @Optional() @Inject(CLUSTER_MEMBERSHIP) private readonly membership?: ClusterMembership,
   ) {}
+
+  /** The peers and this peer's standing in cluster mode; undefined when standalone. */
+  status(): ClusterStatusView | undefined {
+    return this.membership?.status();
+  }
 
   clusterInfo(collectionName: string): CollectionClusterInfo {
     checkName(collectionName);
     const record = this.catalog.require(collectionName);
     const { shards } = this.stats.statsFor(record);
+    const sorted = [...record.shards].sort((a, b) => a.shardId - b.shardId);
     return {
       peerId: this.peerId,
       shardCount: record.shards.length,
-      localShards: [...record.shards]
-        .sort((a, b) => a.shardId - b.shardId)
+      localShards: sorted
+        .filter((shard) => isShardOf(shard, this.peerId))
         .map((shard) => ({ ...(shards[shard.shardId] ?? emptyShardStats()), ...shard })),
+      remoteShards: sorted
+        .filter((shard): shard is ShardRecord & { peerId: string } => !isShardOf(shard, this.peerId))
+        .map((shard) => ({ ...shard })),
     };
   }
 
@@ -67,7 +80,12 @@ export class ClusterService {
     issues.range('timeout', timeout, 1);
     issues.range('request.shards_number', request.shardsNumber, 1, MAX_SHARDS_PER_KEY);
     issues.range('request.replication_factor', request.replicationFactor, 1);
-    if (request.placement && request.placement.length > 0 && !request.placement.includes(this.peerId)) {
+    if (
+      !this.membership &&
+      request.placement &&
+      request.placement.length > 0 &&
+      !request.placement.includes(this.peerId)
+    ) {
       issues.add(
         'request.placement',
         `must include this node's peer id ${this.peerId} (the only peer in standalone mode)`,
@@ -85,11 +103,17 @@ export class ClusterService {
         throw DomainError.alreadyExists(`Wrong input: Shard key ${describeShardKey(request.shardKey)} already exists`);
       }
       const shardsNumber = request.shardsNumber ?? record.config.params.shardNumber;
+      const peers = this.membership?.placeShards(
+        shardsNumber,
+        draft,
+        request.placement && request.placement.length > 0 ? request.placement : undefined,
+      );
       for (let i = 0; i < shardsNumber; i++) {
         record.shards.push({
           shardId: record.nextShardId++,
           state: request.initialState ?? 'Active',
           shardKey: request.shardKey,
+          ...(peers ? { peerId: peers[i] } : {}),
         });
       }
       record.shardKeys.push({

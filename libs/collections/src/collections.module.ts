@@ -3,6 +3,7 @@ import { AliasesService } from './aliases.service';
 import { CATALOG_STORE, CatalogStore } from './catalog/catalog.store';
 import { CollectionCatalog } from './catalog/collection-catalog';
 import { FileCatalogStore } from './catalog/file-catalog.store';
+import { CLUSTER_MEMBERSHIP, ClusterMembership } from './cluster/cluster-membership';
 import { loadOrCreatePeerId, PEER_ID } from './cluster/node-identity';
 import { ClusterService } from './cluster.service';
 import { CollectionsService } from './collections.service';
@@ -11,8 +12,10 @@ import { VectorNamesService } from './vector-names.service';
 
 export interface CollectionsModuleOptions {
   dataDir: string;
-  /** Overrides the catalog store (a consensus store in distributed mode). */
+  /** Overrides the catalog store (the cluster's metadata store in cluster mode). */
   catalogStore?: CatalogStore;
+  /** Cluster mode: the peers and this peer's standing. */
+  membership?: ClusterMembership;
 }
 
 /** The collections domain: catalog, aliases, shards. Transport-free; apps mount it behind gRPC or REST. */
@@ -26,6 +29,7 @@ export class CollectionsModule implements OnModuleInit {
       { provide: PEER_ID, useFactory: () => loadOrCreatePeerId(options.dataDir) },
       CollectionStatsRegistry,
       { provide: COLLECTION_STATS_PROVIDER, useExisting: CollectionStatsRegistry },
+      ...(options.membership ? [{ provide: CLUSTER_MEMBERSHIP, useValue: options.membership }] : []),
       CollectionCatalog,
       CollectionsService,
       AliasesService,
@@ -44,6 +48,7 @@ export class CollectionsModule implements OnModuleInit {
         VectorNamesService,
         CollectionCatalog,
         PEER_ID,
+        ...(options.membership ? [CLUSTER_MEMBERSHIP] : []),
         COLLECTION_STATS_PROVIDER,
         CollectionStatsRegistry,
       ],

@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { randomUUID } from 'node:crypto';
 import { resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
+import { CLUSTER_MEMBERSHIP, ClusterMembership } from './cluster/cluster-membership';
 import { applyCollectionUpdate, buildCollectionConfig } from './config/collection-config.builder';
 import { configWarnings } from './config/config-warnings';
 import { ShardRecord } from './model/cluster.model';
@@ -18,10 +19,16 @@ export class CollectionsService {
   constructor(
     private readonly catalog: CollectionCatalog,
     @Inject(COLLECTION_STATS_PROVIDER) private readonly stats: CollectionStatsProvider,
+    @Optional() @Inject(CLUSTER_MEMBERSHIP) private readonly membership?: ClusterMembership,
   ) {}
 
   /** Returns true: a create either makes the collection or fails. */
-  async create(request: CreateCollectionRequest): Promise<boolean> {
+  async create(input: CreateCollectionRequest): Promise<boolean> {
+    // In a cluster an auto-sharded collection gets one shard per live peer unless it asks otherwise.
+    const request =
+      this.membership && input.shardNumber === undefined && input.shardingMethod !== 'Custom'
+        ? { ...input, shardNumber: Math.max(1, this.membership.livePeerCount()) }
+        : input;
     validateCreateCollection(request);
     const config = buildCollectionConfig(request);
     await this.catalog.mutate((draft) => {
@@ -38,7 +45,7 @@ export class CollectionsService {
         name: request.name,
         createdAt: new Date().toISOString(),
         config,
-        shards: initialShards(request),
+        shards: initialShards(request, (count) => this.membership?.placeShards(count, draft)),
         shardKeys: [],
         nextShardId: 0,
       };
@@ -99,11 +106,19 @@ export class CollectionsService {
   }
 }
 
-function initialShards(request: CreateCollectionRequest): ShardRecord[] {
+function initialShards(
+  request: CreateCollectionRequest,
+  place: (count: number) => string[] | undefined,
+): ShardRecord[] {
   // Custom sharding starts with no shards; each shard key brings its own.
   if (request.shardingMethod === 'Custom') return [];
   const count = request.shardNumber ?? 1;
-  return Array.from({ length: count }, (_, shardId) => ({ shardId, state: 'Active' as const }));
+  const peers = place(count);
+  return Array.from({ length: count }, (_, shardId) => ({
+    shardId,
+    state: 'Active' as const,
+    ...(peers ? { peerId: peers[shardId] } : {}),
+  }));
 }
 
 function checkReference(name: string): void {

@@ -10,14 +10,20 @@ export { TOKENIZER_TYPES } from './model/payload-index.model';
 export type * from './model/requests.model';
 export { PAYLOAD_SCHEMA_TYPES } from './model/collection.model';
 export { MEMORY_PLACEMENTS } from './model/index-config.model';
-export { shardKeyEquals, describeShardKey, REPLICA_STATES } from './model/cluster.model';
+export { shardKeyEquals, describeShardKey, isShardOf, REPLICA_STATES } from './model/cluster.model';
 
 // Services the transports call.
 export { CollectionsModule } from './collections.module';
 export { CollectionsService } from './collections.service';
 export { AliasesService } from './aliases.service';
 export { ClusterService } from './cluster.service';
-export { PEER_ID } from './cluster/node-identity';
+export { PEER_ID, loadOrCreatePeerId } from './cluster/node-identity';
+export {
+  CLUSTER_MEMBERSHIP,
+  type ClusterMembership,
+  type ClusterPeerView,
+  type ClusterStatusView,
+} from './cluster/cluster-membership';
 export { VectorNamesService } from './vector-names.service';
 export { validateCollectionName } from './validation/name.rules';
 export { payloadsOnDisk, quantizedAlwaysInMemory, vectorsOnDisk } from './config/memory-placement';
@@ -30,6 +36,8 @@ export {
 
 // What libs/points builds its storage on: the catalog it follows and the statistics it reports.
 export type { CatalogState } from './catalog/catalog-state';
+export { emptyCatalog } from './catalog/catalog-state';
+export { CatalogConflict, type CatalogStore } from './catalog/catalog.store';
 export { CollectionCatalog } from './catalog/collection-catalog';
 export { FileCatalogStore } from './catalog/file-catalog.store';
 export {

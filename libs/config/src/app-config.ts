@@ -12,6 +12,33 @@ export interface AppConfig {
   snapshotsDir: string;
   logLevel: LogLevel;
   auth: AuthConfig;
+  /** Cluster mode (VECTORSTORE_CLUSTER_ENABLED=true); absent in the default standalone mode. */
+  cluster?: ClusterConfig;
+}
+
+/** Cluster mode: metadata in etcd, peers found through it (docs/cluster.md). */
+export interface ClusterConfig {
+  etcd: {
+    endpoints: string[];
+    username?: string;
+    password?: string;
+    /** PEM file of the CA that signed etcd's certificate (https endpoints). */
+    tlsCaFile?: string;
+    /** Milliseconds one etcd call may take before it fails. */
+    timeoutMs: number;
+  };
+  /** Key prefix: several clusters can share one etcd. */
+  name: string;
+  /** The internal peer service (not the public API). */
+  p2p: { host: string; port: number };
+  /** The host other peers dial to reach this one. */
+  advertiseHost: string;
+  /** Peers authenticate each other with an HMAC of this. */
+  secret: string;
+  /** Seconds of the peer lease: a peer that cannot renew it for this long is fenced. */
+  leaseTtlSeconds: number;
+  /** Seconds a peer may be gone before its replicas are marked Dead. */
+  deadGraceSeconds: number;
 }
 
 export interface AuthConfig {

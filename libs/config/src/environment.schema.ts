@@ -1,6 +1,21 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { LOG_LEVELS } from './app-config';
+
+/** One etcd endpoint: http(s), a host name or [IPv6], a port 1-65535. */
+const ENDPOINT =
+  'https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):([1-9]\\d{0,3}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5])';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number.parseInt(value, 10) : value;
@@ -83,4 +98,75 @@ export class EnvironmentVariables {
   @IsString()
   @MinLength(16, { message: 'must be at least 16 characters' })
   VECTORSTORE_READ_ONLY_API_KEY?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  VECTORSTORE_CLUSTER_ENABLED?: string;
+
+  @IsOptional()
+  @Matches(new RegExp(`^${ENDPOINT}(,${ENDPOINT})*$`), {
+    message: 'must be a comma-separated list of http(s)://host:port',
+  })
+  VECTORSTORE_ETCD_ENDPOINTS?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_ETCD_USERNAME?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_ETCD_PASSWORD?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_ETCD_TLS_CA?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'must be 1-64 letters, digits, dots, dashes or underscores' })
+  VECTORSTORE_CLUSTER_NAME?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Max(65535)
+  @Min(0)
+  @IsInt({ message: 'must be an integer' })
+  VECTORSTORE_P2P_PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_P2P_HOST?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  VECTORSTORE_ADVERTISE_HOST?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'must be at least 32 characters' })
+  VECTORSTORE_CLUSTER_SECRET?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Max(3600)
+  @Min(1)
+  @IsInt({ message: 'must be an integer number of seconds' })
+  VECTORSTORE_LEASE_TTL?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'must be an integer number of seconds' })
+  VECTORSTORE_DEAD_GRACE?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Max(600000)
+  @Min(100)
+  @IsInt({ message: 'must be an integer number of milliseconds' })
+  VECTORSTORE_ETCD_TIMEOUT_MS?: number;
 }

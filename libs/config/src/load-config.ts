@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import * as path from 'node:path';
-import { AppConfig, LogLevel } from './app-config';
+import { AppConfig, ClusterConfig, LogLevel } from './app-config';
 import { EnvironmentVariables } from './environment.schema';
 
 export const DEFAULTS = {
@@ -13,6 +13,10 @@ export const DEFAULTS = {
   logLevel: 'info' as LogLevel,
   accessTtlSeconds: 15 * 60,
   refreshTtlSeconds: 7 * 24 * 60 * 60,
+  clusterName: 'default',
+  p2pPort: 6335,
+  leaseTtlSeconds: 10,
+  etcdTimeoutMs: 5000,
 } as const;
 
 /** Every variable the server reads; anything else starting with VECTORSTORE_ is a typo. */
@@ -30,7 +34,29 @@ const KNOWN_VARIABLES = new Set([
   'VECTORSTORE_REFRESH_TTL',
   'VECTORSTORE_API_KEY',
   'VECTORSTORE_READ_ONLY_API_KEY',
+  'VECTORSTORE_CLUSTER_ENABLED',
+  'VECTORSTORE_ETCD_ENDPOINTS',
+  'VECTORSTORE_ETCD_USERNAME',
+  'VECTORSTORE_ETCD_PASSWORD',
+  'VECTORSTORE_ETCD_TLS_CA',
+  'VECTORSTORE_CLUSTER_NAME',
+  'VECTORSTORE_P2P_PORT',
+  'VECTORSTORE_P2P_HOST',
+  'VECTORSTORE_ADVERTISE_HOST',
+  'VECTORSTORE_CLUSTER_SECRET',
+  'VECTORSTORE_LEASE_TTL',
+  'VECTORSTORE_DEAD_GRACE',
+  'VECTORSTORE_ETCD_TIMEOUT_MS',
 ]);
+
+/** Variables that mean something only in cluster mode: set without it, they are a mistake. */
+const CLUSTER_ONLY = [...KNOWN_VARIABLES].filter(
+  (name) =>
+    name.startsWith('VECTORSTORE_ETCD_') ||
+    name.startsWith('VECTORSTORE_P2P_') ||
+    ['VECTORSTORE_CLUSTER_NAME', 'VECTORSTORE_ADVERTISE_HOST', 'VECTORSTORE_CLUSTER_SECRET'].includes(name) ||
+    ['VECTORSTORE_LEASE_TTL', 'VECTORSTORE_DEAD_GRACE'].includes(name),
+);
 
 /** Thrown at start when the environment is invalid; the message lists every bad variable. */
 export class ConfigError extends Error {
@@ -59,9 +85,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   for (const error of validateSync(vars, { forbidUnknownValues: false, stopAtFirstError: true })) {
     problems.push(...describe(error));
   }
+  const host = vars.VECTORSTORE_HOST ?? DEFAULTS.host;
+  const cluster = clusterConfig(vars, host, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
-  const host = vars.VECTORSTORE_HOST ?? DEFAULTS.host;
   const dataDir = path.resolve(vars.VECTORSTORE_DATA_DIR ?? DEFAULTS.dataDir);
   return {
     http: { host, port: vars.VECTORSTORE_HTTP_PORT ?? DEFAULTS.httpPort },
@@ -78,7 +105,54 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       apiKey: emptyToUndefined(vars.VECTORSTORE_API_KEY),
       readOnlyApiKey: emptyToUndefined(vars.VECTORSTORE_READ_ONLY_API_KEY),
     },
+    ...(cluster ? { cluster } : {}),
   };
+}
+
+/** The cluster settings when cluster mode is on; their cross-variable rules go to `problems`. */
+function clusterConfig(vars: EnvironmentVariables, host: string, problems: string[]): ClusterConfig | undefined {
+  if (vars.VECTORSTORE_CLUSTER_ENABLED !== 'true') {
+    for (const name of CLUSTER_ONLY) {
+      if (vars[name as keyof EnvironmentVariables] !== undefined)
+        problems.push(`${name}: only used in cluster mode (set VECTORSTORE_CLUSTER_ENABLED=true)`);
+    }
+    return undefined;
+  }
+  const required = (name: keyof EnvironmentVariables, why: string) => {
+    if (vars[name] === undefined) problems.push(`${name}: required in cluster mode (${why})`);
+  };
+  required('VECTORSTORE_ETCD_ENDPOINTS', 'where the cluster metadata lives');
+  required('VECTORSTORE_CLUSTER_SECRET', 'peers authenticate each other with it');
+  required('VECTORSTORE_JWT_SECRET', 'every peer must accept the same access tokens');
+  if ((vars.VECTORSTORE_ETCD_PASSWORD === undefined) !== (vars.VECTORSTORE_ETCD_USERNAME === undefined))
+    problems.push('VECTORSTORE_ETCD_USERNAME and VECTORSTORE_ETCD_PASSWORD: set both or neither');
+  const p2pHost = vars.VECTORSTORE_P2P_HOST ?? host;
+  const advertiseHost = vars.VECTORSTORE_ADVERTISE_HOST ?? (isWildcard(p2pHost) ? undefined : p2pHost);
+  if (advertiseHost === undefined)
+    problems.push(
+      `VECTORSTORE_ADVERTISE_HOST: required in cluster mode when the peer service listens on ${p2pHost} (the address other peers dial)`,
+    );
+  const leaseTtlSeconds = vars.VECTORSTORE_LEASE_TTL ?? DEFAULTS.leaseTtlSeconds;
+  if (problems.length > 0 || advertiseHost === undefined) return undefined;
+  return {
+    etcd: {
+      endpoints: (vars.VECTORSTORE_ETCD_ENDPOINTS ?? '').split(','),
+      username: vars.VECTORSTORE_ETCD_USERNAME,
+      password: vars.VECTORSTORE_ETCD_PASSWORD,
+      tlsCaFile: vars.VECTORSTORE_ETCD_TLS_CA,
+      timeoutMs: vars.VECTORSTORE_ETCD_TIMEOUT_MS ?? DEFAULTS.etcdTimeoutMs,
+    },
+    name: vars.VECTORSTORE_CLUSTER_NAME ?? DEFAULTS.clusterName,
+    p2p: { host: p2pHost, port: vars.VECTORSTORE_P2P_PORT ?? DEFAULTS.p2pPort },
+    advertiseHost,
+    secret: vars.VECTORSTORE_CLUSTER_SECRET ?? '',
+    leaseTtlSeconds,
+    deadGraceSeconds: vars.VECTORSTORE_DEAD_GRACE ?? leaseTtlSeconds,
+  };
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
 }
 
 function emptyToUndefined(value: string | undefined): string | undefined {

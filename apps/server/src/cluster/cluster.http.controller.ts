@@ -5,6 +5,7 @@ import { pathFormatError } from '../core/rest/rest-format.error';
 import { readBoolParam, readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import {
   clusterInfoToRest,
+  clusterStatusToRest,
   clusterOperationFromRest,
   createShardKeyFromRest,
   dropShardKeyFromRest,
@@ -20,8 +21,8 @@ export class ClusterHttpController {
   /** Qdrant's tests read this to tell standalone from distributed mode. */
   @Operation('Cluster/Status')
   @Get('cluster')
-  status(): { status: 'disabled' } {
-    return { status: 'disabled' };
+  status(): unknown {
+    return clusterStatusToRest(this.cluster.status());
   }
 
   @Operation('Cluster/Recover')

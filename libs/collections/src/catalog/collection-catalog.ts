@@ -2,14 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, KeyedMutex } from '@vectorstore/common';
 import { CollectionRecord } from '../model/collection.model';
 import { CatalogState, emptyCatalog, resolveInState } from './catalog-state';
-import { CATALOG_STORE, CatalogStore } from './catalog.store';
+import { CATALOG_STORE, CatalogConflict, CatalogStore } from './catalog.store';
 
 const CATALOG_LOCK = 'catalog';
+/** Publishing a state and subscribing run one at a time under this lock (never waits for CATALOG_LOCK). */
+const PUBLISH_LOCK = 'publish';
+/** A shared store's change is retried this many times when other peers keep changing the catalog. */
+const MAX_ATTEMPTS = 5;
 
 /**
  * The in-memory catalog and the only way to change it. Changes run one at a time; each works on a
  * copy that is persisted before it replaces the live state, so readers never see a change that a
- * crash could undo, and a failed write changes nothing.
+ * crash could undo, and a failed write changes nothing. With a shared store (cluster mode) the live
+ * state changes only through the store's watch, for this peer's changes and the others' alike.
  */
 @Injectable()
 export class CollectionCatalog {
@@ -21,6 +26,7 @@ export class CollectionCatalog {
 
   async load(): Promise<void> {
     this.state = (await this.store.load()) ?? emptyCatalog();
+    await this.store.watch?.((state) => this.mutex.run(PUBLISH_LOCK, () => this.publish(state)));
   }
 
   /** The current state; treat as read-only. */
@@ -65,13 +71,30 @@ export class CollectionCatalog {
   }
 
   private async commit<T>(change: (draft: CatalogState) => T): Promise<T> {
-    const draft = structuredClone(this.state);
-    const result = change(draft);
-    await this.store.save(draft);
-    this.state = draft;
-    // Inside the lock, so listeners see changes one at a time and in order.
-    for (const listener of this.listeners) await listener(draft);
-    return result;
+    for (let attempt = 1; ; attempt++) {
+      const base = this.state;
+      const draft = structuredClone(base);
+      const result = change(draft);
+      try {
+        await this.store.save(draft, base);
+      } catch (error) {
+        // The store has published the newer state by now: build the change again on it.
+        if (error instanceof CatalogConflict && attempt < MAX_ATTEMPTS) continue;
+        if (error instanceof CatalogConflict)
+          throw DomainError.unavailable(
+            `the collection catalog kept changing concurrently (${MAX_ATTEMPTS} attempts); nothing was applied, try again`,
+          );
+        throw error;
+      }
+      if (!this.store.watch) await this.mutex.run(PUBLISH_LOCK, () => this.publish(draft));
+      return result;
+    }
+  }
+
+  private async publish(state: CatalogState): Promise<void> {
+    this.state = state;
+    // Listeners see changes one at a time and in order.
+    for (const listener of this.listeners) await listener(state);
   }
 
   /**
@@ -80,7 +103,7 @@ export class CollectionCatalog {
    * but the change itself stays committed; the next change or restart reconciles again.
    */
   async subscribe(listener: (state: Readonly<CatalogState>) => Promise<void> | void): Promise<void> {
-    await this.mutex.run(CATALOG_LOCK, async () => {
+    await this.mutex.run(PUBLISH_LOCK, async () => {
       this.listeners.push(listener);
       await listener(this.state);
     });

@@ -6,6 +6,7 @@ import { CATALOG_FORMAT_VERSION, CatalogState, fromPersisted, PersistedCatalog, 
 import { CatalogStore } from './catalog.store';
 
 const CATALOG_FILE = 'catalog.json';
+const RETIRED_FILE = 'catalog.standalone.json';
 
 /** Keeps the catalog in `<dataDir>/catalog.json`, replaced atomically on every change. */
 export class FileCatalogStore implements CatalogStore {
@@ -26,6 +27,11 @@ export class FileCatalogStore implements CatalogStore {
       throw new Error(`${this.filePath}: unsupported catalog format version ${String(persisted.version)}`);
     }
     return fromPersisted(persisted);
+  }
+
+  /** Keeps the file as `catalog.standalone.json` once its collections live elsewhere (cluster mode). */
+  async retire(): Promise<void> {
+    await fs.rename(this.filePath, path.join(this.dataDir, RETIRED_FILE));
   }
 
   async save(state: CatalogState): Promise<void> {

@@ -20,11 +20,13 @@ export type ReplicaState = (typeof REPLICA_STATES)[number];
 
 export type ShardingMethod = 'Auto' | 'Custom';
 
-/** One local shard of a collection. */
+/** One shard of a collection. */
 export interface ShardRecord {
   shardId: number;
   state: ReplicaState;
   shardKey?: ShardKey;
+  /** The peer holding it (cluster mode); absent on a standalone server, which holds every shard. */
+  peerId?: string;
 }
 
 export interface ShardKeyRecord {
@@ -36,10 +38,21 @@ export interface ShardKeyRecord {
 /** A local shard: its record and its live state. */
 export interface LocalShardInfo extends ShardRecord, ShardRuntimeStats {}
 
+/** A shard held by another peer (cluster mode). */
+export interface RemoteShardInfo extends ShardRecord {
+  peerId: string;
+}
+
 export interface CollectionClusterInfo {
   peerId: string;
   shardCount: number;
   localShards: LocalShardInfo[];
+  remoteShards: RemoteShardInfo[];
+}
+
+/** Whether `peerId` holds `shard`: standalone shards (no peer) are everyone's. */
+export function isShardOf(shard: ShardRecord, peerId: string): boolean {
+  return shard.peerId === undefined || shard.peerId === peerId;
 }
 
 export function shardKeyEquals(a: ShardKey, b: ShardKey): boolean {

@@ -33,6 +33,8 @@ describe(DomainError.name, () => {
       ['permissionDenied', () => DomainError.permissionDenied('m'), ErrorKind.PermissionDenied],
       ['unimplemented', () => DomainError.unimplemented('m'), ErrorKind.Unimplemented],
       ['internal', () => DomainError.internal('m'), ErrorKind.Internal],
+      ['unavailable', () => DomainError.unavailable('m'), ErrorKind.Unavailable],
+      ['deadlineExceeded', () => DomainError.deadlineExceeded('m'), ErrorKind.DeadlineExceeded],
     ];
 
     it.each(cases)('should make %s errors of the matching kind with the given message', (_name, make, kind) => {

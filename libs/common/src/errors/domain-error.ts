@@ -9,6 +9,10 @@ export enum ErrorKind {
   PermissionDenied = 'PermissionDenied',
   Unimplemented = 'Unimplemented',
   Internal = 'Internal',
+  /** A dependency (the cluster's metadata store, a peer) cannot be reached: nothing was applied. */
+  Unavailable = 'Unavailable',
+  /** A dependency did not answer in time: the change may or may not have been applied. */
+  DeadlineExceeded = 'DeadlineExceeded',
 }
 
 /** Where a request's invalid values were: REST names it (`in JSON body`, `in query parameters`…). */
@@ -86,6 +90,14 @@ export class DomainError extends Error {
 
   static internal(message: string, cause?: unknown): DomainError {
     return new DomainError(ErrorKind.Internal, message, { cause });
+  }
+
+  static unavailable(message: string, cause?: unknown): DomainError {
+    return new DomainError(ErrorKind.Unavailable, message, { cause });
+  }
+
+  static deadlineExceeded(message: string, cause?: unknown): DomainError {
+    return new DomainError(ErrorKind.DeadlineExceeded, message, { cause });
   }
 }
 

@@ -14,6 +14,8 @@ describe('toGrpcCode', () => {
     [ErrorKind.PermissionDenied]: 7,
     [ErrorKind.Unimplemented]: 12,
     [ErrorKind.Internal]: 13,
+    [ErrorKind.Unavailable]: 14,
+    [ErrorKind.DeadlineExceeded]: 4,
   };
 
   it.each(ALL_KINDS)('should map %s to its gRPC status code', (kind) => {
@@ -48,6 +50,8 @@ describe('toHttpStatus', () => {
     [ErrorKind.PermissionDenied]: 403,
     [ErrorKind.Unimplemented]: 405,
     [ErrorKind.Internal]: 500,
+    [ErrorKind.Unavailable]: 503,
+    [ErrorKind.DeadlineExceeded]: 504,
   };
 
   it.each(ALL_KINDS)('should map %s to its HTTP status', (kind) => {

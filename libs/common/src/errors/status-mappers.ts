@@ -42,6 +42,10 @@ export function toGrpcCode(kind: ErrorKind): number {
       return GrpcCode.UNIMPLEMENTED;
     case ErrorKind.Internal:
       return GrpcCode.INTERNAL;
+    case ErrorKind.Unavailable:
+      return GrpcCode.UNAVAILABLE;
+    case ErrorKind.DeadlineExceeded:
+      return GrpcCode.DEADLINE_EXCEEDED;
   }
 }
 
@@ -67,6 +71,10 @@ export function toHttpStatus(kind: ErrorKind): number {
       return 405;
     case ErrorKind.Internal:
       return 500;
+    case ErrorKind.Unavailable:
+      return 503;
+    case ErrorKind.DeadlineExceeded:
+      return 504;
   }
 }
 

@@ -23,7 +23,7 @@ const dense = (...values: number[]) => ({ kind: 'dense' as const, values: Float3
 async function open(dir: string) {
   const catalog = new CollectionCatalog(new FileCatalogStore(dir));
   await catalog.load();
-  const storage = new PointsStorage(catalog, dir, (options) => WriteAheadLog.open(options));
+  const storage = new PointsStorage(catalog, dir, (options) => WriteAheadLog.open(options), '1');
   await storage.onModuleInit();
   const contexts = new CollectionContexts(catalog, storage);
   return {

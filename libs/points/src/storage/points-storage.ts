@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { CatalogState, CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
+import { CatalogState, CollectionCatalog, CollectionRecord, isShardOf, PEER_ID } from '@vectorstore/collections';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CollectionStorage } from './collection-storage';
@@ -25,6 +25,7 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
     private readonly catalog: CollectionCatalog,
     @Inject(POINTS_DATA_DIR) private readonly dataDir: string,
     @Inject(OPEN_SHARD_LOG) private readonly openLog: OpenShardLog,
+    @Inject(PEER_ID) private readonly peerId: string,
   ) {}
 
   private get collectionsDir(): string {
@@ -68,7 +69,13 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
 
   private async reconcile(state: Readonly<CatalogState>): Promise<void> {
     if (this.closing) return;
-    const wanted = new Map([...state.collections.values()].map((record) => [record.id, record]));
+    // This peer stores only the shards placed on it (every shard, standalone).
+    const wanted = new Map(
+      [...state.collections.values()].map((record) => [
+        record.id,
+        { ...record, shards: record.shards.filter((shard) => isShardOf(shard, this.peerId)) },
+      ]),
+    );
     for (const [id, storage] of this.storages) {
       if (!wanted.has(id)) {
         // The collection is gone from the catalog: its data goes even if closing it fails.

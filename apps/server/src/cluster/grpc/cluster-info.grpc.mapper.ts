@@ -15,7 +15,14 @@ export function clusterInfoToProto(info: CollectionClusterInfo): CollectionClust
         shardKey: shard.shardKey ? shardKeyToProto(shard.shardKey) : undefined,
       }),
     ),
-    remoteShards: [],
+    remoteShards: info.remoteShards.map((shard) =>
+      defined({
+        shardId: shard.shardId,
+        peerId: shard.peerId,
+        state: shard.state,
+        shardKey: shard.shardKey ? shardKeyToProto(shard.shardKey) : undefined,
+      }),
+    ),
     shardTransfers: [],
     reshardingOperations: [],
   };

@@ -1,5 +1,6 @@
 import {
   ClusterSetupOperation,
+  ClusterStatusView,
   CollectionClusterInfo,
   CreateShardKeyRequest,
   PeerTransferOperation,
@@ -95,6 +96,41 @@ export function shardKeyToRest(key: ShardKey): string | bigint {
 }
 
 /** `GET /collections/{c}/cluster`. */
+/**
+ * `GET /cluster` as Qdrant shapes it: `{status: "disabled"}` standalone; in cluster mode the peers and
+ * the leader. Our consensus is etcd's, so `raft_info` reports the leader we follow, not a Raft log.
+ */
+export function clusterStatusToRest(status: ClusterStatusView | undefined): unknown {
+  if (!status) return { status: 'disabled' };
+  const isLeader = status.leaderId === status.peerId;
+  return {
+    status: 'enabled',
+    peer_id: BigInt(status.peerId),
+    peers: Object.fromEntries(status.peers.map((peer) => [peer.peerId, { uri: `${peer.uri}/` }])),
+    raft_info: defined({
+      term: 0,
+      commit: 0,
+      pending_operations: 0,
+      leader: status.leaderId === undefined ? undefined : BigInt(status.leaderId),
+      role: isLeader ? 'Leader' : 'Follower',
+      is_voter: true,
+    }),
+    consensus_thread_status: status.fenced
+      ? { consensus_thread_status: 'stopped_with_err', err: 'lease expired: cannot reach the cluster metadata store' }
+      : { consensus_thread_status: 'working', last_update: new Date().toISOString() },
+    message_send_failures: Object.fromEntries(
+      Object.entries(status.sendFailures).map(([uri, failure]) => [
+        uri,
+        {
+          count: failure.count,
+          latest_error: failure.latestError,
+          latest_error_timestamp: failure.latestErrorTimestamp,
+        },
+      ]),
+    ),
+  };
+}
+
 export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
   return {
     peer_id: BigInt(info.peerId),
@@ -107,7 +143,14 @@ export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
         state: shard.state,
       }),
     ),
-    remote_shards: [],
+    remote_shards: info.remoteShards.map((shard) =>
+      defined({
+        shard_id: shard.shardId,
+        shard_key: shard.shardKey && shardKeyToRest(shard.shardKey),
+        peer_id: BigInt(shard.peerId),
+        state: shard.state,
+      }),
+    ),
     shard_transfers: [],
   };
 }

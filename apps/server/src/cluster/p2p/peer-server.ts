@@ -1,0 +1,87 @@
+// The internal peer service on VECTORSTORE_P2P_PORT: a plain grpc-js server apart from the public one,
+// so nothing of the public API is reachable here and no client credential is accepted: every call must
+// carry a peer signature made with the cluster secret (libs/cluster peer-auth).
+import * as grpc from '@grpc/grpc-js';
+import {
+  ClusterNode,
+  PEER_ID_HEADER,
+  PEER_INCARNATION_HEADER,
+  PeerIdentity,
+  verifyPeerCredential,
+} from '@vectorstore/cluster';
+import { isDomainError, toGrpcCode } from '@vectorstore/common';
+import type { ClusterConfig } from '@vectorstore/config';
+import type { HelloReply } from '../../grpc/generated/vectorstore/internal/HelloReply';
+import type { HelloRequest__Output } from '../../grpc/generated/vectorstore/internal/HelloRequest';
+import type { PeerIdentity__Output } from '../../grpc/generated/vectorstore/internal/PeerIdentity';
+import { loadPeerProto } from './peer-proto';
+
+export async function startPeerServer(config: ClusterConfig, node: ClusterNode): Promise<grpc.Server> {
+  const server = new grpc.Server();
+  const proto = loadPeerProto();
+  server.addService(proto.vectorstore.internal.Peer.service, {
+    Hello: unary<HelloRequest__Output, HelloReply>(config.secret, (request) => {
+      const reply = node.hello(identityFromProto(request.from));
+      return { peer: reply.peer, catalogRevision: reply.catalogRevision };
+    }),
+  });
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`${config.p2p.host}:${config.p2p.port}`, grpc.ServerCredentials.createInsecure(), (error) =>
+      error ? reject(error) : resolve(),
+    ),
+  );
+  return server;
+}
+
+export function stopPeerServer(server: grpc.Server): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, 5000);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** A unary handler that first checks the caller's peer signature, then maps domain errors to statuses. */
+function unary<Req, Res>(secret: string, handle: (request: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const header = (name: string) => {
+      const value = call.metadata.get(name)[0];
+      return typeof value === 'string' ? value : undefined;
+    };
+    const signed = verifyPeerCredential(secret, {
+      peerId: header(PEER_ID_HEADER),
+      incarnation: header(PEER_INCARNATION_HEADER),
+      authorization: header('authorization'),
+    });
+    if (!signed) {
+      callback({ code: grpc.status.UNAUTHENTICATED, details: 'peer service: only peers of this cluster may call it' });
+      return;
+    }
+    Promise.resolve()
+      .then(() => handle(call.request))
+      .then(
+        (reply) => callback(null, reply),
+        (error: unknown) =>
+          callback(
+            isDomainError(error)
+              ? { code: toGrpcCode(error.kind), details: error.message }
+              : { code: grpc.status.INTERNAL, details: 'peer service: internal error' },
+          ),
+      );
+  };
+}
+
+export function identityFromProto(identity: PeerIdentity__Output | null | undefined): PeerIdentity {
+  return {
+    clusterName: identity?.clusterName ?? '',
+    peerId: identity?.peerId ?? '',
+    incarnation: identity?.incarnation ?? '',
+    version: identity?.version ?? '',
+    nodeMajor: identity?.nodeMajor ?? 0,
+  };
+}

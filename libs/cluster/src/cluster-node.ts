@@ -1,0 +1,200 @@
+// One peer in cluster mode: its connection to the metadata store, lease, registration, leader
+// election and catalog store, started before the app and stopped after it.
+import { Logger } from '@nestjs/common';
+import { DomainError } from '@vectorstore/common';
+import { CatalogState, ClusterMembership, ClusterStatusView } from '@vectorstore/collections';
+import type { ClusterConfig } from '@vectorstore/config';
+import { randomBytes } from 'node:crypto';
+import { ClusterKeys } from './cluster-keys';
+import { EtcdCatalogStore } from './etcd-catalog.store';
+import { LeaderElection } from './leader-election';
+import { EtcdMetadataStore } from './metadata/etcd-metadata-store';
+import { MetadataStore } from './metadata/metadata-store';
+import { PeerContacts, PeerTransport } from './peer-contacts';
+import { checkPeerCompatible, nodeMajor, PeerIdentity } from './peer-hello';
+import { PeerLease } from './peer-lease';
+import { PeerInfo, PeerRegistry } from './peer-registry';
+import { placeShards } from './shard-placement';
+
+const FORMAT = { v: 1 };
+
+export interface ClusterNodeOptions {
+  config: ClusterConfig;
+  peerId: string;
+  /** Public addresses, published for other peers and clients. */
+  httpUri: string;
+  grpcUri: string;
+  version: string;
+  /** The store to use; the etcd client by default. */
+  store?: MetadataStore;
+  /** The catalog this data folder had in standalone mode, imported into an empty cluster. */
+  standaloneCatalog?: CatalogState;
+}
+
+export class ClusterNode implements ClusterMembership {
+  private readonly logger = new Logger(ClusterNode.name);
+
+  /** Whether this start moved the data folder's standalone catalog into the cluster. */
+  importedStandalone = false;
+  private contacts: PeerContacts | undefined;
+
+  private constructor(
+    readonly clusterName: string,
+    readonly store: MetadataStore,
+    readonly lease: PeerLease,
+    readonly registry: PeerRegistry,
+    readonly leader: LeaderElection,
+    readonly catalogStore: EtcdCatalogStore,
+    /** Signs and checks calls between peers. */
+    readonly secret: string,
+    private readonly leaseTtlSeconds: number,
+  ) {}
+
+  /** This peer as it introduces itself to others. */
+  get identity(): PeerIdentity {
+    const { peerId, incarnation, version } = this.registry.self;
+    return { clusterName: this.clusterName, peerId, incarnation, version, nodeMajor: nodeMajor() };
+  }
+
+  /** Answers another peer's Hello: refuses one from another cluster, version or Node.js major. */
+  hello(from: PeerIdentity): { peer: PeerIdentity; catalogRevision: number } {
+    checkPeerCompatible(this.identity, from);
+    return { peer: this.identity, catalogRevision: this.catalogStore.revision };
+  }
+
+  /** Starts saying Hello to the other peers over `transport`, every lease TTL. */
+  connectPeers(transport: PeerTransport): void {
+    this.contacts = new PeerContacts(
+      {
+        close: () => transport.close(),
+        hello: async (peer) => {
+          const reply = await transport.hello(peer);
+          checkPeerCompatible(this.identity, reply.peer);
+          return reply;
+        },
+      },
+      () => this.registry.peers.values(),
+      this.registry.self.peerId,
+      this.leaseTtlSeconds * 1000,
+    );
+    this.contacts.start();
+  }
+
+  /**
+   * Connects and readies the shared catalog, before the app starts. The peer joins (lease,
+   * registration, leader election) with {@link join} once the app is up: the app's start blocks the
+   * event loop for longer than a short lease lives.
+   */
+  static async start(options: ClusterNodeOptions): Promise<ClusterNode> {
+    const { config, peerId } = options;
+    const store = options.store ?? (await connectEtcd(config));
+    try {
+      const keys = new ClusterKeys(config.name);
+      await checkFormat(store, keys);
+      const lease = new PeerLease(store, config.leaseTtlSeconds);
+      const catalogStore = new EtcdCatalogStore(store, keys, config.etcd.timeoutMs, () => lease.assertValid());
+      const imported = await catalogStore.importStandalone(options.standaloneCatalog);
+      const self: PeerInfo = {
+        peerId,
+        incarnation: randomBytes(8).toString('hex'),
+        p2pUri: `http://${config.advertiseHost}:${config.p2p.port}`,
+        httpUri: options.httpUri,
+        grpcUri: options.grpcUri,
+        version: options.version,
+        startedAt: new Date().toISOString(),
+      };
+      const registry = new PeerRegistry(store, keys, self);
+      const leader = new LeaderElection(store, keys, { peerId, incarnation: self.incarnation }, () => lease.id);
+      const node = new ClusterNode(
+        config.name,
+        store,
+        lease,
+        registry,
+        leader,
+        catalogStore,
+        config.secret,
+        config.leaseTtlSeconds,
+      );
+      node.importedStandalone = imported;
+      return node;
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Takes a lease, registers this peer and campaigns for leadership. */
+  async join(): Promise<void> {
+    await this.lease.start();
+    await this.registry.register(this.lease.id);
+    await this.registry.follow();
+    await this.leader.start();
+    this.lease.onRegranted = async (leaseId) => {
+      await this.registry.register(leaseId);
+      await this.leader.campaign();
+    };
+    this.logger.log(
+      `joined cluster "${this.clusterName}" as peer ${this.registry.self.peerId} (${this.registry.peers.size} peers live${this.importedStandalone ? '; imported the standalone catalog' : ''})`,
+    );
+  }
+
+  livePeerCount(): number {
+    return this.registry.peers.size;
+  }
+
+  placeShards(count: number, state: Readonly<CatalogState>, placement?: readonly string[]): string[] {
+    return placeShards(count, state, [...this.registry.peers.keys()], placement);
+  }
+
+  status(): ClusterStatusView {
+    const peers = [...this.registry.peers.values()]
+      .map((peer) => ({ peerId: peer.peerId, uri: peer.p2pUri }))
+      .sort((a, b) => (BigInt(a.peerId) < BigInt(b.peerId) ? -1 : 1));
+    return {
+      peerId: this.registry.self.peerId,
+      peers,
+      leaderId: this.leader.leader?.peerId,
+      fenced: this.lease.fenced,
+      sendFailures: Object.fromEntries(this.contacts?.sendFailures ?? []),
+    };
+  }
+
+  /**
+   * Leaves the cluster before the app drains: steps down and revokes the lease, so other peers see this
+   * one gone at once; from then on it is fenced (no metadata changes).
+   */
+  async leave(): Promise<void> {
+    await this.leader.resign();
+    await this.lease.stop(true);
+  }
+
+  /** Stops watching and disconnects, after the app has closed. */
+  async close(): Promise<void> {
+    await this.contacts?.stop();
+    await this.leader.close();
+    await this.registry.close();
+    await this.catalogStore.close();
+    await this.lease.stop(false);
+    await this.store.close();
+  }
+
+  async stop(): Promise<void> {
+    await this.leave();
+    await this.close();
+  }
+}
+
+function connectEtcd(config: ClusterConfig): Promise<MetadataStore> {
+  return EtcdMetadataStore.connect(config.etcd);
+}
+
+/** The first peer writes the layout version; later peers refuse a layout they do not know. */
+async function checkFormat(store: MetadataStore, keys: ClusterKeys): Promise<void> {
+  await store.txn([{ key: keys.format, absent: true }], [{ put: keys.format, value: JSON.stringify(FORMAT) }]);
+  const found = await store.get(keys.format);
+  const version = found ? (JSON.parse(found.value) as { v?: unknown }).v : undefined;
+  if (version !== FORMAT.v)
+    throw DomainError.failedPrecondition(
+      `cluster metadata under ${keys.root} has layout version ${String(version)}; this server knows version ${FORMAT.v}`,
+    );
+}

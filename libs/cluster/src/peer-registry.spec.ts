@@ -1,0 +1,195 @@
+import { Logger } from '@nestjs/common';
+import { DomainError, ErrorKind } from '@vectorstore/common';
+import { ClusterKeys } from './cluster-keys';
+import { PeerInfo, PeerRegistry } from './peer-registry';
+import { MemoryMetadataStore } from './testing/memory-metadata-store';
+
+const keys = new ClusterKeys('test');
+
+function info(peerId: string, incarnation = `inc-${peerId}`): PeerInfo {
+  return {
+    peerId,
+    incarnation,
+    p2pUri: `http://10.0.0.${peerId}:6335`,
+    httpUri: `http://10.0.0.${peerId}:6333`,
+    grpcUri: `http://10.0.0.${peerId}:6334`,
+    version: '1.0.0',
+    startedAt: '2024-01-01T00:00:00.000Z',
+  };
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function rejectionOf(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a DomainError');
+}
+
+describe(PeerRegistry.name, () => {
+  beforeEach(() => {
+    // Quiet the expected warnings (failed renewals, lost campaigns, failed listeners).
+    for (const level of ['log', 'warn', 'error'] as const)
+      jest.spyOn(Logger.prototype, level).mockImplementation(() => undefined);
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  let store: MemoryMetadataStore;
+  const opened: PeerRegistry[] = [];
+
+  /** A registry for `peerId`, registered on a fresh lease and following the peers. */
+  async function joined(peerId: string, incarnation?: string): Promise<{ registry: PeerRegistry; leaseId: string }> {
+    const registry = new PeerRegistry(store, keys, info(peerId, incarnation));
+    opened.push(registry);
+    const { id: leaseId } = await store.grantLease(10);
+    await registry.register(leaseId);
+    await registry.follow();
+    return { registry, leaseId };
+  }
+
+  beforeEach(() => {
+    store = new MemoryMetadataStore();
+  });
+
+  afterEach(async () => {
+    for (const registry of opened.splice(0)) await registry.close();
+  });
+
+  describe('register', () => {
+    it('should list this peer once registered and followed', async () => {
+      const { registry } = await joined('1');
+
+      expect([...registry.peers.keys()]).toEqual(['1']);
+      expect(registry.peers.get('1')).toEqual(info('1'));
+    });
+
+    it('should put the peer key on the lease and record the member without one', async () => {
+      const { leaseId } = await joined('1');
+
+      const peer = await store.get(keys.peer('1'));
+      const member = await store.get(keys.member('1'));
+
+      expect(peer?.lease).toBe(leaseId);
+      expect(JSON.parse(peer?.value ?? '{}')).toEqual(info('1'));
+      expect(member?.lease).toBeUndefined();
+      expect(JSON.parse(member?.value ?? '{}')).toMatchObject({
+        p2pUri: 'http://10.0.0.1:6335',
+        httpUri: 'http://10.0.0.1:6333',
+        grpcUri: 'http://10.0.0.1:6334',
+      });
+    });
+
+    it('should keep the first member record when the peer joins again', async () => {
+      await joined('1');
+      const member = await store.get(keys.member('1'));
+
+      await joined('1', 'second-run');
+
+      expect((await store.get(keys.member('1')))?.modRevision).toBe(member?.modRevision);
+    });
+
+    it('should refuse a peer that was removed from the cluster', async () => {
+      await store.txn([], [{ put: keys.member('1'), value: JSON.stringify({ removed: true }) }]);
+      const registry = new PeerRegistry(store, keys, info('1'));
+      const { id } = await store.grantLease(10);
+
+      const error = await rejectionOf(registry.register(id));
+
+      expect(error.kind).toBe(ErrorKind.FailedPrecondition);
+      expect(error.message).toContain('peer 1 was removed');
+      expect(await store.get(keys.peer('1'))).toBeUndefined();
+    });
+
+    it("should replace a key left by this peer's previous process and revoke its lease", async () => {
+      const { id: oldLease } = await store.grantLease(10);
+      await store.txn([], [{ put: keys.peer('1'), value: JSON.stringify(info('1', 'old')), lease: oldLease }]);
+      const registry = new PeerRegistry(store, keys, info('1', 'new'));
+      opened.push(registry);
+      const { id: newLease } = await store.grantLease(10);
+
+      await registry.register(newLease);
+
+      const peer = await store.get(keys.peer('1'));
+      expect(peer?.lease).toBe(newLease);
+      expect(JSON.parse(peer?.value ?? '{}')).toMatchObject({ incarnation: 'new' });
+      expect(await store.keepAlive(oldLease)).toBe(0);
+    });
+
+    it('should succeed again on the lease it is already registered on', async () => {
+      const { registry, leaseId } = await joined('1');
+      const before = await store.get(keys.peer('1'));
+
+      await registry.register(leaseId);
+
+      expect((await store.get(keys.peer('1')))?.modRevision).toBe(before?.modRevision);
+      expect(await store.keepAlive(leaseId)).toBe(10);
+    });
+
+    it('should fail with Unavailable when the store is down', async () => {
+      const registry = new PeerRegistry(store, keys, info('1'));
+      store.down = true;
+
+      const error = await rejectionOf(registry.register('1'));
+
+      expect(error.kind).toBe(ErrorKind.Unavailable);
+    });
+  });
+
+  describe('follow', () => {
+    it('should see a peer that joined earlier and one that joins later', async () => {
+      const first = await joined('1');
+      const second = await joined('2');
+
+      await until(() => first.registry.peers.size === 2, 'peer 2 on peer 1');
+
+      expect([...second.registry.peers.keys()].sort()).toEqual(['1', '2']);
+      expect(first.registry.peers.get('2')).toEqual(info('2'));
+    });
+
+    it("should drop a peer whose lease expired from the others' view", async () => {
+      const first = await joined('1');
+      const second = await joined('2');
+      await until(() => first.registry.peers.size === 2, 'peer 2 on peer 1');
+
+      store.expireLease(second.leaseId);
+      await until(() => !first.registry.peers.has('2'), 'peer 2 gone on peer 1');
+
+      expect([...first.registry.peers.keys()]).toEqual(['1']);
+      expect(await store.get(keys.member('2'))).toBeDefined();
+    });
+
+    it('should see a restarted peer with its new incarnation', async () => {
+      const first = await joined('1');
+      await joined('2', 'old');
+      await until(() => first.registry.peers.get('2')?.incarnation === 'old', 'peer 2 on peer 1');
+
+      await joined('2', 'new');
+      await until(() => first.registry.peers.get('2')?.incarnation === 'new', 'restarted peer 2 on peer 1');
+
+      expect([...first.registry.peers.keys()].sort()).toEqual(['1', '2']);
+    });
+  });
+
+  describe('close', () => {
+    it('should stop following the peers', async () => {
+      const first = await joined('1');
+      await first.registry.close();
+
+      await joined('2');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+
+      expect([...first.registry.peers.keys()]).toEqual(['1']);
+    });
+  });
+});

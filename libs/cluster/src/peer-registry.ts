@@ -1,0 +1,106 @@
+// Membership: this peer's `members/` and `peers/` keys, and the live peers as the watch reports them.
+import { Logger } from '@nestjs/common';
+import { DomainError } from '@vectorstore/common';
+import { ClusterKeys } from './cluster-keys';
+import { MetadataStore, MetadataWatch, WatchEvent } from './metadata/metadata-store';
+
+/** What a peer publishes about itself. */
+export interface PeerInfo {
+  peerId: string;
+  /** Random per process start: tells a restarted peer from its previous run. */
+  incarnation: string;
+  /** The internal peer service, as other peers dial it. */
+  p2pUri: string;
+  /** The public APIs. */
+  httpUri: string;
+  grpcUri: string;
+  version: string;
+  startedAt: string;
+}
+
+export class PeerRegistry {
+  private readonly logger = new Logger(PeerRegistry.name);
+  private readonly live = new Map<string, PeerInfo>();
+  private watcher: MetadataWatch | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly store: MetadataStore,
+    private readonly keys: ClusterKeys,
+    readonly self: PeerInfo,
+  ) {}
+
+  /** The live peers by id, this one included once registered. */
+  get peers(): ReadonlyMap<string, PeerInfo> {
+    return this.live;
+  }
+
+  /**
+   * Records this peer as a member (refused if it was removed) and registers it on `leaseId`. A key
+   * left by this peer's previous process (whose data folder lock we now hold, so it is gone) is
+   * replaced after revoking its lease.
+   */
+  async register(leaseId: string): Promise<void> {
+    const memberKey = this.keys.member(this.self.peerId);
+    const member = await this.store.get(memberKey);
+    if (member && (JSON.parse(member.value) as { removed?: boolean }).removed)
+      throw DomainError.failedPrecondition(`peer ${this.self.peerId} was removed from the cluster; it cannot rejoin`);
+    if (!member) {
+      const { p2pUri, httpUri, grpcUri } = this.self;
+      const value = JSON.stringify({ p2pUri, httpUri, grpcUri, firstSeen: new Date().toISOString() });
+      await this.store.txn([{ key: memberKey, absent: true }], [{ put: memberKey, value }]);
+    }
+    const peerKey = this.keys.peer(this.self.peerId);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const result = await this.store.txn(
+        [{ key: peerKey, absent: true }],
+        [{ put: peerKey, value: JSON.stringify(this.self), lease: leaseId }],
+      );
+      if (result.succeeded) return;
+      const previous = await this.store.get(peerKey);
+      if (previous?.lease === leaseId) return;
+      if (previous?.lease !== undefined) {
+        this.logger.log(`replacing the registration of this peer's previous process (lease ${previous.lease})`);
+        await this.store.revokeLease(previous.lease);
+      }
+    }
+    throw DomainError.unavailable(`could not register peer ${this.self.peerId} in the cluster metadata store`);
+  }
+
+  /** Loads the live peers and follows them. */
+  async follow(): Promise<void> {
+    const { keys, revision } = await this.store.range(this.keys.peers);
+    this.live.clear();
+    for (const k of keys) this.live.set(k.key.slice(this.keys.peers.length), JSON.parse(k.value) as PeerInfo);
+    this.watcher = await this.store.watch(this.keys.peers, revision + 1, {
+      onEvents: (events) => this.apply(events),
+      onLost: (error) => void this.refollow(error),
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.watcher?.cancel();
+  }
+
+  private apply(events: WatchEvent[]): void {
+    for (const event of events) {
+      const peerId = event.key.slice(this.keys.peers.length);
+      if (event.type === 'put') this.live.set(peerId, JSON.parse(event.value) as PeerInfo);
+      else this.live.delete(peerId);
+    }
+  }
+
+  private async refollow(error: Error): Promise<void> {
+    if (this.closed) return;
+    this.logger.warn({ err: error }, 'peer watch lost: re-reading the peers');
+    for (let delay = 200; !this.closed; delay = Math.min(delay * 2, 5000)) {
+      try {
+        await this.follow();
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+}

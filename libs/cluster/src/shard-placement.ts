@@ -1,0 +1,40 @@
+// Where new shards go: spread over the candidate peers, least-loaded first (by shards the catalog already
+// places on each), ties by peer id, so that a collection's shards land on distinct peers when it can.
+import { DomainError } from '@vectorstore/common';
+import type { CatalogState } from '@vectorstore/collections';
+
+export function placeShards(
+  count: number,
+  state: Readonly<CatalogState>,
+  livePeers: readonly string[],
+  placement?: readonly string[],
+): string[] {
+  if (placement) {
+    const unknown = placement.filter((peerId) => !livePeers.includes(peerId));
+    if (unknown.length > 0)
+      throw DomainError.invalidArgument(
+        `Wrong input: placement names peers that are not live members of the cluster: ${unknown.join(', ')}`,
+      );
+  }
+  const candidates = [...new Set(placement ?? livePeers)];
+  if (candidates.length === 0) throw DomainError.unavailable('no live peer can take the shards; try again');
+  const load = new Map(candidates.map((peerId) => [peerId, 0]));
+  for (const record of state.collections.values()) {
+    for (const shard of record.shards) {
+      if (shard.peerId !== undefined && load.has(shard.peerId)) load.set(shard.peerId, load.get(shard.peerId)! + 1);
+    }
+  }
+  const placed: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const [peerId] = [...load].sort(([a, la], [b, lb]) => la - lb || compareIds(a, b))[0];
+    placed.push(peerId);
+    load.set(peerId, load.get(peerId)! + 1);
+  }
+  return placed;
+}
+
+function compareIds(a: string, b: string): number {
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
