@@ -1,6 +1,7 @@
 // Two projects: fast in-process specs, and e2e specs that boot the real server as a child process.
 const moduleNameMapper = {
-  '^@vectorstore/(common|config|persistence|collections|engine|auth|points|snapshots|cluster)$': '<rootDir>/libs/$1/src',
+  '^@vectorstore/(common|config|persistence|collections|engine|auth|points|snapshots|cluster)$':
+    '<rootDir>/libs/$1/src',
   '^@vectorstore/(common|config|persistence|collections|engine|auth|points|snapshots|cluster)/(.*)$':
     '<rootDir>/libs/$1/src/$2',
 };
