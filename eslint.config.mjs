@@ -19,7 +19,7 @@ export const LIBRARY_DEPENDENCIES = {
   cluster: ['common', 'config', 'collections'],
 };
 
-const SOURCE_FILES = '**/*.{ts,mts,cts,js,mjs,cjs}';
+const SOURCE_FILES = '**/*.{ts,tsx,mts,cts,js,mjs,cjs}';
 const TEST_FILES = ['**/*.spec.ts', '**/testing/**'];
 
 const transportPackages = [
@@ -95,7 +95,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   prettier,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // A promise nobody awaits loses its error: in a server that is a silent failure or a crash.
@@ -147,6 +147,29 @@ export default tseslint.config(
         },
       ],
       'no-restricted-syntax': noDynamicImports,
+    },
+  },
+  {
+    // The dashboard (apps/dashboard, its own tsconfig) is a browser client of the REST API, bundled by esbuild: it
+    // imports only its own files and preact, never the server, a library or a Node module.
+    files: ['apps/dashboard/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!preact(/|$)|\\.\\.?/)',
+              message: 'The dashboard imports only its own files and preact: it talks to the server over HTTP.',
+            },
+            {
+              regex: '(^|/)(server|libs|test|bench|dist)(/|$)',
+              message: 'The dashboard imports only its own files and preact: it talks to the server over HTTP.',
+            },
+          ],
+        },
+      ],
     },
   },
   ...Object.entries(LIBRARY_DEPENDENCIES).flatMap(([library, allowed]) => [

@@ -89,6 +89,19 @@ function probesFor(table: Record<string, string[]>): Probe[] {
   add(app, `export const load = () => import('@vectorstore/points');`, true);
   add(app, from(`@grpc/grpc-js`), false);
   add(app, from(`../sibling/thing`), false);
+
+  // The dashboard is a browser client: its own files and preact only.
+  const dashboard = 'apps/dashboard/src/pages/probe.ts';
+  add(dashboard, from(`@vectorstore/${libraries[0]}`), true);
+  add(dashboard, from(`../../../server/src/app.module`), true);
+  add(dashboard, from(`../../../../libs/${libraries[0]}/src`), true);
+  add(dashboard, from(`node:fs`), true);
+  add(dashboard, from(`@nestjs/common`), true);
+  add(dashboard, `export const load = () => import('preact');`, true);
+  add(dashboard, from(`preact/hooks`), false);
+  add(dashboard, from(`preact`), false);
+  add(dashboard, from(`../api/http`), false);
+  add(dashboard, from(`./collection`), false);
   return probes;
 }
 

@@ -2,6 +2,7 @@ import { AliasesFeatureModule } from './aliases/aliases-feature.module';
 import { AuthFeatureModule } from './auth/auth-feature.module';
 import { ClusterFeatureModule } from './cluster/cluster-feature.module';
 import { CollectionsFeatureModule } from './collections/collections-feature.module';
+import { DashboardFeatureModule } from './dashboard/dashboard-feature.module';
 import { HealthFeatureModule } from './health/health-feature.module';
 import { PointsFeatureModule } from './points/points-feature.module';
 import { SnapshotsFeatureModule } from './snapshots/snapshots-feature.module';
@@ -15,4 +16,5 @@ export const FEATURE_MODULES = [
   ClusterFeatureModule,
   PointsFeatureModule,
   SnapshotsFeatureModule,
+  DashboardFeatureModule,
 ];

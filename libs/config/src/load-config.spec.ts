@@ -130,6 +130,12 @@ describe('loadConfig', () => {
     expect(error.problems).toEqual(['VECTORSTORE_FOO: unknown setting']);
   });
 
+  it('should ignore the test tooling variables (VECTORSTORE_TEST_*), which the server never reads', () => {
+    const error = configErrorOf({ VECTORSTORE_TEST_CHROMIUM: '/usr/bin/chromium', VECTORSTORE_FOO: 'bar' });
+
+    expect(error.problems).toEqual(['VECTORSTORE_FOO: unknown setting']);
+  });
+
   it('should reject a non-positive TTL', () => {
     const error = configErrorOf({ VECTORSTORE_ACCESS_TTL: '0' });
 

@@ -49,6 +49,9 @@ const KNOWN_VARIABLES = new Set([
   'VECTORSTORE_ETCD_TIMEOUT_MS',
 ]);
 
+/** Names the test tooling reads (e.g. VECTORSTORE_TEST_CHROMIUM for the browser tests); the server ignores them. */
+const TEST_TOOLING_PREFIX = 'VECTORSTORE_TEST_';
+
 /** Variables that mean something only in cluster mode: set without it, they are a mistake. */
 const CLUSTER_ONLY = [...KNOWN_VARIABLES].filter(
   (name) =>
@@ -74,7 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const relevant: Record<string, string> = {};
   const problems: string[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith('VECTORSTORE_') || value === undefined) continue;
+    if (!name.startsWith('VECTORSTORE_') || name.startsWith(TEST_TOOLING_PREFIX) || value === undefined) continue;
     if (!KNOWN_VARIABLES.has(name)) {
       problems.push(`${name}: unknown setting`);
       continue;

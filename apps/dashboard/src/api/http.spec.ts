@@ -1,0 +1,35 @@
+import { errorMessage, forbiddenMessage, parseJson } from './http';
+
+describe('http', () => {
+  describe(errorMessage.name, () => {
+    it('should read Qdrant error bodies and plain-text answers', () => {
+      expect(errorMessage(422, '{"status":{"error":"Validation error in JSON body: [x]"},"time":0}')).toBe(
+        'Validation error in JSON body: [x]',
+      );
+      expect(errorMessage(401, 'Must provide an API key or an Authorization bearer token')).toBe(
+        'Must provide an API key or an Authorization bearer token',
+      );
+      expect(errorMessage(502, '')).toBe('HTTP 502');
+    });
+  });
+
+  describe(forbiddenMessage.name, () => {
+    it('should say which permission is missing', () => {
+      expect(forbiddenMessage('Forbidden: Global manage access is required')).toBe(
+        'Permission missing: this needs manage (write) access, and you are signed in with read access. ' +
+          '(Forbidden: Global manage access is required)',
+      );
+      expect(forbiddenMessage('Forbidden: something else')).toBe('Permission missing: Forbidden: something else');
+    });
+  });
+
+  describe(parseJson.name, () => {
+    it('should keep integers beyond 2^53 exact where the engine gives the source text', () => {
+      const parsed = parseJson('{"peer_id":17011486034537160721,"n":3,"f":0.5}') as Record<string, unknown>;
+      expect(parsed.n).toBe(3);
+      expect(parsed.f).toBe(0.5);
+      // Node 20 has no source-text access (rounds), Node 22+ does (exact digits).
+      expect(['17011486034537160721', Number('17011486034537160721')]).toContain(parsed.peer_id);
+    });
+  });
+});

@@ -1,0 +1,72 @@
+import { useEffect, useState } from 'preact/hooks';
+import { onReachability, RETRY_MS } from './api/http';
+import { onSession, sessionState, signOut, type SessionState } from './api/session';
+import { ClusterPage } from './pages/cluster';
+import { CollectionPage } from './pages/collection';
+import { CollectionsPage } from './pages/collections';
+import { PointsPage } from './pages/points';
+import { QueryPage } from './pages/query';
+import { SignInPage } from './pages/sign-in';
+import { useRoute } from './router';
+
+/** The dashboard: sign-in until there is a session, then the pages, with a banner while the server is down. */
+export function App({ ready }: { ready: boolean }) {
+  const [session, setSession] = useState<SessionState>(sessionState());
+  const [reachable, setReachable] = useState(true);
+  useEffect(() => onSession(setSession), []);
+  useEffect(() => onReachability(setReachable), []);
+  return (
+    <>
+      {reachable ? null : (
+        <div class="banner" role="alert" data-testid="down-banner">
+          The server is not answering. Retrying every {RETRY_MS / 1000} s…
+        </div>
+      )}
+      {!ready ? null : session.kind === 'signed-out' ? (
+        <SignInPage notice={session.notice} />
+      ) : (
+        <SignedIn session={session} />
+      )}
+    </>
+  );
+}
+
+function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-out' }> }) {
+  const route = useRoute();
+  const who = session.kind === 'user' ? session.user.email : 'API key';
+  return (
+    <>
+      <header class="top">
+        <strong class="brand">vectorstore</strong>
+        <nav>
+          <a href="#/collections" aria-current={route.page !== 'cluster' ? 'page' : undefined}>
+            Collections
+          </a>
+          <a href="#/cluster" aria-current={route.page === 'cluster' ? 'page' : undefined}>
+            Cluster and health
+          </a>
+        </nav>
+        <span class="who" data-testid="who">
+          {who}
+          {session.readOnly ? (
+            <span class="badge" data-testid="read-only-badge">
+              read-only
+            </span>
+          ) : null}
+        </span>
+        <button data-testid="sign-out" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </header>
+      <main>
+        {route.page === 'collections' ? <CollectionsPage readOnly={session.readOnly} /> : null}
+        {route.page === 'collection' ? (
+          <CollectionPage key={route.name} name={route.name} readOnly={session.readOnly} />
+        ) : null}
+        {route.page === 'points' ? <PointsPage key={route.name} name={route.name} /> : null}
+        {route.page === 'query' ? <QueryPage key={route.name} name={route.name} /> : null}
+        {route.page === 'cluster' ? <ClusterPage /> : null}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,50 @@
+import type { CookieOptions, Request, Response } from 'express';
+import { AUTH_ROUTES_PREFIX } from '../../core/rest/rest-routes';
+
+/**
+ * The refresh-token cookie, for browser clients such as the dashboard (docs/auth.md, "Refresh token in a cookie").
+ *
+ * A client opts in per request with the header `X-Vectorstore-Session: cookie`. Then login and refresh put the refresh
+ * token in an HttpOnly, SameSite=Strict cookie scoped to `/api/auth` (Secure when the request came over TLS) and leave
+ * it out of the JSON answer, so page scripts never see it; refresh and logout read it from that cookie. Without the
+ * header the cookie is neither set nor read, and the JSON-body behaviour is unchanged. Requiring a custom header
+ * is the CSRF defence on top of SameSite: a cross-site form or image cannot send one, and a cross-site `fetch` with
+ * one needs a CORS preflight that this server never grants.
+ */
+export const SESSION_HEADER = 'x-vectorstore-session';
+export const SESSION_HEADER_COOKIE = 'cookie';
+export const REFRESH_COOKIE_NAME = 'vectorstore_refresh';
+
+/** Whether the request asks for the cookie scheme. */
+export function wantsRefreshCookie(request: Request): boolean {
+  const value = request.headers[SESSION_HEADER];
+  return typeof value === 'string' && value.trim().toLowerCase() === SESSION_HEADER_COOKIE;
+}
+
+/** The refresh token in the request's cookie, or null. Parsed by hand: one cookie needs no parser dependency. */
+export function readRefreshCookie(request: Request): string | null {
+  const header = request.headers.cookie;
+  if (typeof header !== 'string') return null;
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    if (at < 0 || part.slice(0, at).trim() !== REFRESH_COOKIE_NAME) continue;
+    const value = part.slice(at + 1).trim();
+    // Our tokens are base64url; anything else was not set by us.
+    return /^[A-Za-z0-9_-]{1,512}$/.test(value) ? value : null;
+  }
+  return null;
+}
+
+function cookieOptions(request: Request): CookieOptions {
+  return { httpOnly: true, secure: request.secure, sameSite: 'strict', path: AUTH_ROUTES_PREFIX };
+}
+
+/** Sets the cookie to `token` for `maxAgeSeconds` (the refresh token's lifetime). */
+export function setRefreshCookie(request: Request, response: Response, token: string, maxAgeSeconds: number): void {
+  response.cookie(REFRESH_COOKIE_NAME, token, { ...cookieOptions(request), maxAge: maxAgeSeconds * 1000 });
+}
+
+/** Tells the browser to drop the cookie. */
+export function clearRefreshCookie(request: Request, response: Response): void {
+  response.clearCookie(REFRESH_COOKIE_NAME, cookieOptions(request));
+}
