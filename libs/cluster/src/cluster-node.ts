@@ -92,8 +92,6 @@ export class ClusterNode implements ClusterMembership {
       const keys = new ClusterKeys(config.name);
       await checkFormat(store, keys);
       const lease = new PeerLease(store, config.leaseTtlSeconds);
-      const catalogStore = new EtcdCatalogStore(store, keys, config.etcd.timeoutMs, () => lease.assertValid());
-      const imported = await catalogStore.importStandalone(options.standaloneCatalog);
       const self: PeerInfo = {
         peerId,
         incarnation: randomBytes(8).toString('hex'),
@@ -104,6 +102,14 @@ export class ClusterNode implements ClusterMembership {
         startedAt: new Date().toISOString(),
       };
       const registry = new PeerRegistry(store, keys, self);
+      const catalogStore = new EtcdCatalogStore(
+        store,
+        keys,
+        config.etcd.timeoutMs,
+        () => lease.assertValid(),
+        () => registry.registrationGuard(),
+      );
+      const imported = await catalogStore.importStandalone(options.standaloneCatalog);
       const leader = new LeaderElection(store, keys, { peerId, incarnation: self.incarnation }, () => lease.id);
       const node = new ClusterNode(
         config.name,

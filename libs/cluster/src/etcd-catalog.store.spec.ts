@@ -87,9 +87,19 @@ describe(EtcdCatalogStore.name, () => {
 
   /** One peer: its own catalog store over the shared metadata store, loaded and watching. */
   async function peer(
-    options: { timeoutMs?: number; assertWritable?: () => void } = {},
+    options: {
+      timeoutMs?: number;
+      assertWritable?: () => void;
+      membershipGuard?: () => { key: string; createRevision: number } | undefined;
+    } = {},
   ): Promise<{ catalogStore: EtcdCatalogStore; catalog: CollectionCatalog }> {
-    const catalogStore = new EtcdCatalogStore(store, keys, options.timeoutMs ?? 2000, options.assertWritable);
+    const catalogStore = new EtcdCatalogStore(
+      store,
+      keys,
+      options.timeoutMs ?? 2000,
+      options.assertWritable,
+      options.membershipGuard,
+    );
     opened.push(catalogStore);
     const catalog = new CollectionCatalog(catalogStore);
     await catalog.load();
@@ -241,6 +251,20 @@ describe(EtcdCatalogStore.name, () => {
       expect(first).toBe('x');
       expect(b.catalog.resolve('al')).toBeUndefined();
       expect(names(b.catalog.snapshot)).toEqual(['x', 'y']);
+    });
+
+    it("should refuse a change at etcd once this peer's registration is gone (lease expired)", async () => {
+      const { id: lease } = await store.grantLease(10);
+      const registered = await store.txn([], [{ put: keys.peer('1'), value: '{}', lease }]);
+      const a = await peer({ membershipGuard: () => ({ key: keys.peer('1'), createRevision: registered.revision }) });
+      await a.catalog.mutate(create('kept'));
+      store.expireLease(lease);
+
+      const error = await rejectionOf(a.catalog.mutate(create('refused')));
+
+      expect(error.kind).toBe(ErrorKind.Unavailable);
+      expect(error.message).toContain('no longer registered');
+      expect((await store.range(keys.collections)).keys.map((k) => keys.collectionName(k.key))).toEqual(['kept']);
     });
 
     it('should never leave an alias to a collection another peer deleted concurrently', async () => {

@@ -32,6 +32,8 @@ export class EtcdCatalogStore implements CatalogStore {
     private readonly timeoutMs: number,
     /** Throws when this peer may not change metadata (its lease is in doubt). */
     private readonly assertWritable: () => void = () => undefined,
+    /** A guard every change also carries: this peer's registration, which dies with its lease. */
+    private readonly membershipGuard: () => Guard | undefined = () => undefined,
   ) {}
 
   /** The newest catalog revision this peer has published. */
@@ -88,7 +90,13 @@ export class EtcdCatalogStore implements CatalogStore {
     checkRequestSize(writes);
 
     this.assertWritable();
-    const result = await this.store.txn(guards, writes);
+    const membership = this.membershipGuard();
+    const result = await this.store.txn(membership ? [...guards, membership] : guards, writes);
+    if (!result.succeeded && membership && !(await this.stillHolds(membership))) {
+      throw DomainError.unavailable(
+        'lease expired: this peer is no longer registered in the cluster metadata store; the change was not applied',
+      );
+    }
     if (!result.succeeded) {
       // A guarded key changed after `base`: the watch brings that change (the store's revision may
       // have moved on through keys outside the catalog, which the catalog watch never reports).
@@ -155,6 +163,13 @@ export class EtcdCatalogStore implements CatalogStore {
   async close(): Promise<void> {
     this.closed = true;
     await this.watcher?.cancel();
+  }
+
+  private async stillHolds(guard: Guard): Promise<boolean> {
+    const found = await this.store.get(guard.key);
+    if ('createRevision' in guard) return found?.createRevision === guard.createRevision;
+    if ('modRevision' in guard) return found?.modRevision === guard.modRevision;
+    return found === undefined;
   }
 
   /** Resolves once the watch has published `revision` (or later); a change of ours must come back this way. */

@@ -2,7 +2,7 @@
 import { Logger } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
 import { ClusterKeys } from './cluster-keys';
-import { MetadataStore, MetadataWatch, WatchEvent } from './metadata/metadata-store';
+import { Guard, MetadataStore, MetadataWatch, WatchEvent } from './metadata/metadata-store';
 
 /** What a peer publishes about itself. */
 export interface PeerInfo {
@@ -23,6 +23,8 @@ export class PeerRegistry {
   private readonly live = new Map<string, PeerInfo>();
   private watcher: MetadataWatch | undefined;
   private closed = false;
+  /** Create revision of this peer's current registration key. */
+  private registeredAt: number | undefined;
 
   constructor(
     private readonly store: MetadataStore,
@@ -56,9 +58,15 @@ export class PeerRegistry {
         [{ key: peerKey, absent: true }],
         [{ put: peerKey, value: JSON.stringify(this.self), lease: leaseId }],
       );
-      if (result.succeeded) return;
+      if (result.succeeded) {
+        this.registeredAt = result.revision;
+        return;
+      }
       const previous = await this.store.get(peerKey);
-      if (previous?.lease === leaseId) return;
+      if (previous?.lease === leaseId) {
+        this.registeredAt = previous.createRevision;
+        return;
+      }
       if (previous?.lease !== undefined) {
         // Our previous process left it (the data-folder lock proves that process gone) only if it
         // registered the same addresses; otherwise another machine has the same peer id.
@@ -73,6 +81,16 @@ export class PeerRegistry {
       }
     }
     throw DomainError.unavailable(`could not register peer ${this.self.peerId} in the cluster metadata store`);
+  }
+
+  /**
+   * A guard that holds only while this peer's registration is the one it made: etcd deletes the key when
+   * the lease expires, so a metadata write carrying it fails at etcd, not only by our local deadline.
+   */
+  registrationGuard(): Guard | undefined {
+    return this.registeredAt === undefined
+      ? undefined
+      : { key: this.keys.peer(this.self.peerId), createRevision: this.registeredAt };
   }
 
   /** Loads the live peers and follows them. */
