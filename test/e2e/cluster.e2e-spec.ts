@@ -424,4 +424,32 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
     await eventually(15_000, async () => expect(await peerIds(peers[0])).toContain(id));
     expect(String((await http(leaving, 'GET', '/cluster')).body?.result.peer_id)).toBe(id);
   }, 60_000);
+  // Last: it retires a peer for good.
+  it('should remove a peer: refused while it holds shards, forced marks them Dead and fences it', async () => {
+    const name = `removal-${randomBytes(4).toString('hex')}`;
+    await rest(peers[0]).createCollection(name, { vectors: { size: 4, distance: 'Dot' } });
+    const removed = peers[2];
+    const removedId = String((await http(removed, 'GET', '/cluster')).body?.result.peer_id);
+
+    const refused = await http(peers[0], 'DELETE', `/cluster/peer/${removedId}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body?.status.error).toBe(`Cannot remove peer ${removedId} as there are shards on it`);
+
+    const forced = await http(peers[0], 'DELETE', `/cluster/peer/${removedId}?force=true`);
+    expect(forced.status).toBe(200);
+    await eventually(5000, async () => {
+      expect(await peerIds(peers[1])).not.toContain(removedId);
+      const { body } = await http(peers[1], 'GET', `/collections/${name}/cluster`);
+      const onRemoved = body?.result.remote_shards.filter((shard: Json) => String(shard.peer_id) === removedId);
+      expect(onRemoved.map((shard: Json) => shard.state)).toEqual(['Dead']);
+    });
+    // It cannot register again, so it stays fenced.
+    await eventually(10_000, async () => {
+      const answer = await http(removed, 'PUT', `/collections/not-from-removed`, {
+        vectors: { size: 4, distance: 'Dot' },
+      });
+      expect(answer.status).toBe(503);
+    });
+    await rest(peers[0]).deleteCollection(name);
+  }, 60_000);
 });

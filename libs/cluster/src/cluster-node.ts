@@ -153,6 +153,11 @@ export class ClusterNode implements ClusterMembership {
     return placeShards(count, state, [...this.registry.peers.keys()], placement);
   }
 
+  async retirePeer(peerId: string): Promise<void> {
+    this.lease.assertValid();
+    await this.registry.retire(peerId);
+  }
+
   status(): ClusterStatusView {
     const peers = [...this.registry.peers.values()]
       .map((peer) => ({ peerId: peer.peerId, uri: peer.p2pUri }))

@@ -141,6 +141,29 @@ describe(PeerRegistry.name, () => {
       expect(await store.keepAlive(otherLease)).toBe(10);
     });
 
+    it('should retire another peer: its lease ends, it leaves the live peers and can never register again', async () => {
+      const one = await joined('1');
+      const two = await joined('2');
+      await until(() => one.registry.peers.has('2'), 'peer 2 seen by 1');
+
+      await one.registry.retire('2');
+
+      await until(() => !one.registry.peers.has('2'), 'peer 2 gone');
+      expect(await store.keepAlive(two.leaseId)).toBe(0);
+      const { id } = await store.grantLease(10);
+      const again = await rejectionOf(two.registry.register(id));
+      expect(again.kind).toBe(ErrorKind.FailedPrecondition);
+      expect(again.message).toContain('was removed');
+    });
+
+    it('should answer NotFound when retiring a peer that never joined', async () => {
+      const { registry } = await joined('1');
+
+      const error = await rejectionOf(registry.retire('9'));
+
+      expect(error.kind).toBe(ErrorKind.NotFound);
+    });
+
     it('should succeed again on the lease it is already registered on', async () => {
       const { registry, leaseId } = await joined('1');
       const before = await store.get(keys.peer('1'));

@@ -93,6 +93,28 @@ export class PeerRegistry {
       : { key: this.keys.peer(this.self.peerId), createRevision: this.registeredAt };
   }
 
+  /**
+   * Marks `peerId` removed for good (it may never register again) and ends its live registration by
+   * revoking its lease. Carries this peer's own registration guard: a fenced peer cannot retire others.
+   */
+  async retire(peerId: string): Promise<void> {
+    const memberKey = this.keys.member(peerId);
+    const member = await this.store.get(memberKey);
+    if (!member) throw DomainError.notFound(`Peer ${peerId} is not a member of the cluster`);
+    const own = this.registrationGuard();
+    const value = JSON.stringify({ ...(JSON.parse(member.value) as object), removed: true });
+    const result = await this.store.txn(
+      [{ key: memberKey, modRevision: member.modRevision }, ...(own ? [own] : [])],
+      [{ put: memberKey, value }],
+    );
+    if (!result.succeeded)
+      throw DomainError.unavailable(
+        `the membership of peer ${peerId} changed meanwhile, or this peer is fenced; retry`,
+      );
+    const live = await this.store.get(this.keys.peer(peerId));
+    if (live?.lease !== undefined) await this.store.revokeLease(live.lease);
+  }
+
   /** Loads the live peers and follows them. */
   async follow(): Promise<void> {
     const { keys, revision } = await this.store.range(this.keys.peers);

@@ -1,6 +1,7 @@
 import { ErrorKind } from '@vectorstore/common';
 import { AliasesService } from './aliases.service';
 import { CollectionCatalog } from './catalog/collection-catalog';
+import { ClusterMembership } from './cluster/cluster-membership';
 import { ClusterService } from './cluster.service';
 import { CollectionsService } from './collections.service';
 import { EmptyCollectionStatsProvider, emptyShardStats } from './stats/collection-stats.provider';
@@ -329,5 +330,63 @@ describe(ClusterService.name, () => {
       expect(error.message).toContain('running in standalone mode');
       expect(error.message).toContain(operation);
     });
+  });
+});
+
+describe(`${ClusterService.name} in cluster mode`, () => {
+  let dir: string;
+  let catalog: CollectionCatalog;
+  let collections: CollectionsService;
+  let cluster: ClusterService;
+  const retired: string[] = [];
+  // Two live peers: this one and 777; shards alternate between them.
+  const membership: ClusterMembership = {
+    status: () => ({ peerId: PEER_ID, peers: [], fenced: false, sendFailures: {} }),
+    livePeerCount: () => 2,
+    placeShards: (count) => Array.from({ length: count }, (_, i) => (i % 2 === 0 ? PEER_ID : '777')),
+    retirePeer: async (peerId) => void retired.push(peerId),
+  };
+
+  beforeEach(async () => {
+    retired.length = 0;
+    ({ dir, catalog } = await collectionsFixture('vs-cluster-mode-'));
+    collections = new CollectionsService(catalog, new EmptyCollectionStatsProvider(), membership);
+    cluster = new ClusterService(catalog, PEER_ID, new EmptyCollectionStatsProvider(), membership);
+    await collections.create({ name: 'spread' });
+  });
+
+  afterEach(() => {
+    removeTempDir(dir);
+  });
+
+  it('should give a new collection one shard per live peer, placed by the membership', () => {
+    const info = cluster.clusterInfo('spread');
+
+    expect(info.shardCount).toBe(2);
+    expect(info.localShards.map((shard) => shard.shardId)).toEqual([0]);
+    expect(info.remoteShards).toEqual([{ shardId: 1, state: 'Active', peerId: '777' }]);
+  });
+
+  it('should refuse to remove a peer that holds shards without force, as Qdrant', async () => {
+    const error = await rejectionOf(cluster.removePeer('777', false));
+
+    expect(error.kind).toBe(ErrorKind.InvalidArgument);
+    expect(error.message).toBe('Cannot remove peer 777 as there are shards on it');
+    expect(retired).toEqual([]);
+  });
+
+  it('should remove it with force and mark its shards Dead', async () => {
+    await cluster.removePeer('777', true);
+
+    expect(retired).toEqual(['777']);
+    expect(cluster.clusterInfo('spread').remoteShards).toEqual([{ shardId: 1, state: 'Dead', peerId: '777' }]);
+  });
+
+  it('should remove a peer without shards and refuse to remove itself', async () => {
+    await cluster.removePeer('888', false);
+    const self = await rejectionOf(cluster.removePeer(PEER_ID, true));
+
+    expect(retired).toEqual(['888']);
+    expect(self.kind).toBe(ErrorKind.InvalidArgument);
   });
 });

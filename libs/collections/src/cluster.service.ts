@@ -125,6 +125,30 @@ export class ClusterService {
     return true;
   }
 
+  /**
+   * `DELETE /cluster/peer/{id}`: as Qdrant, a peer holding shards is removed only with `force`; its
+   * shards are then marked Dead (with one replica per shard, their points are gone from the cluster).
+   * Standalone there is no other peer to remove.
+   */
+  async removePeer(peerId: string, force: boolean): Promise<boolean> {
+    if (!this.membership) return this.rejectPeerOperation('removePeer');
+    if (peerId === this.peerId)
+      throw DomainError.invalidArgument(`Peer ${peerId} cannot remove itself: ask another peer to remove it`);
+    const holding = [...this.catalog.snapshot.collections.values()].filter((record) =>
+      record.shards.some((shard) => shard.peerId === peerId),
+    );
+    if (holding.length > 0 && !force)
+      throw DomainError.invalidArgument(`Cannot remove peer ${peerId} as there are shards on it`);
+    await this.membership.retirePeer(peerId);
+    if (holding.length > 0) {
+      await this.catalog.mutate((draft) => {
+        for (const record of draft.collections.values())
+          for (const shard of record.shards) if (shard.peerId === peerId) shard.state = 'Dead';
+      });
+    }
+    return true;
+  }
+
   async deleteShardKey(collectionName: string, shardKey: ShardKey, timeout?: number): Promise<boolean> {
     const issues = new ValidationIssues();
     checkCollectionNameReference(issues, 'collection_name', collectionName);

@@ -34,11 +34,11 @@ export class ClusterHttpController {
 
   @Operation('Cluster/RemovePeer')
   @Delete('cluster/peer/:peer_id')
-  removePeer(@Param('peer_id') peerId: string, @Query() query: RestQuery): never {
+  removePeer(@Param('peer_id') peerId: string, @Query() query: RestQuery): Promise<boolean> {
     if (!/^\d+$/.test(peerId)) throw pathFormatError('peer_id', `invalid digit found in string \`${peerId}\``);
     readMetaTimeout(query);
-    readBoolParam(query, 'force');
-    return this.cluster.rejectPeerOperation('removePeer');
+    const force = readBoolParam(query, 'force') ?? false;
+    return this.cluster.removePeer(BigInt(peerId).toString(), force);
   }
 
   @Operation('Collections/CollectionClusterInfo')

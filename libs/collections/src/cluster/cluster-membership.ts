@@ -29,6 +29,8 @@ export interface ClusterMembership {
    * peers, least-loaded first by the shards `state` already places on each.
    */
   placeShards(count: number, state: Readonly<CatalogState>, placement?: readonly string[]): string[];
+  /** Retires another peer for good: it can never rejoin, and its live registration is ended. */
+  retirePeer(peerId: string): Promise<void>;
 }
 
 export const CLUSTER_MEMBERSHIP = Symbol('CLUSTER_MEMBERSHIP');
