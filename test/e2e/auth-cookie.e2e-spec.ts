@@ -133,3 +133,39 @@ describe('auth: refresh token in an HttpOnly cookie (e2e)', () => {
     expect(rotated.body).toEqual(expect.objectContaining({ refresh_token: expect.any(String) }));
   });
 });
+
+describe('auth: the refresh cookie with VECTORSTORE_COOKIE_SECURE=always (behind a TLS proxy) (e2e)', () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { VECTORSTORE_COOKIE_SECURE: 'always' } });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('should set a Secure cookie named __Secure-vectorstore_refresh over plain HTTP, and read it back', async () => {
+    const answer = await httpJson(
+      server.httpUrl,
+      'POST',
+      '/api/auth/login',
+      { email: server.adminEmail, password: server.adminPassword },
+      COOKIE,
+    );
+    expect(answer.status).toBe(200);
+    const [header] = answer.headers.getSetCookie();
+    const [pair, ...attributes] = (header ?? '').split(';').map((s) => s.trim());
+    expect(pair).toMatch(/^__Secure-vectorstore_refresh=[A-Za-z0-9_-]{20,}$/);
+    expect(attributes).toEqual(expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Strict', 'Path=/api/auth']));
+
+    const refreshed = await httpJson(server.httpUrl, 'POST', '/api/auth/refresh', {}, { ...COOKIE, cookie: pair });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.getSetCookie()[0]).toMatch(/^__Secure-vectorstore_refresh=.*; Secure/);
+    // The plain name is not read in this mode.
+    const plainName = pair.replace('__Secure-', '');
+    expect(
+      (await httpJson(server.httpUrl, 'POST', '/api/auth/refresh', {}, { ...COOKIE, cookie: plainName })).status,
+    ).toBe(401);
+  });
+});
