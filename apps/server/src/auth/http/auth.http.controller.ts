@@ -22,7 +22,7 @@ import {
   PublicUser,
   TokenPair,
 } from '@vectorstore/auth';
-import { DomainError } from '@vectorstore/common';
+import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
 import type { Request, Response } from 'express';
 import { DtoValidationPipe } from '../../core/validation/dto-validation.pipe';
@@ -83,8 +83,9 @@ export class AuthHttpController {
     try {
       return this.toCookie(request, response, await this.auth.refresh(this.cookieToken(request, body)));
     } catch (error) {
-      // A used-up or unknown cookie is worthless: drop it so the browser stops sending it.
-      this.cookie.clear(request, response);
+      // A refused cookie (used up, unknown, session ended) is worthless: drop it so the browser stops sending it.
+      // Any other failure (a disk error, a 5xx) says nothing about the cookie: keep it, the client retries.
+      if (isDomainError(error) && error.kind === ErrorKind.Unauthenticated) this.cookie.clear(request, response);
       throw error;
     }
   }
