@@ -1,3 +1,5 @@
+import { request } from './http';
+import * as session from './session';
 import { lifetimeSeconds, MAX_TIMEOUT_MS, refreshDelayMs, REFRESH_RETRY_MS } from './session';
 
 function jwtWith(claims: Record<string, unknown>): string {
@@ -30,14 +32,14 @@ function fakeServer(routes: Record<string, Answer[]>): { calls: string[] } {
 
 const LOGIN = { status: 200, body: { tokens: { access_token: token(1000) }, user: { email: 'a@b', role: 'admin' } } };
 
-/** A fresh copy of the session module (its state is module-level). */
-async function freshSession(): Promise<typeof import('./session')> {
-  jest.resetModules();
-  return import('./session');
-}
-
 describe('session', () => {
   const realFetch = globalThis.fetch;
+
+  // The session's state is module-wide: every test below starts by signing in (or with a key), which resets it, and
+  // runs on fake timers, so no refresh timer outlives it.
+  beforeEach(() => {
+    jest.useFakeTimers({ doNotFake: REAL });
+  });
 
   afterEach(() => {
     globalThis.fetch = realFetch;
@@ -73,12 +75,11 @@ describe('session', () => {
 
   describe('silent refresh', () => {
     it('should time the refresh from the token lifetime, not the browser clock (a skewed clock)', async () => {
-      jest.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z'), doNotFake: REAL }); // the token says 1970: a day+ of skew
+      jest.setSystemTime(new Date('2030-01-01T00:00:00Z')); // the token says 1970: decades of skew
       const server = fakeServer({
         'POST /api/auth/login': [LOGIN],
         'POST /api/auth/refresh': [{ status: 200, body: { access_token: token(1840) } }],
       });
-      const session = await freshSession();
       await session.signIn('a@b', 'pw');
       await jest.advanceTimersByTimeAsync(839_000);
       expect(server.calls.filter((call) => call.includes('refresh'))).toEqual([]);
@@ -87,12 +88,10 @@ describe('session', () => {
     });
 
     it('should keep the session on a server error and try again, and end it on a 401', async () => {
-      jest.useFakeTimers({ doNotFake: REAL });
       const server = fakeServer({
         'POST /api/auth/login': [LOGIN],
         'POST /api/auth/refresh': [{ status: 503, body: { status: { error: 'busy' } } }, { status: 401 }],
       });
-      const session = await freshSession();
       await session.signIn('a@b', 'pw');
       await jest.advanceTimersByTimeAsync(840_000);
       expect(server.calls.filter((call) => call.includes('refresh'))).toHaveLength(1);
@@ -108,8 +107,6 @@ describe('session', () => {
         'GET /collections': [{ status: 401 }],
         'POST /api/auth/refresh': [{ status: 500 }],
       });
-      const session = await freshSession();
-      const { request } = await import('./http');
       await session.signIn('a@b', 'pw');
       await expect(request('GET', '/collections')).rejects.toMatchObject({ status: 500 });
       expect(session.sessionState().kind).toBe('user');
@@ -122,7 +119,6 @@ describe('session', () => {
       ['gets a server error', { status: 500 }],
     ])('should keep the session and reject when logout %s', async (_, failure) => {
       fakeServer({ 'POST /api/auth/login': [LOGIN], 'POST /api/auth/logout': [failure] });
-      const session = await freshSession();
       await session.signIn('a@b', 'pw');
       await expect(session.signOut()).rejects.toBeDefined();
       expect(session.sessionState().kind).toBe('user');
@@ -130,7 +126,6 @@ describe('session', () => {
 
     it('should sign out once the server has ended the session', async () => {
       fakeServer({ 'POST /api/auth/login': [LOGIN], 'POST /api/auth/logout': [{ status: 204 }] });
-      const session = await freshSession();
       await session.signIn('a@b', 'pw');
       await session.signOut();
       expect(session.sessionState()).toEqual({ kind: 'signed-out', notice: 'You are signed out.' });
@@ -146,7 +141,6 @@ describe('session', () => {
         'GET /collections': [{ status: 200, body: { result: { collections: [] } } }],
         'DELETE /collections/bad%2Fname': [{ status, body: { status: { error: 'no' } } }],
       });
-      const session = await freshSession();
       await session.useApiKey('k'.repeat(16));
       expect(session.sessionState()).toEqual({ kind: 'api-key', readOnly });
       expect(server.calls).toEqual(['GET /collections', 'DELETE /collections/bad%2Fname']);
