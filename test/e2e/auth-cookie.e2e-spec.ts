@@ -57,7 +57,7 @@ describe('auth: refresh token in an HttpOnly cookie (e2e)', () => {
     expect((await httpJson(server.httpUrl, 'GET', '/collections', undefined, { 'api-key': access })).status).toBe(200);
   });
 
-  it('should rotate the cookie on refresh and refuse the used one, ending the session', async () => {
+  it('should rotate the cookie on refresh, and within the reuse grace answer the used one too', async () => {
     const first = await cookieLogin();
     const answer = await httpJson(server.httpUrl, 'POST', '/api/auth/refresh', {}, { ...COOKIE, cookie: first.cookie });
     expect(answer.status).toBe(200);
@@ -67,14 +67,23 @@ describe('auth: refresh token in an HttpOnly cookie (e2e)', () => {
     expect(second).not.toBe(first.cookie);
     expect(second).toMatch(/^vectorstore_refresh=/);
 
+    // Another tab presenting the same cookie at once (no Web Locks over plain HTTP) is not taken for theft.
     const reused = await httpJson(server.httpUrl, 'POST', '/api/auth/refresh', {}, { ...COOKIE, cookie: first.cookie });
-    expect(reused.status).toBe(401);
-    expect(reused.body).toEqual({ status: { error: 'Invalid refresh token' } });
+    expect(reused.status).toBe(200);
+    const third = setCookie(reused.headers).pair;
+    expect(new Set([first.cookie, second, third]).size).toBe(3);
+    // Both successors live, in one family (after the grace, reuse revokes it: auth.e2e-spec and the store's spec).
+    const afterSecond = await httpJson(server.httpUrl, 'POST', '/api/auth/refresh', {}, { ...COOKIE, cookie: second });
+    expect(afterSecond.status).toBe(200);
+    expect((await httpJson(server.httpUrl, 'POST', '/api/auth/logout', {}, { ...COOKIE, cookie: third })).status).toBe(
+      204,
+    );
+    const fourth = setCookie(afterSecond.headers).pair;
+    const ended = await httpJson(server.httpUrl, 'POST', '/api/auth/refresh', {}, { ...COOKIE, cookie: fourth });
+    expect(ended.status).toBe(401);
+    expect(ended.body).toEqual({ status: { error: 'Invalid refresh token' } });
     // A refused cookie is cleared.
-    expect(setCookie(reused.headers).attributes).toMatch(/Expires=Thu, 01 Jan 1970/);
-    // Reuse revoked the whole family: the rotated cookie is dead too.
-    const after = await httpJson(server.httpUrl, 'POST', '/api/auth/refresh', {}, { ...COOKIE, cookie: second });
-    expect(after.status).toBe(401);
+    expect(setCookie(ended.headers).attributes).toMatch(/Expires=Thu, 01 Jan 1970/);
   });
 
   it('should refuse a cookie refresh without the cookie, or with a token in the body too', async () => {
@@ -131,5 +140,41 @@ describe('auth: refresh token in an HttpOnly cookie (e2e)', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.headers.getSetCookie()).toEqual([]);
     expect(rotated.body).toEqual(expect.objectContaining({ refresh_token: expect.any(String) }));
+  });
+});
+
+describe('auth: the refresh cookie with VECTORSTORE_COOKIE_SECURE=always (behind a TLS proxy) (e2e)', () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { VECTORSTORE_COOKIE_SECURE: 'always' } });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('should set a Secure cookie named __Secure-vectorstore_refresh over plain HTTP, and read it back', async () => {
+    const answer = await httpJson(
+      server.httpUrl,
+      'POST',
+      '/api/auth/login',
+      { email: server.adminEmail, password: server.adminPassword },
+      COOKIE,
+    );
+    expect(answer.status).toBe(200);
+    const [header] = answer.headers.getSetCookie();
+    const [pair, ...attributes] = (header ?? '').split(';').map((s) => s.trim());
+    expect(pair).toMatch(/^__Secure-vectorstore_refresh=[A-Za-z0-9_-]{20,}$/);
+    expect(attributes).toEqual(expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Strict', 'Path=/api/auth']));
+
+    const refreshed = await httpJson(server.httpUrl, 'POST', '/api/auth/refresh', {}, { ...COOKIE, cookie: pair });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.getSetCookie()[0]).toMatch(/^__Secure-vectorstore_refresh=.*; Secure/);
+    // The plain name is not read in this mode.
+    const plainName = pair.replace('__Secure-', '');
+    expect(
+      (await httpJson(server.httpUrl, 'POST', '/api/auth/refresh', {}, { ...COOKIE, cookie: plainName })).status,
+    ).toBe(401);
   });
 });

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { httpJson, runUserCli } from './support/auth-helpers';
 import { describeInBrowser, launchChromium } from './support/chromium';
 import { REPO_ROOT, RunningServer, startServer } from './support/server-harness';
@@ -26,7 +27,7 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
 
   async function open(context: BrowserContext, hash = ''): Promise<Page> {
     const opened = await context.newPage();
-    opened.on('pageerror', (error) => pageErrors.push(error.message));
+    watchErrors(opened, pageErrors);
     await opened.goto(`${server.httpUrl}/dashboard${hash}`);
     await opened.locator('body[data-ready=true]').waitFor();
     return opened;
@@ -53,8 +54,10 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
   });
 
   afterEach(() => {
-    // No script error on any page, ever.
-    expect(pageErrors).toEqual([]);
+    // No script error and no Content-Security-Policy violation on any page, ever (reset, so one failure is reported
+    // by the test that caused it, not by every later one).
+    const seen = pageErrors.splice(0);
+    expect(seen).toEqual([]);
   });
 
   it('should serve the page and its bundle with a strict Content-Security-Policy', async () => {
@@ -284,6 +287,35 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
     expect((await context.cookies())[0]?.value).not.toBe(before);
   });
 
+  it('should page through u64 point ids above 2^53, sending the offset back exactly', async () => {
+    expect((await api('PUT', '/collections/big', { vectors: { size: 2, distance: 'Dot' } })).status).toBe(200);
+    // 15 ids near 1.8e19 (u64), written as raw JSON numbers: JavaScript numbers would round them.
+    const ids = Array.from({ length: 15 }, (_, i) => (18446744073709551600n + BigInt(i)).toString());
+    const body = `{"points":[${ids.map((id) => `{"id":${id},"vector":[1,0],"payload":{"big":${id}}}`).join(',')}]}`;
+    const put = await fetch(`${server.httpUrl}/collections/big/points?wait=true`, {
+      method: 'PUT',
+      headers: { 'api-key': server.apiKey, 'content-type': 'application/json' },
+      body,
+    });
+    expect(put.status).toBe(200);
+    await page.goto(`${server.httpUrl}/dashboard#/collections/big/points`);
+    await page.getByTestId(`point-${ids[9]}`).waitFor();
+    const cells = page.locator('[data-testid=points-table] tbody tr code');
+    await expect(cells.allTextContents()).resolves.toEqual(ids.slice(0, 10));
+    // Payload integers are shown exactly and as numbers (no quotes).
+    await expect(page.getByTestId(`point-${ids[0]}`).locator('pre.json').textContent()).resolves.toContain(
+      `"big": ${ids[0]}`,
+    );
+    const scroll = page.waitForResponse((r) => r.url().endsWith('/points/scroll') && r.request().postData() !== null);
+    await page.getByTestId('next-page').click();
+    expect((await scroll).status()).toBe(200);
+    await page.getByTestId(`point-${ids[14]}`).waitFor();
+    await expect(cells.allTextContents()).resolves.toEqual(ids.slice(10));
+    await expect(page.getByTestId('points-error').count()).resolves.toBe(0);
+    expect((await api('DELETE', '/collections/big')).status).toBe(200);
+    await page.goto(`${server.httpUrl}/dashboard#/collections`);
+  });
+
   it('should keep the session across a reload, from the cookie alone', async () => {
     await page.reload();
     await page.locator('body[data-ready=true]').waitFor();
@@ -326,6 +358,14 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
     await page.goto(`${server.httpUrl}/dashboard#/collections`);
     await page.getByTestId('collection-row-docs').waitFor();
     const accessToken = await captureAccessToken(page);
+    // A logout that does not reach the server leaves the session alive: the page says so and keeps it.
+    await page.route('**/api/auth/logout', (route) => route.abort());
+    await page.getByTestId('sign-out').click();
+    await expect(page.getByTestId('sign-out-error').textContent()).resolves.toMatch(/did not complete/);
+    await expect(page.getByTestId('sign-out').textContent()).resolves.toBe('Try signing out again');
+    await expect(page.getByTestId('who').textContent()).resolves.toBe(server.adminEmail);
+    expect(await context.cookies()).toHaveLength(1);
+    await page.unroute('**/api/auth/logout');
     const logout = page.waitForResponse((r) => r.url().endsWith('/api/auth/logout'));
     await page.getByTestId('sign-out').click();
     expect((await logout).status()).toBe(204);
@@ -413,6 +453,8 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
 
   it('should sign in with a read-only API key as a reader, and with the full key as a manager', async () => {
     const keyContext = await browser.newContext();
+    const catalog = path.join(server.dataDir, 'catalog.json');
+    const catalogBefore = statSync(catalog).mtimeMs;
     try {
       const keyPage = await open(keyContext);
       await keyPage.getByTestId('api-key-tab').click();
@@ -430,6 +472,8 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
       await keyPage.getByTestId('create-collection-form').waitFor();
       await expect(keyPage.getByTestId('who').textContent()).resolves.toBe('API key');
       expect((await api('GET', '/aliases')).body).toMatchObject({ result: { aliases: [] } });
+      // Learning the keys' access wrote nothing (the catalog is saved on every alias batch, even an empty one).
+      expect(statSync(catalog).mtimeMs).toBe(catalogBefore);
     } finally {
       await keyContext.close();
     }
@@ -492,3 +536,97 @@ async function captureAccessToken(target: Page): Promise<string> {
   const header = (await request).headers().authorization ?? '';
   return header.replace(/^Bearer /, '');
 }
+
+/** Collects a page's script errors and Content-Security-Policy violations (Chromium reports those on the console). */
+function watchErrors(target: Page, errors: string[]): void {
+  target.on('pageerror', (error) => errors.push(error.message));
+  target.on('console', (message) => {
+    if (message.type() === 'error' && /Content[- ]Security[- ]Policy/i.test(message.text()))
+      errors.push(message.text());
+  });
+}
+
+describeInBrowser('dashboard: cookie security and hosts (e2e)', (executablePath) => {
+  let browser: Browser;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    // vs.test resolves to loopback, but the browser treats it as any other host: no secure context over plain HTTP.
+    browser = await chromium.launch({
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-dev-shm-usage', '--host-resolver-rules=MAP vs.test 127.0.0.1'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  afterEach(() => {
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  async function signedInPage(context: BrowserContext, origin: string, server: RunningServer): Promise<Page> {
+    const page = await context.newPage();
+    watchErrors(page, errors);
+    await page.goto(`${origin}/dashboard`);
+    await page.locator('body[data-ready=true]').waitFor();
+    await page.fill('input[name=email]', server.adminEmail);
+    await page.fill('input[name=password]', server.adminPassword);
+    await page.click('[data-testid=sign-in-form] button[type=submit]');
+    await page.getByTestId('collections-table').waitFor();
+    return page;
+  }
+
+  it('should work on http://127.0.0.1 with VECTORSTORE_COOKIE_SECURE=always (loopback counts as secure)', async () => {
+    const server = await startServer({ env: { VECTORSTORE_COOKIE_SECURE: 'always' } });
+    const context = await browser.newContext();
+    try {
+      const page = await signedInPage(context, server.httpUrl, server);
+      expect(await context.cookies()).toEqual([
+        expect.objectContaining({ name: '__Secure-vectorstore_refresh', secure: true, httpOnly: true }),
+      ]);
+      await page.reload();
+      await page.getByTestId('collections-table').waitFor();
+      await expect(page.getByTestId('who').textContent()).resolves.toBe(server.adminEmail);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  it('should keep three tabs signed in when they reload together on a host without Web Locks', async () => {
+    const server = await startServer({ env: { VECTORSTORE_ACCESS_TTL: '60' } });
+    const origin = `http://vs.test:${server.httpPort}`;
+    const context = await browser.newContext();
+    try {
+      const page = await signedInPage(context, origin, server);
+      await expect(page.evaluate(() => [window.isSecureContext, 'locks' in navigator])).resolves.toEqual([
+        false,
+        false,
+      ]);
+      const tabs = [page];
+      for (let i = 0; i < 2; i++) {
+        const tab = await context.newPage();
+        watchErrors(tab, errors);
+        await tab.goto(`${origin}/dashboard`);
+        await tab.getByTestId('collections-table').waitFor();
+        tabs.push(tab);
+      }
+      const refreshes: number[] = [];
+      context.on('response', (r) => {
+        if (r.url().endsWith('/api/auth/refresh')) refreshes.push(r.status());
+      });
+      await Promise.all(tabs.map((tab) => tab.reload()));
+      for (const tab of tabs) {
+        await tab.locator('body[data-ready=true]').waitFor();
+        await tab.getByTestId('collections-table').waitFor();
+      }
+      expect(refreshes).toEqual([200, 200, 200]);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+});

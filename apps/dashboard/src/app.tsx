@@ -54,9 +54,7 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
             </span>
           ) : null}
         </span>
-        <button data-testid="sign-out" onClick={() => void signOut()}>
-          Sign out
-        </button>
+        <SignOutButton />
       </header>
       <main>
         {route.page === 'collections' ? <CollectionsPage readOnly={session.readOnly} /> : null}
@@ -67,6 +65,37 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
         {route.page === 'query' ? <QueryPage key={route.name} name={route.name} /> : null}
         {route.page === 'cluster' ? <ClusterPage /> : null}
       </main>
+    </>
+  );
+}
+
+/**
+ * Sign out. Until the server has ended the session a reload would bring it back, so a failure is said, with the
+ * session kept and the button offering to try again.
+ */
+function SignOutButton() {
+  const [failure, setFailure] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const run = (): void => {
+    setBusy(true);
+    signOut().then(
+      () => setFailure(undefined),
+      (error: unknown) => {
+        setBusy(false);
+        setFailure(error instanceof Error ? error.message : String(error));
+      },
+    );
+  };
+  return (
+    <>
+      {failure === undefined ? null : (
+        <span class="error" role="alert" data-testid="sign-out-error">
+          Sign-out did not complete, you are still signed in: {failure}
+        </span>
+      )}
+      <button data-testid="sign-out" disabled={busy} onClick={run}>
+        {failure === undefined ? 'Sign out' : 'Try signing out again'}
+      </button>
     </>
   );
 }

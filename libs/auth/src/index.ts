@@ -13,6 +13,7 @@ export { AuthModule } from './auth.module';
 export { AuthService, type LoginResult, type TokenPair } from './auth.service';
 export { AuthErrors, AuthMessages } from './auth.errors';
 export { AccessTokenService, ACCESS_TOKEN_VERIFY_OPTIONS } from './tokens/access-token.service';
+export { REFRESH_REUSE_GRACE_MS } from './tokens/refresh-token.store';
 export { UserAdminService } from './users/user-admin.service';
 export { FileUserStore } from './users/user.store';
 export type { PublicUser } from './users/user.model';

@@ -2,6 +2,14 @@
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/**
+ * VECTORSTORE_COOKIE_SECURE: when the dashboard's refresh cookie is marked `Secure`. `auto` (the default): when the
+ * request itself came over TLS (this server has none, so only when a TLS server is put in front by Node options);
+ * `always`: behind a TLS-terminating proxy, where the server sees plain HTTP but browsers see HTTPS.
+ */
+export const COOKIE_SECURE_MODES = ['auto', 'always'] as const;
+export type CookieSecureMode = (typeof COOKIE_SECURE_MODES)[number];
+
 /** The server's whole configuration, validated once at start. */
 export interface AppConfig {
   http: { host: string; port: number };
@@ -55,4 +63,6 @@ export interface AuthConfig {
   apiKey?: string;
   /** Static key with read-only access, as Qdrant's `service.read_only_api_key`. */
   readOnlyApiKey?: string;
+  /** When the refresh cookie is `Secure` (VECTORSTORE_COOKIE_SECURE, default `auto`). */
+  cookieSecure: CookieSecureMode;
 }

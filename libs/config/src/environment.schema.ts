@@ -11,7 +11,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { LOG_LEVELS } from './app-config';
+import { COOKIE_SECURE_MODES, LOG_LEVELS } from './app-config';
 
 /** One etcd endpoint: http(s), a host name or [IPv6], a port 1-65535. */
 const ENDPOINT =
@@ -98,6 +98,10 @@ export class EnvironmentVariables {
   @IsString()
   @MinLength(16, { message: 'must be at least 16 characters' })
   VECTORSTORE_READ_ONLY_API_KEY?: string;
+
+  @IsOptional()
+  @IsIn(COOKIE_SECURE_MODES, { message: `must be one of ${COOKIE_SECURE_MODES.join(', ')}` })
+  VECTORSTORE_COOKIE_SECURE?: string;
 
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'must be true or false' })

@@ -29,6 +29,7 @@ describe('loadConfig', () => {
         refreshTtlSeconds: 604800,
         apiKey: undefined,
         readOnlyApiKey: undefined,
+        cookieSecure: 'auto',
       },
     });
     expect(path.isAbsolute(config.dataDir)).toBe(true);
@@ -54,6 +55,7 @@ describe('loadConfig', () => {
       VECTORSTORE_REFRESH_TTL: '3600',
       VECTORSTORE_API_KEY: 'k'.repeat(16),
       VECTORSTORE_READ_ONLY_API_KEY: 'r'.repeat(20),
+      VECTORSTORE_COOKIE_SECURE: 'always',
     });
 
     expect(config).toEqual({
@@ -70,6 +72,7 @@ describe('loadConfig', () => {
         refreshTtlSeconds: 3600,
         apiKey: 'k'.repeat(16),
         readOnlyApiKey: 'r'.repeat(20),
+        cookieSecure: 'always',
       },
     });
   });
@@ -122,6 +125,12 @@ describe('loadConfig', () => {
     expect(error.problems).toEqual([
       'VECTORSTORE_LOG_LEVEL="verbose": must be one of fatal, error, warn, info, debug, trace, silent',
     ]);
+  });
+
+  it('should reject an unknown cookie security mode and name the allowed ones', () => {
+    const error = configErrorOf({ VECTORSTORE_COOKIE_SECURE: 'yes' });
+
+    expect(error.problems).toEqual(['VECTORSTORE_COOKIE_SECURE="yes": must be one of auto, always']);
   });
 
   it('should reject an unknown VECTORSTORE_ variable', () => {

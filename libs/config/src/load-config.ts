@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import * as path from 'node:path';
-import { AppConfig, ClusterConfig, LogLevel } from './app-config';
+import { AppConfig, ClusterConfig, CookieSecureMode, LogLevel } from './app-config';
 import { EnvironmentVariables } from './environment.schema';
 
 export const DEFAULTS = {
@@ -13,6 +13,7 @@ export const DEFAULTS = {
   logLevel: 'info' as LogLevel,
   accessTtlSeconds: 15 * 60,
   refreshTtlSeconds: 7 * 24 * 60 * 60,
+  cookieSecure: 'auto' as CookieSecureMode,
   clusterName: 'default',
   p2pPort: 6335,
   leaseTtlSeconds: 10,
@@ -34,6 +35,7 @@ const KNOWN_VARIABLES = new Set([
   'VECTORSTORE_REFRESH_TTL',
   'VECTORSTORE_API_KEY',
   'VECTORSTORE_READ_ONLY_API_KEY',
+  'VECTORSTORE_COOKIE_SECURE',
   'VECTORSTORE_CLUSTER_ENABLED',
   'VECTORSTORE_ETCD_ENDPOINTS',
   'VECTORSTORE_ETCD_USERNAME',
@@ -107,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       refreshTtlSeconds: vars.VECTORSTORE_REFRESH_TTL ?? DEFAULTS.refreshTtlSeconds,
       apiKey: emptyToUndefined(vars.VECTORSTORE_API_KEY),
       readOnlyApiKey: emptyToUndefined(vars.VECTORSTORE_READ_ONLY_API_KEY),
+      cookieSecure: (vars.VECTORSTORE_COOKIE_SECURE as CookieSecureMode | undefined) ?? DEFAULTS.cookieSecure,
     },
     ...(cluster ? { cluster } : {}),
   };

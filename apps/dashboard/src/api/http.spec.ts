@@ -1,4 +1,4 @@
-import { errorMessage, forbiddenMessage, parseJson } from './http';
+import { errorMessage, forbiddenMessage, parseJson, stringifyJson } from './http';
 
 describe('http', () => {
   describe(errorMessage.name, () => {
@@ -28,8 +28,34 @@ describe('http', () => {
       const parsed = parseJson('{"peer_id":17011486034537160721,"n":3,"f":0.5}') as Record<string, unknown>;
       expect(parsed.n).toBe(3);
       expect(parsed.f).toBe(0.5);
-      // Node 20 has no source-text access (rounds), Node 22+ does (exact digits).
-      expect(['17011486034537160721', Number('17011486034537160721')]).toContain(parsed.peer_id);
+      // Node 20 has no source-text access (rounds), Node 22+ and the browsers do (exact, as a bigint).
+      expect([17011486034537160721n, Number('17011486034537160721')]).toContain(parsed.peer_id);
+    });
+  });
+
+  describe(stringifyJson.name, () => {
+    it('should write bigints as raw JSON numbers, exactly', () => {
+      expect(stringifyJson({ offset: 18446744073709551615n, limit: 10 })).toBe(
+        '{"offset":18446744073709551615,"limit":10}',
+      );
+      expect(stringifyJson([-9007199254740993n])).toBe('[-9007199254740993]');
+      expect(stringifyJson({ id: 18446744073709551600n }, 2)).toBe('{\n  "id": 18446744073709551600\n}');
+    });
+
+    it('should otherwise write what JSON.stringify writes, compact and indented', () => {
+      const values: unknown[] = [
+        { a: [1, 'x', null, true, { b: {} }, []], c: undefined, d: 'q"\n<', e: -0.5, f: Number.NaN, g: [undefined] },
+        [],
+        {},
+        'text',
+        3,
+        null,
+        { when: new Date(0) },
+      ];
+      for (const value of values) {
+        expect(stringifyJson(value)).toBe(JSON.stringify(value));
+        expect(stringifyJson(value, 2)).toBe(JSON.stringify(value, null, 2));
+      }
     });
   });
 });

@@ -17,8 +17,13 @@ export class ApiError extends Error {
 /** Hooks the session installs: the credential's headers, and what to do on 401. */
 export interface AuthHooks {
   headers(): Record<string, string>;
-  /** Called once on a 401: refresh if possible and say whether a retry is worth it. */
-  recover(): Promise<boolean>;
+  /**
+   * Called once on a 401: refresh if possible. `renewed`: retry the call; `refused`: the credential is no good;
+   * `unavailable`: the refresh failed for a reason that may pass (server error, no answer), the session stays.
+   */
+  recover(): Promise<
+    { kind: 'renewed' } | { kind: 'refused' } | { kind: 'unavailable'; status: number; message: string }
+  >;
   /** The credential is no good: back to sign-in. */
   expired(reason: string): void;
 }
@@ -30,6 +35,9 @@ let reachable = true;
 let probing: ReturnType<typeof setTimeout> | undefined;
 /** How often an unreachable server is tried again, in ms. */
 export const RETRY_MS = 2000;
+/** How long a call may take before it counts as unanswered, in ms: auth calls (the refresh holds a lock), others. */
+export const AUTH_TIMEOUT_MS = 15_000;
+export const REQUEST_TIMEOUT_MS = 120_000;
 
 export function onReachability(listener: ReachabilityListener): () => void {
   reachabilityListeners.add(listener);
@@ -94,9 +102,11 @@ async function send(method: string, path: string, body: unknown, options: Reques
     const response = await fetch(path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : stringifyJson(body),
       credentials: 'same-origin',
       cache: 'no-store',
+      // A hung call must not hang the page, nor hold the refresh lock that every tab waits for.
+      signal: AbortSignal.timeout(path.startsWith('/api/auth/') ? AUTH_TIMEOUT_MS : REQUEST_TIMEOUT_MS),
     });
     setReachable(true);
     return response;
@@ -114,8 +124,11 @@ export async function request<T>(
   options: RequestOptions = {},
 ): Promise<T> {
   let response = await send(method, path, body, options);
-  if (response.status === 401 && !options.anonymous && hooks && (await hooks.recover())) {
-    response = await send(method, path, body, options);
+  if (response.status === 401 && !options.anonymous && hooks) {
+    const recovered = await hooks.recover();
+    if (recovered.kind === 'renewed') response = await send(method, path, body, options);
+    else if (recovered.kind === 'unavailable')
+      throw new ApiError(recovered.status, `The session could not be renewed: ${recovered.message}`);
   }
   const text = await response.text();
   if (!response.ok) {
@@ -130,13 +143,40 @@ export async function request<T>(
 }
 
 /**
- * `JSON.parse` that keeps integers beyond 2^53 (u64 point and peer ids) exact, as strings of their digits, where the
- * browser gives the reviver the source text (Chromium 114+, Firefox 135+, Safari 18.4+); elsewhere they round.
+ * `JSON.parse` that keeps integers beyond 2^53 (u64 point and peer ids) exact, as `bigint`s, where the browser gives
+ * the reviver the source text (Chromium 114+, Firefox 135+, Safari 18.4+); elsewhere they round.
+ * {@link stringifyJson} writes them back as JSON numbers, so a scroll offset returns to the server as it came.
  */
 export function parseJson(text: string): unknown {
   const reviver = (_key: string, value: unknown, context?: { source?: string }): unknown =>
     typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)
-      ? context.source
+      ? BigInt(context.source)
       : value;
   return JSON.parse(text, reviver as (key: string, value: unknown) => unknown);
+}
+
+/**
+ * `JSON.stringify` that writes a `bigint` as a JSON number of its digits (the built-in throws on one). Otherwise
+ * the same output, `indent` spaces per level as `JSON.stringify(value, null, indent)`.
+ */
+export function stringifyJson(value: unknown, indent = 0): string {
+  return write(value, ' '.repeat(indent), '') ?? 'null';
+}
+
+function write(value: unknown, step: string, pad: string): string | undefined {
+  if (typeof value === 'bigint') return value.toString();
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return write((value as { toJSON(): unknown }).toJSON(), step, pad);
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) as string | undefined;
+  const inner = pad + step;
+  const [open, separator, close] = step === '' ? ['', ',', ''] : [`\n${inner}`, `,\n${inner}`, `\n${pad}`];
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return `[${open}${value.map((item) => write(item, step, inner) ?? 'null').join(separator)}${close}]`;
+  }
+  const members = Object.entries(value).flatMap(([key, item]) => {
+    const text = write(item, step, inner);
+    return text === undefined ? [] : [`${JSON.stringify(key)}:${step === '' ? '' : ' '}${text}`];
+  });
+  return members.length === 0 ? '{}' : `{${open}${members.join(separator)}${close}}`;
 }

@@ -1,7 +1,8 @@
 /** The parts of Qdrant's REST answers the dashboard reads. Everything else is shown as JSON as it came. */
 
-export type PointId = number | string;
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** A u64 (a `bigint` above 2^53, see `parseJson`) or a UUID. */
+export type PointId = number | bigint | string;
+export type Json = null | boolean | number | bigint | string | Json[] | { [key: string]: Json };
 
 export interface CollectionInfo {
   status: 'green' | 'yellow' | 'grey' | 'red' | string;

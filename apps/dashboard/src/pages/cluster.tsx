@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { request } from '../api/http';
+import { parseJson, request } from '../api/http';
 import { type MetricsSample, type Rate, rateBetween, sampleOf } from '../api/prometheus';
 import { type ClusterStatus, peerRows } from '../api/cluster';
 import type { CollectionClusterInfo } from '../api/types';
@@ -20,7 +20,8 @@ interface ClusterView {
 async function loadCluster(): Promise<ClusterView> {
   const [status, root, list] = await Promise.all([
     request<ClusterStatus>('GET', '/cluster'),
-    fetch('/', { cache: 'no-store' }).then((r) => r.json() as Promise<{ version?: string }>),
+    // Through request(): the down banner and time-outs apply. `/` answers no `result` envelope, hence text.
+    request<string>('GET', '/', undefined, { text: true }).then((text) => parseJson(text) as { version?: string }),
     request<{ collections: { name: string }[] }>('GET', '/collections'),
   ]);
   const collections = await Promise.all(

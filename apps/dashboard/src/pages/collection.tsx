@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { request } from '../api/http';
+import { request, stringifyJson } from '../api/http';
 import type { Alias, CollectionClusterInfo, CollectionInfo } from '../api/types';
 import { CollectionNav } from '../ui/collection-nav';
 import { messageOf, useLoad } from '../ui/hooks';
@@ -57,7 +57,7 @@ export function CollectionPage({ name, readOnly }: { name: string; readOnly: boo
               Segments <strong>{info.segments_count ?? '—'}</strong>
             </div>
             <div>
-              Optimizer <code>{JSON.stringify(info.optimizer_status ?? null)}</code>
+              Optimizer <code>{stringifyJson(info.optimizer_status ?? null)}</code>
             </div>
           </div>
           <div class="grid">

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { request } from '../api/http';
+import { request, stringifyJson } from '../api/http';
 import type { Json, Point, PointId, ScrollResult } from '../api/types';
 import { CollectionNav } from '../ui/collection-nav';
 import { useLoad } from '../ui/hooks';
@@ -33,7 +33,7 @@ export function PointsPage({ name }: { name: string }) {
         with_payload: true,
         with_vector: true,
       }),
-    `${name}:${JSON.stringify(page)}`,
+    `${name}:${stringifyJson(page)}`,
   );
   const serverFilterError =
     result.error &&

@@ -1,5 +1,7 @@
 import type { Json } from '../api/types';
 
+const MAX_U64 = 2n ** 64n - 1n;
+
 /** Parses the editor's text: empty is "no filter"; otherwise a JSON object, or an error to show. */
 export function parseFilter(text: string): { filter?: Json; error?: string } {
   if (text.trim() === '') return {};
@@ -15,11 +17,13 @@ export function parseFilter(text: string): { filter?: Json; error?: string } {
 }
 
 /** Reads a point id as the API takes it: an unsigned integer or a UUID. */
-export function parsePointId(text: string): { id?: number | string; error?: string } {
+export function parsePointId(text: string): { id?: number | bigint | string; error?: string } {
   const trimmed = text.trim();
   if (/^\d+$/.test(trimmed)) {
     const id = Number(trimmed);
-    return Number.isSafeInteger(id) ? { id } : { error: 'Ids above 2^53 cannot be typed here exactly; use the API' };
+    if (Number.isSafeInteger(id)) return { id };
+    // Above 2^53 a number would round: a bigint, which the request writes back as exact digits.
+    return BigInt(trimmed) <= MAX_U64 ? { id: BigInt(trimmed) } : { error: 'A point id is at most 2^64-1' };
   }
   if (/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(trimmed)) return { id: trimmed };
   return { error: 'A point id is an unsigned integer or a UUID' };

@@ -1,11 +1,12 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import { stringifyJson } from '../api/http';
 
 /** JSON as indented text. Always a text node: nothing a user stored is ever parsed as HTML. */
 export function JsonView({ value, testId }: { value: unknown; testId?: string }) {
   return (
     <pre class="json" data-testid={testId}>
-      {value === undefined ? '—' : JSON.stringify(value, null, 2)}
+      {value === undefined ? '—' : stringifyJson(value, 2)}
     </pre>
   );
 }

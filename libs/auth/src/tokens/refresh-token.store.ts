@@ -9,6 +9,15 @@ const REFRESH_FILE = 'refresh-tokens.json';
 const FORMAT_VERSION = 1;
 /** 256 random bits. */
 const TOKEN_BYTES = 32;
+/**
+ * How long a just-rotated refresh token may be presented again, in ms (Auth0's "reuse interval"). Browser tabs share
+ * one refresh cookie; where they cannot serialise their refreshes (no Web Locks outside a secure context, e.g. plain
+ * HTTP to a LAN host) several tabs restoring at once present the same token. Within the grace each such request gets
+ * its own successor in the same family; after it, reuse means theft and revokes the family. The cost: a thief who
+ * replays a token within 10 s of its legitimate use gets a session too, which is then ended along with the victim's
+ * on the next reuse after the grace or by logout (docs/auth.md, "Reuse grace").
+ */
+export const REFRESH_REUSE_GRACE_MS = 10_000;
 
 /** A login session: every refresh token descending from one login shares the family. */
 interface FamilyRecord {
@@ -38,9 +47,9 @@ export interface RefreshSession {
 
 /**
  * Opaque refresh tokens, stored only as SHA-256 digests in `<dataDir>/auth/refresh-tokens.json`.
- * Each use rotates the token; presenting a used token again revokes the whole family (RFC 6819
- * 5.2.2.3). All work on a family is serialised, so of concurrent refreshes with one token at most
- * one succeeds; each change is on disk before its caller gets an answer.
+ * Each use rotates the token; presenting a used token again, after a short grace for concurrent browser tabs,
+ * revokes the whole family (RFC 6819 5.2.2.3). All work on a family is serialised; each change is on disk before
+ * its caller gets an answer.
  */
 export class RefreshTokenStore {
   private readonly filePath: string;
@@ -91,7 +100,8 @@ export class RefreshTokenStore {
   /**
    * Exchanges `token` for its successor. `check` sees the session first (the user may have been
    * deactivated or had a password reset) and throws to refuse; a refusal revokes the family.
-   * Reuse of a rotated token revokes the family too.
+   * A rotated token presented again within {@link REFRESH_REUSE_GRACE_MS} of its first use gets another successor
+   * in the same family; later, such reuse revokes the family.
    */
   async rotate(
     token: string,
@@ -106,7 +116,7 @@ export class RefreshTokenStore {
       if (!record || !family || family.revokedAt !== undefined || record.expiresAt <= this.now()) {
         throw AuthErrors.invalidRefreshToken();
       }
-      if (record.usedAt !== undefined) {
+      if (!this.usable(record)) {
         await this.revoke(familyId);
         throw AuthErrors.invalidRefreshToken();
       }
@@ -118,12 +128,18 @@ export class RefreshTokenStore {
         throw error;
       }
       // Re-read after the await: a logout may have revoked the family meanwhile.
-      if (family.revokedAt !== undefined || record.usedAt !== undefined) throw AuthErrors.invalidRefreshToken();
-      record.usedAt = this.now();
+      if (family.revokedAt !== undefined || !this.usable(record)) throw AuthErrors.invalidRefreshToken();
+      // The first use starts the grace; a reuse within it does not extend it.
+      record.usedAt ??= this.now();
       const next = this.addToken(familyId);
       await this.persist();
       return { token: next, session };
     });
+  }
+
+  /** Unused, or used so recently that presenting it again is taken for a concurrent tab, not for theft. */
+  private usable(record: TokenRecord): boolean {
+    return record.usedAt === undefined || this.now() - record.usedAt < REFRESH_REUSE_GRACE_MS;
   }
 
   /** Revokes the family `token` belongs to (logout). Unknown tokens are ignored. */

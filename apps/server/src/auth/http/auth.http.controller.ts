@@ -22,7 +22,7 @@ import {
   PublicUser,
   TokenPair,
 } from '@vectorstore/auth';
-import { DomainError } from '@vectorstore/common';
+import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
 import type { Request, Response } from 'express';
 import { DtoValidationPipe } from '../../core/validation/dto-validation.pipe';
@@ -31,13 +31,7 @@ import { CurrentPrincipal } from './current-principal.decorator';
 import { LoginRequestDto } from './login.request.dto';
 import { RefreshRequestDto } from './refresh.request.dto';
 import { HttpController } from '../../core/rest/http-controller.decorator';
-import {
-  clearRefreshCookie,
-  readRefreshCookie,
-  SESSION_HEADER,
-  setRefreshCookie,
-  wantsRefreshCookie,
-} from './refresh-cookie';
+import { RefreshCookie, SESSION_HEADER, wantsRefreshCookie } from './refresh-cookie';
 
 /** A token answer in the cookie scheme: the refresh token travels only in the HttpOnly cookie. */
 type CookieTokens = Omit<TokenPair, 'refresh_token'>;
@@ -50,10 +44,14 @@ type CookieTokens = Omit<TokenPair, 'refresh_token'>;
 @UsePipes(DtoValidationPipe)
 @UseFilters(BearerChallengeFilter)
 export class AuthHttpController {
+  private readonly cookie: RefreshCookie;
+
   constructor(
     private readonly auth: AuthService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.cookie = new RefreshCookie(config.auth.cookieSecure);
+  }
 
   @Public()
   @Post('login')
@@ -83,10 +81,11 @@ export class AuthHttpController {
   ): Promise<TokenPair | CookieTokens> {
     if (!wantsRefreshCookie(request)) return this.auth.refresh(requiredToken(body));
     try {
-      return this.toCookie(request, response, await this.auth.refresh(cookieToken(request, body)));
+      return this.toCookie(request, response, await this.auth.refresh(this.cookieToken(request, body)));
     } catch (error) {
-      // A used-up or unknown cookie is worthless: drop it so the browser stops sending it.
-      clearRefreshCookie(request, response);
+      // A refused cookie (used up, unknown, session ended) is worthless: drop it so the browser stops sending it.
+      // Any other failure (a disk error, a 5xx) says nothing about the cookie: keep it, the client retries.
+      if (isDomainError(error) && error.kind === ErrorKind.Unauthenticated) this.cookie.clear(request, response);
       throw error;
     }
   }
@@ -101,9 +100,9 @@ export class AuthHttpController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
     if (!wantsRefreshCookie(request)) return this.auth.logout(requiredToken(body));
-    clearRefreshCookie(request, response);
+    this.cookie.clear(request, response);
     noBodyToken(body);
-    const token = readRefreshCookie(request);
+    const token = this.cookie.read(request);
     // Signing out without a session is already done.
     if (token !== null) await this.auth.logout(token);
   }
@@ -116,8 +115,15 @@ export class AuthHttpController {
   }
 
   private toCookie(request: Request, response: Response, tokens: TokenPair): CookieTokens {
-    setRefreshCookie(request, response, tokens.refresh_token, this.config.auth.refreshTtlSeconds);
+    this.cookie.set(request, response, tokens.refresh_token, this.config.auth.refreshTtlSeconds);
     return { access_token: tokens.access_token, token_type: tokens.token_type };
+  }
+
+  private cookieToken(request: Request, body: RefreshRequestDto): string {
+    noBodyToken(body);
+    const token = this.cookie.read(request);
+    if (token === null) throw AuthErrors.invalidRefreshToken();
+    return token;
   }
 }
 
@@ -129,11 +135,4 @@ function requiredToken(body: RefreshRequestDto): string {
 function noBodyToken(body: RefreshRequestDto): void {
   if (body.refresh_token !== undefined)
     throw DomainError.validation([`refresh_token: must not be sent with ${SESSION_HEADER}: cookie`]);
-}
-
-function cookieToken(request: Request, body: RefreshRequestDto): string {
-  noBodyToken(body);
-  const token = readRefreshCookie(request);
-  if (token === null) throw AuthErrors.invalidRefreshToken();
-  return token;
 }
