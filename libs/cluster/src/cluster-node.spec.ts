@@ -6,6 +6,7 @@ import { ClusterKeys } from './cluster-keys';
 import { ClusterNode } from './cluster-node';
 import { MetadataStore, MetadataWatch } from './metadata/metadata-store';
 import { MemoryMetadataStore } from './testing/memory-metadata-store';
+import { until, rejectionOf } from './testing/spec-helpers';
 
 const keys = new ClusterKeys('test');
 
@@ -72,24 +73,6 @@ class StoreClient implements MetadataStore {
     this.closed = true;
     for (const watch of this.watches) await watch.cancel();
   }
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
 }
 
 describe(ClusterNode.name, () => {

@@ -4,6 +4,7 @@ import { CatalogState, CollectionCatalog, CollectionRecord, emptyCatalog } from 
 import { ClusterKeys } from './cluster-keys';
 import { EtcdCatalogStore } from './etcd-catalog.store';
 import { MemoryMetadataStore } from './testing/memory-metadata-store';
+import { until, rejectionOf } from './testing/spec-helpers';
 
 const keys = new ClusterKeys('test');
 
@@ -39,24 +40,6 @@ function create(name: string, calls?: { count: number }): (draft: CatalogState) 
     if (draft.collections.has(name)) throw DomainError.alreadyExists(`Collection \`${name}\` already exists!`);
     draft.collections.set(name, record(name));
   };
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
 }
 
 /** etcd's default `--max-txn-ops`: a txn with more compares or operations fails, and nothing is applied. */

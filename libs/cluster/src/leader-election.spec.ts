@@ -2,16 +2,9 @@ import { Logger } from '@nestjs/common';
 import { ClusterKeys } from './cluster-keys';
 import { LeaderElection } from './leader-election';
 import { MemoryMetadataStore } from './testing/memory-metadata-store';
+import { until } from './testing/spec-helpers';
 
 const keys = new ClusterKeys('test');
-
-async function until(condition: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe(LeaderElection.name, () => {
   beforeEach(() => {

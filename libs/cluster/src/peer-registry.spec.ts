@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { DomainError, ErrorKind } from '@vectorstore/common';
+import { ErrorKind } from '@vectorstore/common';
 import { ClusterKeys } from './cluster-keys';
 import { PeerInfo, PeerRegistry } from './peer-registry';
 import { MemoryMetadataStore } from './testing/memory-metadata-store';
+import { until, rejectionOf } from './testing/spec-helpers';
 
 const keys = new ClusterKeys('test');
 
@@ -16,24 +17,6 @@ function info(peerId: string, incarnation = `inc-${peerId}`): PeerInfo {
     version: '1.0.0',
     startedAt: '2024-01-01T00:00:00.000Z',
   };
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
 }
 
 describe(PeerRegistry.name, () => {
