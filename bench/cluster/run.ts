@@ -9,7 +9,7 @@
 // Env: BENCH_POINTS (20000), BENCH_QUERIES (1000 per run), BENCH_EF (64),
 // BENCH_SETUPS (standalone,1,3: any of them, comma-separated).
 import * as grpc from '@grpc/grpc-js';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { gaussianMixture } from '../engine/datasets';
 import { table } from '../engine/report';
 import { processCpuMs, RawClient, residentBytes } from '../server/clients';
@@ -348,6 +348,14 @@ async function measureSetup(
     runs.set(`hnsw ${concurrency}`, { ...run, recall: recall(run.results, exact.results) });
   }
   const rssMiB = setup.peers.reduce((sum, peer) => sum + residentBytes(peer.pid), 0) / 2 ** 20;
+  // Servers run at log level error: anything they wrote is worth a look.
+  for (const [i, peer] of setup.peers.entries()) {
+    const lines = peer
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    if (lines.length > 0) problems.push(`server ${i} logged ${lines.length} line(s), first: ${lines[0].slice(0, 300)}`);
+  }
   return { name: setup.name, upsert, indexSeconds, runs, rssMiB, problems };
 }
 
@@ -363,6 +371,7 @@ const ratio = (a: number, b: number | undefined) => (b === undefined ? '—' : `
 
 async function main(): Promise<void> {
   const began = performance.now();
+  const loadAtStart = loadavg()[0];
   const ds = gaussianMixture(POINTS, QUERIES, DIM);
   const queries = Array.from({ length: QUERIES }, (_, q) => Array.from(ds.queries.subarray(q * DIM, (q + 1) * DIM)));
   const truth = bruteForce(ds.base, ds.queries);
@@ -469,7 +478,11 @@ async function main(): Promise<void> {
   );
   const problems = results.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
   if (problems.length > 0) console.log(`\nProblems:\n${problems.map((p) => `- ${p}`).join('\n')}`);
-  console.log(`\nbench:cluster took ${((performance.now() - began) / 1000).toFixed(0)} s`);
+  // Other work on the machine shifts every row: the 1-minute load average says whether there was any.
+  console.log(
+    `\nbench:cluster took ${((performance.now() - began) / 1000).toFixed(0)} s; 1-minute load average ` +
+      `${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end (${availableParallelism()} cores)`,
+  );
 }
 
 for (const [signal, code] of [

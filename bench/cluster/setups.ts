@@ -38,6 +38,8 @@ export async function stopAll(): Promise<void> {
 }
 
 const serverEnv = { VECTORSTORE_LOG_LEVEL: 'error' };
+// BENCH_SERVER_NODE_ARGS go to every server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for profiles.
+const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
 /** One server on a fresh temporary data folder, removed when it stops. */
 async function server(env: Record<string, string>): Promise<{ server: RunningServer; stop: () => Promise<void> }> {
@@ -49,7 +51,7 @@ async function server(env: Record<string, string>): Promise<{ server: RunningSer
     rmSync(dataDir, { recursive: true, force: true });
   });
   try {
-    running = await startServer({ dataDir, env: { ...serverEnv, ...env } });
+    running = await startServer({ dataDir, env: { ...serverEnv, ...env }, nodeArgs });
   } catch (error) {
     await stop();
     throw error;
