@@ -334,15 +334,27 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
     );
   });
 
-  it('should refuse point operations in cluster mode with a clear error (not routed yet)', async () => {
+  it('should route points written through any peer to their shards and read them back through every peer', async () => {
     const name = `points-${randomBytes(4).toString('hex')}`;
-    await rest(peers[0]).createCollection(name, { vectors: { size: 2, distance: 'Dot' } });
+    await rest(peers[0]).createCollection(name, { vectors: { size: 2, distance: 'Dot' }, shard_number: 3 });
     await eventually(1000, async () => expect((await rest(peers[1]).collectionExists(name)).exists).toBe(true));
-    const upsert = await http(peers[1], 'PUT', `/collections/${name}/points?wait=true`, {
-      points: [{ id: 1, vector: [1, 0] }],
-    });
-    expect(upsert.status).toBe(405);
-    expect(upsert.body?.status.error).toContain('Cluster mode does not serve points yet');
+    const points = Array.from({ length: 30 }, (_, i) => ({ id: i + 1, vector: [1, i / 30], payload: { i } }));
+    for (const [k, peer] of peers.entries()) {
+      const upsert = await http(peer, 'PUT', `/collections/${name}/points?wait=true`, {
+        points: points.filter((_, i) => i % 3 === k),
+      });
+      expect(upsert.status).toBe(200);
+    }
+    // Each peer holds one shard, and only its own points.
+    const info = (await http(peers[0], 'GET', `/collections/${name}/cluster`)).body?.result;
+    expect(info.local_shards.length + info.remote_shards.length).toBe(3);
+    for (const peer of peers) {
+      expect((await rest(peer).count(name, { exact: true })).count).toBe(30);
+      const page = await rest(peer).scroll(name, { limit: 100, with_payload: true });
+      expect(page.points.map((p) => p.id)).toEqual(points.map((p) => p.id));
+      const hits = await rest(peer).query(name, { query: [0, 1], limit: 3 });
+      expect(hits.points.map((p) => p.id)).toEqual([30, 29, 28]);
+    }
     await rest(peers[0]).deleteCollection(name);
   });
 
@@ -367,6 +379,12 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
       });
       expect(refused.status).toBe(503);
       expect(refused.body?.status.error).toContain('lease expired');
+      // Nor does it acknowledge point writes.
+      const write = await http(cut, 'PUT', `/collections/${keep}/points?wait=true`, {
+        points: [{ id: 1, vector: [1, 0, 0, 0] }],
+      });
+      expect(write.status).toBe(503);
+      expect(write.body?.status.error).toContain('lease expired');
       // Reads go on from the cached catalog.
       expect((await rest(cut).collectionExists(keep)).exists).toBe(true);
       // etcd expires its lease: the others stop listing it.

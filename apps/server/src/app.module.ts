@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { CollectionsModule } from '@vectorstore/collections';
 import type { ClusterNode } from '@vectorstore/cluster';
 import { AppConfig, ConfigModule } from '@vectorstore/config';
-import { PointsModule } from '@vectorstore/points';
+import { PointsModule, type PointsPeers } from '@vectorstore/points';
 import { LoggerModule } from 'nestjs-pino';
 import { CoreModule } from './core/core.module';
 import { FEATURE_MODULES } from './features';
@@ -10,8 +10,11 @@ import { FEATURE_MODULES } from './features';
 /** One process: each feature serves HTTP and gRPC over the same domain modules. */
 @Module({})
 export class AppModule {
-  /** `cluster`: this peer's cluster node in cluster mode (the catalog then lives in etcd). */
-  static forRoot(config: AppConfig, cluster?: ClusterNode): DynamicModule {
+  /**
+   * `cluster`: this peer's cluster node in cluster mode (the catalog then lives in etcd); `peers`: the
+   * other peers as the points services route to them.
+   */
+  static forRoot(config: AppConfig, cluster?: ClusterNode, peers?: PointsPeers): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -28,7 +31,7 @@ export class AppModule {
           dataDir: config.dataDir,
           ...(cluster ? { catalogStore: cluster.catalogStore, membership: cluster } : {}),
         }),
-        PointsModule.forRoot({ dataDir: config.dataDir }),
+        PointsModule.forRoot({ dataDir: config.dataDir, ...(peers ? { peers } : {}) }),
         CoreModule,
         ...FEATURE_MODULES,
       ],

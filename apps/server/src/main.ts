@@ -14,6 +14,8 @@ import { configureHttp } from './core/http-setup';
 import { SERVER_VERSION } from './version';
 import { GrpcPeerTransport } from './cluster/p2p/peer-client';
 import { startPeerServer, stopPeerServer } from './cluster/p2p/peer-server';
+import { GrpcPointsPeers } from './cluster/p2p/grpc-points-peers';
+import { ShardEndpoint } from '@vectorstore/points';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -51,7 +53,10 @@ async function bootstrap(): Promise<void> {
     process.stderr.write(`vectorstore failed to start: cluster mode: ${message}\n`);
     process.exit(1);
   }
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, cluster), {
+  // The transport to other peers exists from the start: the points services route through it.
+  const peerTransport = cluster && config.cluster ? new GrpcPeerTransport(cluster, config.cluster.etcd.timeoutMs) : undefined;
+  const pointsPeers = cluster && peerTransport ? new GrpcPointsPeers(cluster, peerTransport) : undefined;
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, cluster, pointsPeers), {
     bufferLogs: true,
     bodyParser: false,
   });
@@ -62,10 +67,11 @@ async function bootstrap(): Promise<void> {
   await app.startAllMicroservices();
   await app.listen(config.http.port, config.http.host);
   // Cluster mode: the peer service first (others call a peer as soon as it is registered), then join.
-  const peerServer = cluster && config.cluster ? await startPeerServer(config.cluster, cluster) : undefined;
-  if (cluster && config.cluster) {
+  const peerServer =
+    cluster && config.cluster ? await startPeerServer(config.cluster, cluster, app.get(ShardEndpoint)) : undefined;
+  if (cluster && peerTransport) {
     await cluster.join();
-    cluster.connectPeers(new GrpcPeerTransport(cluster, config.cluster.etcd.timeoutMs));
+    cluster.connectPeers(peerTransport);
   }
   const logger = app.get(Logger);
   logger.log({

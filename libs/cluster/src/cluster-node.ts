@@ -158,6 +158,16 @@ export class ClusterNode implements ClusterMembership {
     await this.registry.retire(peerId);
   }
 
+  /** Throws UNAVAILABLE unless this peer is registered and its lease is confirmed (it may acknowledge writes). */
+  assertWritable(): void {
+    this.lease.assertValid();
+  }
+
+  /** The internal peer service address of a live peer. */
+  peerAddress(peerId: string): string | undefined {
+    return this.registry.peers.get(peerId)?.p2pUri;
+  }
+
   status(): ClusterStatusView {
     const peers = [...this.registry.peers.values()]
       .map((peer) => ({ peerId: peer.peerId, uri: peer.p2pUri }))

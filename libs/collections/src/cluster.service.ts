@@ -4,6 +4,7 @@ import { CatalogState, resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { CLUSTER_MEMBERSHIP, ClusterMembership, ClusterStatusView } from './cluster/cluster-membership';
 import { PEER_ID } from './cluster/node-identity';
+import { refuseReplication } from './collections.service';
 import {
   CollectionClusterInfo,
   describeShardKey,
@@ -96,6 +97,7 @@ export class ClusterService {
       issues.add('request.shard_key.keyword', 'must not be empty');
     }
     issues.throwIfAny();
+    if (this.membership) refuseReplication(request.replicationFactor);
     await this.catalog.mutate((draft) => {
       const record = resolveDraft(draft, collectionName);
       assertCustomSharding(record);

@@ -30,6 +30,7 @@ export class CollectionsService {
         ? { ...input, shardNumber: Math.max(1, this.membership.livePeerCount()) }
         : input;
     validateCreateCollection(request);
+    if (this.membership) refuseReplication(request.replicationFactor, request.writeConsistencyFactor);
     const config = buildCollectionConfig(request);
     await this.catalog.mutate((draft) => {
       if (draft.collections.has(request.name)) {
@@ -130,4 +131,13 @@ function checkReference(name: string): void {
 /** Byte-wise order, like Rust's BTreeMap<String, _>. */
 function compareNames(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** Cluster mode keeps one copy of each shard until replication lands (docs/cluster.md). */
+export function refuseReplication(replicationFactor: number | undefined, writeConsistencyFactor?: number): void {
+  if ((replicationFactor ?? 1) > 1 || (writeConsistencyFactor ?? 1) > 1) {
+    throw DomainError.unimplemented(
+      'Cluster mode does not replicate shards yet: replication_factor and write_consistency_factor must be 1 (docs/cluster.md)',
+    );
+  }
 }

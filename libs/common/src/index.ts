@@ -1,7 +1,13 @@
 // @vectorstore/common: what every layer shares: the domain error and its two status mappers, JSON values, locks.
 
 // Errors: one type with a closed set of kinds, mapped once per transport.
-export { DomainError, ErrorKind, isDomainError, type ValidationLocation } from './errors/domain-error';
+export {
+  DomainError,
+  type DomainErrorOptions,
+  ErrorKind,
+  isDomainError,
+  type ValidationLocation,
+} from './errors/domain-error';
 export { ValidationIssues } from './errors/validation-issues';
 export { toGrpcCode, toHttpStatus, httpStatusOf, httpMessageOf } from './errors/status-mappers';
 

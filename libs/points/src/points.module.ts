@@ -1,4 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { POINTS_PEERS, PointsPeers } from './cluster/points-peers';
+import { ReadRouter } from './cluster/read-router';
+import { ShardEndpoint } from './cluster/shard-endpoint';
 import { OptimizerService } from './optimizer/optimizer.service';
 import { CollectionContexts } from './service/collection-context';
 import { CollectionStatsReporter } from './service/collection-stats.reporter';
@@ -16,6 +19,8 @@ import { WriteAheadLog } from './wal/write-ahead-log';
 
 export interface PointsModuleOptions {
   dataDir: string;
+  /** Cluster mode: the other peers, which hold the shards this peer does not. */
+  peers?: PointsPeers;
 }
 
 /** Points storage and the services over it. Needs the (global) CollectionsModule for the catalog. */
@@ -30,12 +35,15 @@ export class PointsModule {
       providers: [
         { provide: POINTS_DATA_DIR, useValue: options.dataDir },
         { provide: OPEN_SHARD_LOG, useValue: openLog },
+        ...(options.peers ? [{ provide: POINTS_PEERS, useValue: options.peers }] : []),
         PointsStorage,
         CollectionContexts,
         PointsWriter,
         PointsReader,
         QueryEngine,
         DistanceMatrixService,
+        ReadRouter,
+        ShardEndpoint,
         VectorNameOperations,
         OptimizerService,
         CollectionStatsReporter,
@@ -44,6 +52,8 @@ export class PointsModule {
         SegmentsReporter,
       ],
       exports: [
+        ReadRouter,
+        ShardEndpoint,
         PointsWriter,
         PointsReader,
         QueryEngine,

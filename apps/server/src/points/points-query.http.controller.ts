@@ -1,6 +1,6 @@
 import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
-import { QueryEngine } from '@vectorstore/points';
+import { ReadRouter } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
 import { encodeList } from './rest/chunked-json';
 import { groupsToRest, readOptionsFromRest, scoredPointToRest } from './rest/points-read.rest-mapper';
@@ -10,25 +10,24 @@ import { HttpController } from '../core/rest/http-controller.decorator';
 /** The universal query: `/collections/{c}/points/query`, `…/query/batch`, `…/query/groups`. */
 @HttpController('collections/:collection_name/points/query')
 export class PointsQueryHttpController {
-  constructor(private readonly queries: QueryEngine) {}
+  constructor(private readonly reads: ReadRouter) {}
 
   @Operation('Points/Query')
   @Post()
   @HttpCode(200)
   async query(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
-    return { points: await encodeList(this.queries.query(c, queryFromRest(body, timeout)), scoredPointToRest) };
+    return { points: await encodeList(await this.reads.query(c, queryFromRest(body, timeout)), scoredPointToRest) };
   }
 
   @Operation('Points/QueryBatch')
   @Post('batch')
   @HttpCode(200)
-  queryBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+  async queryBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => queryRequestAt(issues, value, path, timeout));
-    return this.queries
-      .batch(c, requests, this.queries.query)
-      .map((points) => ({ points: points.map(scoredPointToRest) }));
+    const results = await this.reads.batch(c, requests, this.reads.query);
+    return results.map((points) => ({ points: points.map(scoredPointToRest) }));
   }
 
   @Operation('Points/QueryGroups')
@@ -36,6 +35,6 @@ export class PointsQueryHttpController {
   @HttpCode(200)
   queryGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
     const { timeout } = readOptionsFromRest(q);
-    return groupsToRest(this.queries.queryGroups(c, queryGroupsFromRest(body, timeout)));
+    return groupsToRest(this.reads.queryGroups(c, queryGroupsFromRest(body, timeout)));
   }
 }

@@ -1,7 +1,7 @@
 import { Body, HttpCode, Get, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { DomainError } from '@vectorstore/common';
-import { DistanceMatrixService, PointsReader } from '@vectorstore/points';
+import { ReadRouter } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
 import { encodeList } from './rest/chunked-json';
 import { pointIdFromPath } from './rest/point-id.rest-mapper';
@@ -22,16 +22,13 @@ import { HttpController } from '../core/rest/http-controller.decorator';
 /** Point reads: get by id, retrieve, scroll, count, facet and the distance matrix. */
 @HttpController('collections/:collection_name')
 export class PointsReadHttpController {
-  constructor(
-    private readonly reader: PointsReader,
-    private readonly matrix: DistanceMatrixService,
-  ) {}
+  constructor(private readonly reads: ReadRouter) {}
 
   @Operation('Points/Get')
   @Get('points/:id')
-  get(@Param('collection_name') c: string, @Param('id') id: string, @Query() q: RestQuery): unknown {
+  async get(@Param('collection_name') c: string, @Param('id') id: string, @Query() q: RestQuery): Promise<unknown> {
     const pointId = pointIdFromPath(id);
-    const [point] = this.reader.get(c, getPointRequest(pointId, q));
+    const [point] = await this.reads.get(c, getPointRequest(pointId, q));
     if (!point) throw DomainError.notFound(`Not found: Point with id ${id} does not exists!`);
     return recordToRest(point);
   }
@@ -39,43 +36,43 @@ export class PointsReadHttpController {
   @Operation('Points/Get')
   @Post('points')
   @HttpCode(200)
-  retrieve(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
-    return encodeList(this.reader.get(c, retrieveFromRest(body, q)), recordToRest);
+  async retrieve(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    return encodeList(await this.reads.get(c, retrieveFromRest(body, q)), recordToRest);
   }
 
   @Operation('Points/Scroll')
   @Post('points/scroll')
   @HttpCode(200)
   async scroll(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
-    const page = this.reader.scroll(c, scrollFromRest(body, q));
+    const page = await this.reads.scroll(c, scrollFromRest(body, q));
     return { points: await encodeList(page.points, recordToRest), next_page_offset: page.nextPageOffset ?? null };
   }
 
   @Operation('Points/Count')
   @Post('points/count')
   @HttpCode(200)
-  count(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return { count: this.reader.count(c, countFromRest(body, q)) };
+  async count(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    return { count: await this.reads.count(c, countFromRest(body, q)) };
   }
 
   @Operation('Points/Facet')
   @Post('facet')
   @HttpCode(200)
-  facet(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return facetToRest(this.reader.facet(c, facetFromRest(body, q)));
+  async facet(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    return facetToRest(await this.reads.facet(c, facetFromRest(body, q)));
   }
 
   @Operation('Points/SearchMatrixPairs')
   @Post('points/search/matrix/pairs')
   @HttpCode(200)
   matrixPairs(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return matrixPairsToRest(this.matrix.compute(c, matrixFromRest(body, q)));
+    return matrixPairsToRest(this.reads.distanceMatrix(c, matrixFromRest(body, q)));
   }
 
   @Operation('Points/SearchMatrixOffsets')
   @Post('points/search/matrix/offsets')
   @HttpCode(200)
   matrixOffsets(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return matrixOffsetsToRest(this.matrix.compute(c, matrixFromRest(body, q)));
+    return matrixOffsetsToRest(this.reads.distanceMatrix(c, matrixFromRest(body, q)));
   }
 }

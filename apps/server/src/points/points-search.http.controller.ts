@@ -1,6 +1,6 @@
 import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
-import { QueryEngine, ScoredPoint } from '@vectorstore/points';
+import { ReadRouter, ScoredPoint } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
 import { groupsToRest, readOptionsFromRest, scoredPointToRest } from './rest/points-read.rest-mapper';
 import { batchOf } from './rest/query.rest-mapper';
@@ -22,67 +22,67 @@ const points = (list: readonly ScoredPoint[]): unknown[] => list.map(scoredPoint
  */
 @HttpController('collections/:collection_name/points')
 export class PointsSearchHttpController {
-  constructor(private readonly queries: QueryEngine) {}
+  constructor(private readonly reads: ReadRouter) {}
 
   @Operation('Points/Search')
   @Post('search')
   @HttpCode(200)
-  search(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return points(this.queries.search(c, singleOf(body, searchRequestAt, readOptionsFromRest(q).timeout)));
+  async search(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    return points(await this.reads.search(c, singleOf(body, searchRequestAt, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/SearchBatch')
   @Post('search/batch')
   @HttpCode(200)
-  searchBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+  async searchBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => searchRequestAt(issues, value, path, timeout));
-    return this.queries.batch(c, requests, this.queries.search).map(points);
+    return (await this.reads.batch(c, requests, this.reads.search)).map(points);
   }
 
   @Operation('Points/SearchGroups')
   @Post('search/groups')
   @HttpCode(200)
   searchGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return groupsToRest(this.queries.searchGroups(c, searchGroupsFromRest(body, readOptionsFromRest(q).timeout)));
+    return groupsToRest(this.reads.searchGroups(c, searchGroupsFromRest(body, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/Recommend')
   @Post('recommend')
   @HttpCode(200)
-  recommend(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return points(this.queries.recommend(c, singleOf(body, recommendRequestAt, readOptionsFromRest(q).timeout)));
+  async recommend(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    return points(await this.reads.recommend(c, singleOf(body, recommendRequestAt, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/RecommendBatch')
   @Post('recommend/batch')
   @HttpCode(200)
-  recommendBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+  async recommendBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => recommendRequestAt(issues, value, path, timeout));
-    return this.queries.batch(c, requests, this.queries.recommend).map(points);
+    return (await this.reads.batch(c, requests, this.reads.recommend)).map(points);
   }
 
   @Operation('Points/RecommendGroups')
   @Post('recommend/groups')
   @HttpCode(200)
   recommendGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return groupsToRest(this.queries.recommendGroups(c, recommendGroupsFromRest(body, readOptionsFromRest(q).timeout)));
+    return groupsToRest(this.reads.recommendGroups(c, recommendGroupsFromRest(body, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/Discover')
   @Post('discover')
   @HttpCode(200)
-  discover(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return points(this.queries.discover(c, singleOf(body, discoverRequestAt, readOptionsFromRest(q).timeout)));
+  async discover(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    return points(await this.reads.discover(c, singleOf(body, discoverRequestAt, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/DiscoverBatch')
   @Post('discover/batch')
   @HttpCode(200)
-  discoverBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+  async discoverBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => discoverRequestAt(issues, value, path, timeout));
-    return this.queries.batch(c, requests, this.queries.discover).map(points);
+    return (await this.reads.batch(c, requests, this.reads.discover)).map(points);
   }
 }

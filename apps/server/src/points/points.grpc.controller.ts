@@ -1,13 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import { Operation } from '@vectorstore/auth';
-import {
-  DistanceMatrixService,
-  PointsReader,
-  PointsWriter,
-  QueryEngine,
-  VectorNameOperations,
-} from '@vectorstore/points';
+import { PointsWriter, ReadRouter, VectorNameOperations } from '@vectorstore/points';
 import type { ClearPayloadPoints__Output } from '../grpc/generated/vectorstore/ClearPayloadPoints';
 import type { CountPoints__Output } from '../grpc/generated/vectorstore/CountPoints';
 import type { CreateFieldIndexCollection__Output } from '../grpc/generated/vectorstore/CreateFieldIndexCollection';
@@ -48,9 +42,7 @@ type Response = object;
 export class PointsGrpcController {
   constructor(
     private readonly writer: PointsWriter,
-    private readonly reader: PointsReader,
-    private readonly queries: QueryEngine,
-    private readonly matrix: DistanceMatrixService,
+    private readonly reads: ReadRouter,
     private readonly vectorNames: VectorNameOperations,
   ) {}
 
@@ -132,108 +124,108 @@ export class PointsGrpcController {
 
   @Operation('Points/Get')
   @GrpcMethod('Points', 'Get')
-  get(r: GetPoints__Output): Response {
+  async get(r: GetPoints__Output): Promise<Response> {
     const m = map.getPointsFromProto(r);
-    return map.getResponseToProto(this.reader.get(m.collectionName, m.request));
+    return map.getResponseToProto(await this.reads.get(m.collectionName, m.request));
   }
 
   @Operation('Points/Scroll')
   @GrpcMethod('Points', 'Scroll')
-  scroll(r: ScrollPoints__Output): Response {
+  async scroll(r: ScrollPoints__Output): Promise<Response> {
     const m = map.scrollPointsFromProto(r);
-    const page = this.reader.scroll(m.collectionName, m.request);
+    const page = await this.reads.scroll(m.collectionName, m.request);
     return map.scrollResponseToProto(page.points, page.nextPageOffset);
   }
 
   @Operation('Points/Count')
   @GrpcMethod('Points', 'Count')
-  count(r: CountPoints__Output): Response {
+  async count(r: CountPoints__Output): Promise<Response> {
     const m = map.countPointsFromProto(r);
-    return map.countResponseToProto(this.reader.count(m.collectionName, m.request));
+    return map.countResponseToProto(await this.reads.count(m.collectionName, m.request));
   }
 
   @Operation('Points/Facet')
   @GrpcMethod('Points', 'Facet')
-  facet(r: FacetCounts__Output): Response {
+  async facet(r: FacetCounts__Output): Promise<Response> {
     const m = map.facetCountsFromProto(r);
-    return map.facetResponseToProto(this.reader.facet(m.collectionName, m.request));
+    return map.facetResponseToProto(await this.reads.facet(m.collectionName, m.request));
   }
 
   @Operation('Points/Search')
   @GrpcMethod('Points', 'Search')
-  search(r: SearchPoints__Output): Response {
+  async search(r: SearchPoints__Output): Promise<Response> {
     const m = map.searchPointsFromProto(r);
-    return map.scoredPointsResponseToProto(this.queries.search(m.collectionName, m.request));
+    return map.scoredPointsResponseToProto(await this.reads.search(m.collectionName, m.request));
   }
 
   @Operation('Points/SearchBatch')
   @GrpcMethod('Points', 'SearchBatch')
-  searchBatch(r: SearchBatchPoints__Output): Response {
+  async searchBatch(r: SearchBatchPoints__Output): Promise<Response> {
     const m = map.searchBatchFromProto(r);
-    return map.batchResponseToProto(this.queries.batch(m.collectionName, m.requests, this.queries.search));
+    return map.batchResponseToProto(await this.reads.batch(m.collectionName, m.requests, this.reads.search));
   }
 
   @Operation('Points/Recommend')
   @GrpcMethod('Points', 'Recommend')
-  recommend(r: RecommendPoints__Output): Response {
+  async recommend(r: RecommendPoints__Output): Promise<Response> {
     const m = map.recommendPointsFromProto(r);
-    return map.scoredPointsResponseToProto(this.queries.recommend(m.collectionName, m.request));
+    return map.scoredPointsResponseToProto(await this.reads.recommend(m.collectionName, m.request));
   }
 
   @Operation('Points/RecommendBatch')
   @GrpcMethod('Points', 'RecommendBatch')
-  recommendBatch(r: RecommendBatchPoints__Output): Response {
+  async recommendBatch(r: RecommendBatchPoints__Output): Promise<Response> {
     const m = map.recommendBatchFromProto(r);
-    return map.batchResponseToProto(this.queries.batch(m.collectionName, m.requests, this.queries.recommend));
+    return map.batchResponseToProto(await this.reads.batch(m.collectionName, m.requests, this.reads.recommend));
   }
 
   @Operation('Points/Query')
   @GrpcMethod('Points', 'Query')
-  query(r: QueryPoints__Output): Response {
+  async query(r: QueryPoints__Output): Promise<Response> {
     const m = map.queryPointsFromProto(r);
-    return map.scoredPointsResponseToProto(this.queries.query(m.collectionName, m.request));
+    return map.scoredPointsResponseToProto(await this.reads.query(m.collectionName, m.request));
   }
 
   @Operation('Points/QueryBatch')
   @GrpcMethod('Points', 'QueryBatch')
-  queryBatch(r: QueryBatchPoints__Output): Response {
+  async queryBatch(r: QueryBatchPoints__Output): Promise<Response> {
     const m = map.queryBatchFromProto(r);
-    return map.batchResponseToProto(this.queries.batch(m.collectionName, m.requests, this.queries.query));
+    return map.batchResponseToProto(await this.reads.batch(m.collectionName, m.requests, this.reads.query));
   }
 
   @Operation('Points/QueryGroups')
   @GrpcMethod('Points', 'QueryGroups')
   queryGroups(r: QueryPointGroups__Output): Response {
     const m = map.queryGroupsFromProto(r);
-    return map.groupsResponseToProto(this.queries.queryGroups(m.collectionName, m.request));
+    return map.groupsResponseToProto(this.reads.queryGroups(m.collectionName, m.request));
   }
 
   @Operation('Points/SearchGroups')
   @GrpcMethod('Points', 'SearchGroups')
   searchGroups(r: SearchPointGroups__Output): Response {
     const m = map.searchGroupsFromProto(r);
-    return map.groupsResponseToProto(this.queries.searchGroups(m.collectionName, m.request));
+    return map.groupsResponseToProto(this.reads.searchGroups(m.collectionName, m.request));
   }
 
   @Operation('Points/RecommendGroups')
   @GrpcMethod('Points', 'RecommendGroups')
   recommendGroups(r: RecommendPointGroups__Output): Response {
     const m = map.recommendGroupsFromProto(r);
-    return map.groupsResponseToProto(this.queries.recommendGroups(m.collectionName, m.request));
+    return map.groupsResponseToProto(this.reads.recommendGroups(m.collectionName, m.request));
   }
 
   @Operation('Points/Discover')
   @GrpcMethod('Points', 'Discover')
-  discover(r: DiscoverPoints__Output): Response {
+  async discover(r: DiscoverPoints__Output): Promise<Response> {
     const m = map.discoverPointsFromProto(r);
-    return map.scoredPointsResponseToProto(this.queries.discover(m.collectionName, m.request));
+    return map.scoredPointsResponseToProto(await this.reads.discover(m.collectionName, m.request));
   }
 
   @Operation('Points/DiscoverBatch')
   @GrpcMethod('Points', 'DiscoverBatch')
-  discoverBatch(r: DiscoverBatchPoints__Output): Response {
+  async discoverBatch(r: DiscoverBatchPoints__Output): Promise<Response> {
     const m = map.discoverBatchFromProto(r);
-    return map.batchResponseToProto(this.queries.batch(m.collectionName, m.requests, this.queries.discover));
+    return map.batchResponseToProto(await this.reads.batch(m.collectionName, m.requests, this.reads.discover));
   }
 
   @Operation('Points/CreateVectorName')
@@ -254,13 +246,13 @@ export class PointsGrpcController {
   @GrpcMethod('Points', 'SearchMatrixPairs')
   searchMatrixPairs(r: SearchMatrixPoints__Output): Response {
     const m = map.searchMatrixFromProto(r);
-    return map.matrixPairsToProto(this.matrix.compute(m.collectionName, m.request));
+    return map.matrixPairsToProto(this.reads.distanceMatrix(m.collectionName, m.request));
   }
 
   @Operation('Points/SearchMatrixOffsets')
   @GrpcMethod('Points', 'SearchMatrixOffsets')
   searchMatrixOffsets(r: SearchMatrixPoints__Output): Response {
     const m = map.searchMatrixFromProto(r);
-    return map.matrixOffsetsToProto(this.matrix.compute(m.collectionName, m.request));
+    return map.matrixOffsetsToProto(this.reads.distanceMatrix(m.collectionName, m.request));
   }
 }

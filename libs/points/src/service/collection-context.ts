@@ -1,6 +1,6 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
-import { CLUSTER_MEMBERSHIP, ClusterMembership, CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
+import { CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
 import { CollectionStorage } from '../storage/collection-storage';
 import { FieldIndexSchema } from '../storage/local-shard/field-index-schema';
 import { PointsStorage } from '../storage/points-storage';
@@ -24,16 +24,10 @@ export class CollectionContexts {
   constructor(
     private readonly catalog: CollectionCatalog,
     private readonly storage: PointsStorage,
-    @Optional() @Inject(CLUSTER_MEMBERSHIP) private readonly membership?: ClusterMembership,
   ) {}
 
   resolve(nameOrAlias: string): CollectionContext {
     const record = this.catalog.require(nameOrAlias);
-    // Until points are routed between peers, a peer's local copy would silently diverge from the others'.
-    if (this.membership)
-      throw DomainError.unimplemented(
-        'Cluster mode does not serve points yet: routing points across peers is not implemented (docs/cluster.md)',
-      );
     const storage = this.storage.storageOf(record);
     if (storage.failure) {
       throw DomainError.internal(

@@ -1,6 +1,9 @@
 import { DomainError } from '@vectorstore/common';
 import { Candidate } from './candidate';
 
+/** What fusion reads of a candidate: a point key and its score in one list (a Candidate, or a merged hit). */
+export type Scored = Pick<Candidate, 'key' | 'score'>;
+
 const f32 = Math.fround;
 
 /**
@@ -8,13 +11,13 @@ const f32 = Math.fround;
  * `1 / ((rank + 1) / w + k - 1)` (with w = 1: `1 / (rank + k)`), summed over the lists; a weight of
  * 0 or less contributes nothing. `weights`, when given, must have one entry per list.
  */
-export function rrf(sources: Candidate[][], k: number, weights?: readonly number[]): Candidate[] {
+export function rrf<C extends Scored>(sources: C[][], k: number, weights?: readonly number[]): C[] {
   if (weights !== undefined && weights.length !== sources.length) {
     throw DomainError.validation([
       `query.rrf.weights: Number of weights in RRF should match number of pre-fetches: got ${weights.length}, expected ${sources.length}`,
     ]);
   }
-  const fused = new Map<string, Candidate>();
+  const fused = new Map<string, C>();
   sources.forEach((list, i) => {
     const weight = weights?.[i] ?? 1;
     list.forEach((c, rank) => {
@@ -31,8 +34,8 @@ export function rrf(sources: Candidate[][], k: number, weights?: readonly number
  * Distribution-based score fusion as Qdrant: each list is normalised between mean ± 3 sample standard
  * deviations (Welford, in f32; not clamped; a single point scores 0.5), then the lists are summed.
  */
-export function dbsf(sources: Candidate[][]): Candidate[] {
-  const fused = new Map<string, Candidate>();
+export function dbsf<C extends Scored>(sources: C[][]): C[] {
+  const fused = new Map<string, C>();
   for (const list of sources) {
     for (const [c, normalized] of distributionNormalized(list)) {
       const entry = fused.get(c.key) ?? { ...c, score: 0 };
@@ -43,7 +46,7 @@ export function dbsf(sources: Candidate[][]): Candidate[] {
   return [...fused.values()].sort((a, b) => b.score - a.score);
 }
 
-function distributionNormalized(list: Candidate[]): Array<[Candidate, number]> {
+function distributionNormalized<C extends Scored>(list: C[]): Array<[C, number]> {
   if (list.length < 2) return list.map((c) => [c, 0.5]);
   let mean = 0;
   let aggregate = 0;

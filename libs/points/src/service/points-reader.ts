@@ -88,13 +88,20 @@ export class PointsReader {
   }
 
   facet(collectionName: string, request: FacetRequest): FacetHit[] {
+    return this.facetAll(collectionName, request).slice(0, request.limit);
+  }
+
+  /** Every value of the facet with its count, best first (the limit is checked, not applied). */
+  facetAll(collectionName: string, request: FacetRequest): FacetHit[] {
     const context = this.checkedContext(collectionName, {
       limit: request.limit,
       timeout: request.timeout,
       filter: request.filter,
     });
     const schema = [...context.storage.shards.values()][0]?.shard.fieldIndexes.get(request.key);
-    if (!schema || !FACET_INDEX_TYPES.has(schema.type)) {
+    // A peer holding none of the collection's shards (cluster mode) has no index to check: it counts nothing.
+    const holdsNone = context.storage.shards.size === 0 && context.record.shards.length > 0;
+    if (!holdsNone && (!schema || !FACET_INDEX_TYPES.has(schema.type))) {
       throw DomainError.invalidArgument(
         `Bad request: Index required but not found for "${request.key}" of one of the following types: [keyword, integer, bool, uuid]. Help: Create an index for this key`,
       );
@@ -112,9 +119,7 @@ export class PointsReader {
         else counts.set(key, { value, count: 1 });
       }
     }
-    return [...counts.values()]
-      .sort((a, b) => b.count - a.count || compareFacet(a.value, b.value))
-      .slice(0, request.limit);
+    return [...counts.values()].sort(compareFacetHits);
   }
 
   /** The collection, after the filter's structure and strict mode's read limits are checked. */
@@ -231,7 +236,12 @@ function facetValue(value: unknown): FacetValue | undefined {
   return undefined;
 }
 
-function facetKey(value: FacetValue): string {
+/** Facet order: higher counts first, then by value. */
+export function compareFacetHits(a: FacetHit, b: FacetHit): number {
+  return b.count - a.count || compareFacet(a.value, b.value);
+}
+
+export function facetKey(value: FacetValue): string {
   return 'keyword' in value ? `s:${value.keyword}` : 'integer' in value ? `i:${value.integer}` : `b:${value.bool}`;
 }
 

@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { turbo4Stored } from './turbo4-vectors';
-import { PAYLOAD_SCHEMA_TYPES } from '@vectorstore/collections';
+import { CollectionRecord, isShardOf, PAYLOAD_SCHEMA_TYPES, ShardRecord } from '@vectorstore/collections';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { parsePath } from '../filter/payload-path';
@@ -9,7 +9,9 @@ import { PointId, pointIdKey } from '../model/point-id.model';
 import { PointsSelector, ShardKeySelector } from '../model/selectors.model';
 import { NamedVectors } from '../model/vectors.model';
 import { validateIndexParams } from '../payload-index/field-index';
-import { CollectionStorage, ShardHandle } from '../storage/collection-storage';
+import { routeWrite, writeShardsForFilter } from '../storage/collection-storage/shard-routing';
+import { POINTS_PEERS, PointsPeers } from '../cluster/points-peers';
+import { ReadRouter } from '../cluster/read-router';
 import { CollectionContext, CollectionContexts } from './collection-context';
 import { checkNamedVectors, fitVectorKinds, throwVectorIssues } from './vector-validation';
 
@@ -20,7 +22,11 @@ import { checkNamedVectors, fitVectorKinds, throwVectorIssues } from './vector-v
  */
 @Injectable()
 export class PointsWriter {
-  constructor(private readonly contexts: CollectionContexts) {}
+  constructor(
+    private readonly contexts: CollectionContexts,
+    private readonly reads: ReadRouter,
+    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
+  ) {}
 
   async update(collectionName: string, request: UpdateRequest): Promise<UpdateResult> {
     const [result] = await this.updateBatch(collectionName, [request.operation], request);
@@ -39,12 +45,18 @@ export class PointsWriter {
     },
   ): Promise<UpdateResult[]> {
     const context = this.contexts.resolve(collectionName);
+    // A peer that cannot confirm its lease may have been replaced: it acknowledges no write.
+    this.peers?.assertWritable();
     const results: UpdateResult[] = [];
     // Validated and applied under the shared side of the schema lock: a vector name cannot be
     // deleted or re-created between the check and the apply.
     const work = context.storage.schemaLock.shared(async () => {
       // Existence checks see the batch's own earlier upserts and deletes.
-      const batch: BatchView = { created: new Set(), deleted: new Set() };
+      const batch: BatchView = {
+        created: new Set(),
+        deleted: new Set(),
+        stored: await this.storedElsewhere(context, operations),
+      };
       operations = operations.map((operation) => fitVectorKinds(operation, context.storage.spaces));
       operations.forEach((operation, i) =>
         this.validate(context, operation, operations.length > 1 ? `operations[${i}].` : '', batch),
@@ -52,7 +64,7 @@ export class PointsWriter {
       operations = operations.map((operation) => turbo4Stored(operation, context.storage.spaces));
       for (const [i, operation] of operations.entries()) {
         const opNum = await this.apply(
-          context.storage,
+          context,
           operation,
           options.shardKeySelectors?.[i] ?? options.shardKeySelector,
         );
@@ -178,7 +190,10 @@ export class PointsWriter {
     for (const id of ids) {
       const key = pointIdKey(id);
       const stored =
-        !batch.deleted.has(key) && [...context.storage.shards.values()].some((h) => h.shard.find(id) !== undefined);
+        !batch.deleted.has(key) &&
+        (batch.stored
+          ? batch.stored.has(key)
+          : [...context.storage.shards.values()].some((h) => h.shard.find(id) !== undefined));
       if (!stored && !batch.created.has(key))
         throw DomainError.notFound(`Not found: No point with id ${String(id)} found`);
     }
@@ -236,43 +251,93 @@ export class PointsWriter {
     this.contexts.strict.checkCapacity(strict, { points, vectorBytes, payloadBytes });
   }
 
+  /**
+   * Cluster mode, a collection with shards on other peers: which of the ids the batch's payload and
+   * vector updates name exist anywhere (read from every peer first, as existence is checked before
+   * anything is applied). Undefined when every shard is local: the shards are asked directly.
+   */
+  private async storedElsewhere(
+    context: CollectionContext,
+    operations: UpdateOperation[],
+  ): Promise<Set<string> | undefined> {
+    const peers = this.peers;
+    if (!peers || context.record.shards.every((shard) => isShardOf(shard, peers.selfId))) return undefined;
+    const ids: PointId[] = [];
+    for (const operation of operations) {
+      if ('updateVectors' in operation) ids.push(...operation.updateVectors.points.map((p) => p.id));
+      const selector =
+        'setPayload' in operation
+          ? operation.setPayload.selector
+          : 'overwritePayload' in operation
+            ? operation.overwritePayload.selector
+            : 'deletePayload' in operation
+              ? operation.deletePayload.selector
+              : 'clearPayload' in operation
+                ? operation.clearPayload.selector
+                : undefined;
+      if (selector && 'ids' in selector) ids.push(...selector.ids);
+    }
+    if (ids.length === 0) return new Set();
+    const found = await this.reads.get(context.record.name, {
+      ids,
+      withPayload: { enable: false },
+      withVectors: { enable: false },
+    });
+    return new Set(found.map((point) => pointIdKey(point.id)));
+  }
+
   /** Splits an operation per shard and applies it; returns the largest op number used. */
   private async apply(
-    storage: CollectionStorage,
+    context: CollectionContext,
     operation: UpdateOperation,
     selector: ShardKeySelector | undefined,
   ): Promise<number> {
-    const parts = this.split(storage, operation, selector);
-    const opNums = await Promise.all([...parts].map(([handle, part]) => handle.shard.update(part)));
+    const parts = this.split(context.storage.record, operation, selector);
+    const opNums = await Promise.all([...parts].map(([shard, part]) => this.applyToShard(context, shard, part)));
     return opNums.length === 0 ? 0 : Math.max(...opNums);
   }
 
+  /** One shard's part: applied here when the shard is local, else sent to the peer holding it. */
+  private applyToShard(context: CollectionContext, shard: ShardRecord, part: UpdateOperation): Promise<number> {
+    const peers = this.peers;
+    if (peers && !isShardOf(shard, peers.selfId)) {
+      return peers.update(shard.peerId as string, context.storage.record, shard.shardId, part);
+    }
+    const handle = context.storage.shards.get(shard.shardId);
+    if (!handle) {
+      throw DomainError.unavailable(
+        `Service unavailable: shard ${shard.shardId} of collection \`${context.record.name}\` is not open on this peer`,
+      );
+    }
+    return handle.shard.update(part);
+  }
+
+  /** Each shard (of every peer) an operation touches, with its part of the operation. */
   private split(
-    storage: CollectionStorage,
+    record: CollectionRecord,
     operation: UpdateOperation,
     selector: ShardKeySelector | undefined,
-  ): Map<ShardHandle, UpdateOperation> {
-    const parts = new Map<ShardHandle, UpdateOperation>();
+  ): Map<ShardRecord, UpdateOperation> {
+    const shards = new Map(record.shards.map((shard) => [shard.shardId, shard]));
+    const parts = new Map<ShardRecord, UpdateOperation>();
     const byIds = <T extends { id: PointId }>(items: T[], make: (subset: T[]) => UpdateOperation) => {
-      const routes = storage.routeWrite(
+      const routes = routeWrite(
+        shards,
+        record,
         items.map((item) => item.id),
         selector,
       );
-      for (const [handle, ids] of routes) {
+      for (const [shard, ids] of routes) {
         const wanted = new Set(ids);
-        parts.set(handle, make(items.filter((item) => wanted.has(item.id))));
+        parts.set(shard, make(items.filter((item) => wanted.has(item.id))));
       }
-    };
-    const everywhere = () => {
-      for (const handle of storage.writeShardsForFilter(selector)) parts.set(handle, operation);
     };
     if ('upsert' in operation) {
       byIds(operation.upsert.points, (points) => ({ upsert: { ...operation.upsert, points } }));
-    } else if ('updateVectors' in operation) {
-      // Points may live on any shard of their key; send each to every shard, the owner applies it.
-      everywhere();
     } else {
-      everywhere();
+      // Writes by filter, and vector updates (a point may live on any shard of its key), go to every
+      // shard; each applies them to the points it holds.
+      for (const shard of writeShardsForFilter(shards, record, selector)) parts.set(shard, operation);
     }
     return parts;
   }
@@ -282,6 +347,8 @@ export class PointsWriter {
 interface BatchView {
   created: Set<string>;
   deleted: Set<string>;
+  /** Cluster mode: the named ids that exist on any peer (see storedElsewhere). */
+  stored?: Set<string>;
 }
 
 function delay(ms: number): Promise<void> {

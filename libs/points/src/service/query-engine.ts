@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ResultOrder } from '../cluster/result-merge';
 import { DomainError, ErrorKind, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { Filter } from '../model/filter.model';
@@ -77,9 +78,14 @@ export class QueryEngine {
     requests: readonly R[],
     run: (collectionName: string, request: R) => ScoredPoint[],
   ): ScoredPoint[][] {
-    const context = this.contexts.resolve(collectionName);
-    checkSearchBatchSize(context.record.config.strictModeConfig, requests.length);
+    this.checkBatch(collectionName, requests.length);
     return requests.map((request) => run.call(this, collectionName, request));
+  }
+
+  /** A batch's own checks: the collection exists, and strict mode's batch size. */
+  checkBatch(collectionName: string, size: number): void {
+    const context = this.contexts.resolve(collectionName);
+    checkSearchBatchSize(context.record.config.strictModeConfig, size);
   }
 
   search(collectionName: string, request: SearchRequest): ScoredPoint[] {
@@ -105,6 +111,20 @@ export class QueryEngine {
     return candidates
       .slice(request.offset, request.offset + request.limit)
       .map((c) => scoredPoint(c.location, c.score, request.withPayload, request.withVectors, c.orderValue));
+  }
+
+  /** Checks a query as `query` would, without running it (a coordinator that runs only its parts). */
+  validate(collectionName: string, request: QueryRequest): void {
+    this.checkRequest(this.contexts.resolve(collectionName), request);
+  }
+
+  /** How the results of `request` are ordered, so that answers over different shards can be merged. */
+  resultOrder(collectionName: string, request: QueryRequest): ResultOrder {
+    const query = request.query;
+    if (query && 'orderBy' in query) return { by: 'orderValue', direction: query.orderBy.direction ?? 'Asc' };
+    if (query && 'sample' in query) return { by: 'random' };
+    if (!query && request.prefetch.length === 0) return { by: 'id' };
+    return { by: 'score', higherIsBetter: this.higherIsBetter(this.contexts.resolve(collectionName), request) };
   }
 
   searchGroups(collectionName: string, request: GroupsRequest<SearchRequest>): PointGroup[] {

@@ -16,6 +16,9 @@ import { CollectionContexts } from './collection-context';
 import { PointsReader } from './points-reader';
 import { PointsWriter } from './points-writer';
 import { VectorNameOperations } from './vector-names';
+import { QueryEngine } from './query-engine';
+import { DistanceMatrixService } from './distance-matrix';
+import { ReadRouter } from '../cluster/read-router';
 
 const dense = (...values: number[]) => ({ kind: 'dense' as const, values: Float32Array.from(values) });
 
@@ -26,12 +29,15 @@ async function open(dir: string) {
   const storage = new PointsStorage(catalog, dir, (options) => WriteAheadLog.open(options), '1');
   await storage.onModuleInit();
   const contexts = new CollectionContexts(catalog, storage);
+  const reader = new PointsReader(contexts);
+  const engine = new QueryEngine(contexts, reader);
+  const reads = new ReadRouter(catalog, reader, engine, new DistanceMatrixService(contexts));
   return {
     storage,
     collections: new CollectionsService(catalog, new EmptyCollectionStatsProvider()),
     names: new VectorNameOperations(contexts, new VectorNamesService(catalog)),
-    writer: new PointsWriter(contexts),
-    reader: new PointsReader(contexts),
+    writer: new PointsWriter(contexts, reads),
+    reader,
     contexts,
     close: () => storage.onApplicationShutdown(),
   };

@@ -8,9 +8,16 @@ import {
   PeerInfo,
   PeerTransport,
 } from '@vectorstore/cluster';
+import { DomainError, type DomainErrorOptions, ErrorKind } from '@vectorstore/common';
 import type { PeerClient } from '../../grpc/generated/vectorstore/internal/Peer';
 import { loadPeerProto } from './peer-proto';
-import { identityFromProto } from './peer-server';
+import { DOMAIN_ERROR_TRAILER, identityFromProto } from './peer-server';
+
+/** A collection as a coordinator routes to it. */
+export interface RoutedCollection {
+  id: string;
+  name: string;
+}
 
 export class GrpcPeerTransport implements PeerTransport {
   private readonly clients = new Map<string, PeerClient>();
@@ -41,6 +48,40 @@ export class GrpcPeerTransport implements PeerTransport {
     return reply;
   }
 
+  /** `ShardUpdate`: one part of a write to a shard `uri`'s peer holds; its operation number. */
+  async shardUpdate(
+    uri: string,
+    collection: RoutedCollection,
+    shardId: number,
+    operation: Uint8Array,
+    timeoutMs: number,
+  ): Promise<number> {
+    const client = this.clientFor(uri);
+    const reply = await new Promise<{ operationId?: string }>((resolve, reject) =>
+      client.ShardUpdate(
+        { collection, shardId, operation },
+        this.metadata(),
+        { deadline: Date.now() + timeoutMs },
+        (error, response) => (error || !response ? reject(peerFailure(uri, error)) : resolve(response)),
+      ),
+    );
+    return Number(reply.operationId ?? 0);
+  }
+
+  /** `ShardRead`: a read over the shards `uri`'s peer holds; the encoded answer. */
+  async shardRead(uri: string, collection: RoutedCollection, read: Uint8Array, timeoutMs: number): Promise<Buffer> {
+    const client = this.clientFor(uri);
+    const reply = await new Promise<{ result?: Buffer }>((resolve, reject) =>
+      client.ShardRead(
+        { collection, read },
+        this.metadata(),
+        { deadline: Date.now() + timeoutMs },
+        (error, response) => (error || !response ? reject(peerFailure(uri, error)) : resolve(response)),
+      ),
+    );
+    return reply.result ?? Buffer.alloc(0);
+  }
+
   close(): void {
     for (const client of this.clients.values()) client.close();
     this.clients.clear();
@@ -65,4 +106,26 @@ export class GrpcPeerTransport implements PeerTransport {
     }
     return client;
   }
+}
+
+/**
+ * The error a peer call failed with, as a domain failure: the peer's own domain failure as it was
+ * raised there (carried in a trailer), else UNAVAILABLE / DEADLINE_EXCEEDED naming the peer.
+ */
+function peerFailure(uri: string, error: grpc.ServiceError | null): DomainError {
+  const carried = error?.metadata?.get(DOMAIN_ERROR_TRAILER)[0];
+  if (typeof carried === 'string') {
+    const fields = JSON.parse(carried) as DomainErrorOptions & { kind: ErrorKind; message: string };
+    return new DomainError(fields.kind, fields.message, {
+      retryAfterSeconds: fields.retryAfterSeconds,
+      validationIssues: fields.validationIssues,
+      validationLocation: fields.validationLocation,
+    });
+  }
+  const reason = error?.details || 'no answer';
+  if (error?.code === grpc.status.DEADLINE_EXCEEDED)
+    return DomainError.deadlineExceeded(`Timeout error: peer ${uri} did not answer in time (${reason})`, error);
+  if (error?.code === grpc.status.INTERNAL)
+    return DomainError.internal(`Service internal error: peer ${uri} failed: ${reason}`, error);
+  return DomainError.unavailable(`Service unavailable: peer ${uri} cannot be reached: ${reason}`, error ?? undefined);
 }

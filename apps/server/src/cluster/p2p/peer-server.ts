@@ -11,18 +11,44 @@ import {
 } from '@vectorstore/cluster';
 import { isDomainError, toGrpcCode } from '@vectorstore/common';
 import type { ClusterConfig } from '@vectorstore/config';
+import { decodeOperation, ShardEndpoint, type ShardRead } from '@vectorstore/points';
+import { deserialize, serialize } from 'node:v8';
 import type { HelloReply } from '../../grpc/generated/vectorstore/internal/HelloReply';
 import type { HelloRequest__Output } from '../../grpc/generated/vectorstore/internal/HelloRequest';
 import type { PeerIdentity__Output } from '../../grpc/generated/vectorstore/internal/PeerIdentity';
+import type { RoutedCollection__Output } from '../../grpc/generated/vectorstore/internal/RoutedCollection';
+import type { ShardReadReply } from '../../grpc/generated/vectorstore/internal/ShardReadReply';
+import type { ShardReadRequest__Output } from '../../grpc/generated/vectorstore/internal/ShardReadRequest';
+import type { ShardUpdateReply } from '../../grpc/generated/vectorstore/internal/ShardUpdateReply';
+import type { ShardUpdateRequest__Output } from '../../grpc/generated/vectorstore/internal/ShardUpdateRequest';
 import { loadPeerProto } from './peer-proto';
 
-export async function startPeerServer(config: ClusterConfig, node: ClusterNode): Promise<grpc.Server> {
+/** Carries a domain failure across the peer service whole (kind, message, validation issues). */
+export const DOMAIN_ERROR_TRAILER = 'x-vs-domain-error';
+
+export async function startPeerServer(
+  config: ClusterConfig,
+  node: ClusterNode,
+  shards: ShardEndpoint,
+): Promise<grpc.Server> {
   const server = new grpc.Server();
   const proto = loadPeerProto();
   server.addService(proto.vectorstore.internal.Peer.service, {
     Hello: unary<HelloRequest__Output, HelloReply>(config.secret, (request) => {
       const reply = node.hello(identityFromProto(request.from));
       return { peer: reply.peer, catalogRevision: reply.catalogRevision };
+    }),
+    ShardUpdate: unary<ShardUpdateRequest__Output, ShardUpdateReply>(config.secret, async (request) => {
+      const operationId = await shards.update(
+        routedCollection(request.collection),
+        request.shardId ?? 0,
+        decodeOperation(request.operation ?? Buffer.alloc(0)),
+      );
+      return { operationId };
+    }),
+    ShardRead: unary<ShardReadRequest__Output, ShardReadReply>(config.secret, async (request) => {
+      const result = await shards.read(routedCollection(request.collection), deserialize(request.read ?? Buffer.alloc(0)) as ShardRead);
+      return { result: serialize(result) };
     }),
   });
   await new Promise<void>((resolve, reject) =>
@@ -66,12 +92,24 @@ function unary<Req, Res>(secret: string, handle: (request: Req) => Res | Promise
       .then(() => handle(call.request))
       .then(
         (reply) => callback(null, reply),
-        (error: unknown) =>
-          callback(
-            isDomainError(error)
-              ? { code: toGrpcCode(error.kind), details: error.message }
-              : { code: grpc.status.INTERNAL, details: 'peer service: internal error' },
-          ),
+        (error: unknown) => {
+          if (!isDomainError(error)) {
+            callback({ code: grpc.status.INTERNAL, details: 'peer service: internal error' });
+            return;
+          }
+          const metadata = new grpc.Metadata();
+          metadata.set(
+            DOMAIN_ERROR_TRAILER,
+            JSON.stringify({
+              kind: error.kind,
+              message: error.message,
+              retryAfterSeconds: error.retryAfterSeconds,
+              validationIssues: error.validationIssues,
+              validationLocation: error.validationLocation,
+            }),
+          );
+          callback({ code: toGrpcCode(error.kind), details: error.message, metadata });
+        },
       );
   };
 }
@@ -84,4 +122,8 @@ export function identityFromProto(identity: PeerIdentity__Output | null | undefi
     version: identity?.version ?? '',
     nodeMajor: identity?.nodeMajor ?? 0,
   };
+}
+
+function routedCollection(collection: RoutedCollection__Output | null | undefined): { id: string; name: string } {
+  return { id: collection?.id ?? '', name: collection?.name ?? '' };
 }

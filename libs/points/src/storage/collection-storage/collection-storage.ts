@@ -181,7 +181,7 @@ export class CollectionStorage {
 
   /** Shards a read fans out to: all of them, or those of the selected shard keys. */
   readShards(selector: ShardKeySelector | undefined): ShardHandle[] {
-    return readShards(this.shards, selector);
+    return readShards(this.shards, selector, this.record.shards);
   }
 
   /** The shard each point is written to. */

@@ -5,31 +5,41 @@ import { PointId, pointIdKey } from '../../model/point-id.model';
 import { ShardKeySelector } from '../../model/selectors.model';
 import { LocalShard } from '../local-shard';
 
-/** A local shard with what routing needs to know about it. */
-export interface ShardHandle {
+/** What routing needs to know about a shard, wherever it is. */
+export interface ShardRef {
   shardId: number;
   shardKey?: ShardKey;
+}
+
+/** A local shard with what routing needs to know about it. */
+export interface ShardHandle extends ShardRef {
   shard: LocalShard;
 }
 
-/** Shards a read fans out to: all of them, or those of the selected shard keys. */
-export function readShards(
-  shards: ReadonlyMap<number, ShardHandle>,
+/**
+ * Shards a read fans out to: all of them, or those of the selected shard keys. `known`: every shard of
+ * the collection (cluster mode holds some on other peers): a key is unknown only when none of them has
+ * it, and a key held only elsewhere selects no local shard.
+ */
+export function readShards<S extends ShardRef>(
+  shards: ReadonlyMap<number, S>,
   selector: ShardKeySelector | undefined,
-): ShardHandle[] {
+  known: readonly ShardRef[] = [...shards.values()],
+): S[] {
   if (!selector || selector.shardKeys.length === 0) return [...shards.values()];
-  return keyShards(shards, selector);
+  const wanted = new Set(keyShards(known, selector).map((s) => s.shardId));
+  return [...shards.values()].filter((s) => wanted.has(s.shardId));
 }
 
 /** The shard each point is written to: by id (auto sharding) or by shard key, then id (custom sharding). */
-export function routeWrite(
-  shards: ReadonlyMap<number, ShardHandle>,
+export function routeWrite<S extends ShardRef>(
+  shards: ReadonlyMap<number, S>,
   record: CollectionRecord,
   ids: readonly PointId[],
   selector: ShardKeySelector | undefined,
-): Map<ShardHandle, PointId[]> {
-  const routes = new Map<ShardHandle, PointId[]>();
-  const add = (handle: ShardHandle, id: PointId) => {
+): Map<S, PointId[]> {
+  const routes = new Map<S, PointId[]>();
+  const add = (handle: S, id: PointId) => {
     const list = routes.get(handle);
     if (list) list.push(id);
     else routes.set(handle, [id]);
@@ -40,9 +50,9 @@ export function routeWrite(
         'Bad request: shard_key_selector is required for a collection with custom sharding',
       );
     }
-    const candidates = keyShards(shards, selector);
+    const candidates = keyShards([...shards.values()], selector);
     // Within a key's shards, points spread by id; with several keys each point goes to each key.
-    const byKey = new Map<string, ShardHandle[]>();
+    const byKey = new Map<string, S[]>();
     for (const handle of candidates) {
       const k = JSON.stringify(handle.shardKey);
       byKey.set(k, [...(byKey.get(k) ?? []), handle]);
@@ -62,24 +72,24 @@ export function routeWrite(
 }
 
 /** Every shard, for writes chosen by filter (they touch whatever shard holds a matching point). */
-export function writeShardsForFilter(
-  shards: ReadonlyMap<number, ShardHandle>,
+export function writeShardsForFilter<S extends ShardRef>(
+  shards: ReadonlyMap<number, S>,
   record: CollectionRecord,
   selector: ShardKeySelector | undefined,
-): ShardHandle[] {
+): S[] {
   if (record.config.params.shardingMethod === 'Custom' && selector && selector.shardKeys.length > 0) {
-    return keyShards(shards, selector);
+    return keyShards([...shards.values()], selector);
   }
   return [...shards.values()];
 }
 
-function keyShards(shards: ReadonlyMap<number, ShardHandle>, selector: ShardKeySelector): ShardHandle[] {
-  const result: ShardHandle[] = [];
+function keyShards<S extends ShardRef>(shards: readonly S[], selector: ShardKeySelector): S[] {
+  const result: S[] = [];
   for (const key of selector.shardKeys) {
-    let matched = [...shards.values()].filter((h) => h.shardKey && shardKeyEquals(h.shardKey, key));
+    let matched = shards.filter((h) => h.shardKey && shardKeyEquals(h.shardKey, key));
     if (matched.length === 0 && selector.fallback) {
       const fallback = selector.fallback;
-      matched = [...shards.values()].filter((h) => h.shardKey && shardKeyEquals(h.shardKey, fallback));
+      matched = shards.filter((h) => h.shardKey && shardKeyEquals(h.shardKey, fallback));
     }
     if (matched.length === 0)
       throw DomainError.notFound(`Not found: Shard key ${describeShardKey(key)} does not exist`);

@@ -1,0 +1,59 @@
+// The points services' view of the other peers (libs/points PointsPeers), over the internal peer service.
+import type { ClusterNode } from '@vectorstore/cluster';
+import type { CollectionRecord } from '@vectorstore/collections';
+import { DomainError } from '@vectorstore/common';
+import { encodeOperation, type PointsPeers, type ShardRead, type ShardReadResults } from '@vectorstore/points';
+import type { UpdateOperation } from '@vectorstore/points';
+import { deserialize, serialize } from 'node:v8';
+import { GrpcPeerTransport } from './peer-client';
+
+/** How long one shard's part of a request may take on another peer (a large batch, an exact scan). */
+const DATA_PLANE_TIMEOUT_MS = 60_000;
+
+export class GrpcPointsPeers implements PointsPeers {
+  constructor(
+    private readonly node: ClusterNode,
+    private readonly transport: GrpcPeerTransport,
+  ) {}
+
+  get selfId(): string {
+    return this.node.identity.peerId;
+  }
+
+  assertWritable(): void {
+    this.node.assertWritable();
+  }
+
+  update(peerId: string, collection: CollectionRecord, shardId: number, operation: UpdateOperation): Promise<number> {
+    return this.transport.shardUpdate(
+      this.addressOf(peerId),
+      { id: collection.id, name: collection.name },
+      shardId,
+      encodeOperation(operation),
+      DATA_PLANE_TIMEOUT_MS,
+    );
+  }
+
+  async read<K extends ShardRead['kind']>(
+    peerId: string,
+    collection: CollectionRecord,
+    read: Extract<ShardRead, { kind: K }>,
+  ): Promise<ShardReadResults[K]> {
+    const result = await this.transport.shardRead(
+      this.addressOf(peerId),
+      { id: collection.id, name: collection.name },
+      serialize(read),
+      DATA_PLANE_TIMEOUT_MS,
+    );
+    return deserialize(result) as ShardReadResults[K];
+  }
+
+  private addressOf(peerId: string): string {
+    const address = this.node.peerAddress(peerId);
+    // A peer without a live registration cannot take its shards' part: with one copy per shard
+    // (no replication yet) the request fails rather than answer without those points.
+    if (address === undefined)
+      throw DomainError.unavailable(`Service unavailable: peer ${peerId}, which holds shards of this collection, is not live`);
+    return address;
+  }
+}

@@ -1,0 +1,43 @@
+import type { CollectionRecord } from '@vectorstore/collections';
+import type { UpdateOperation } from '../model/operations.model';
+import type { PointId } from '../model/point-id.model';
+import type { RetrievedPoint, ScoredPoint } from '../model/point.model';
+import type { CountRequest, FacetHit, FacetRequest, GetRequest, QueryRequest, ScrollRequest } from '../model/query.model';
+
+/**
+ * A read one peer answers over its own shards of a collection (the `ShardRead` call of the peer
+ * service). Requests and answers are the domain types: the peer runs the same local services.
+ */
+export type ShardRead =
+  | { kind: 'get'; request: GetRequest }
+  | { kind: 'scroll'; request: ScrollRequest }
+  | { kind: 'count'; request: CountRequest }
+  | { kind: 'facet'; request: FacetRequest }
+  | { kind: 'query'; request: QueryRequest };
+
+export interface ShardReadResults {
+  get: RetrievedPoint[];
+  scroll: { points: RetrievedPoint[]; nextPageOffset?: PointId };
+  count: number;
+  /** Every value with its count over the peer's shards, best first (no limit: the coordinator cuts). */
+  facet: FacetHit[];
+  query: ScoredPoint[];
+}
+
+/** The other peers of the cluster as the points services use them. Absent in standalone mode. */
+export interface PointsPeers {
+  /** This peer's id. */
+  readonly selfId: string;
+  /** Throws UNAVAILABLE while this peer cannot confirm its lease: it must not acknowledge writes. */
+  assertWritable(): void;
+  /** Applies one operation to shard `shardId` of `collection` on `peerId`; its operation number. */
+  update(peerId: string, collection: CollectionRecord, shardId: number, operation: UpdateOperation): Promise<number>;
+  /** Runs a read on `peerId` over its shards of `collection`. */
+  read<K extends ShardRead['kind']>(
+    peerId: string,
+    collection: CollectionRecord,
+    read: Extract<ShardRead, { kind: K }>,
+  ): Promise<ShardReadResults[K]>;
+}
+
+export const POINTS_PEERS = Symbol('POINTS_PEERS');

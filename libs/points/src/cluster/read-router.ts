@@ -1,0 +1,304 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
+import { DomainError } from '@vectorstore/common';
+import { PointId, pointIdKey } from '../model/point-id.model';
+import { RetrievedPoint, ScoredPoint } from '../model/point.model';
+import {
+  CountRequest,
+  DiscoverRequest,
+  FacetHit,
+  FacetRequest,
+  GetRequest,
+  GroupsRequest,
+  PointGroup,
+  PrefetchQuery,
+  QueryRequest,
+  RecommendRequest,
+  ScrollRequest,
+  SearchRequest,
+  VectorInput,
+} from '../model/query.model';
+import { ShardKeySelector } from '../model/selectors.model';
+import { DEFAULT_VECTOR_NAME } from '../model/vectors.model';
+import { readShards } from '../storage/collection-storage/shard-routing';
+import { DistanceMatrix, DistanceMatrixRequest, DistanceMatrixService } from '../service/distance-matrix';
+import { dbsf, rrf } from '../service/fusion';
+import { PointsReader } from '../service/points-reader';
+import { DEFAULT_RRF_K, QueryEngine } from '../service/query-engine';
+import {
+  DEFAULT_PREFETCH_LIMIT,
+  discoverQuery,
+  mergeFilters,
+  recommendQuery,
+  searchQuery,
+} from '../service/query-requests';
+import { mapQueryInputs, stagesOf } from './query-inputs';
+import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
+import { mergeFacets, mergeGot, mergeOrderedPages, mergeScored, mergeScrollPages } from './result-merge';
+
+/** Where a read goes: the other peers holding shards it selects, and whether this peer holds any. */
+interface Spread {
+  record: CollectionRecord;
+  remote: string[];
+  local: boolean;
+}
+
+/**
+ * Every read of points, as the transports call it. On a standalone server (or when this peer holds
+ * every shard a read selects) it is the local services' answer. In cluster mode a read selecting
+ * shards of other peers goes to each of them (`ShardRead`) and to this peer's own shards, and the
+ * answers are merged here (docs/cluster.md, "Reads").
+ */
+@Injectable()
+export class ReadRouter {
+  constructor(
+    private readonly catalog: CollectionCatalog,
+    private readonly reader: PointsReader,
+    private readonly engine: QueryEngine,
+    private readonly matrix: DistanceMatrixService,
+    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
+  ) {}
+
+  async get(collectionName: string, request: GetRequest): Promise<RetrievedPoint[]> {
+    const spread = this.spread(collectionName, request.shardKeySelector);
+    if (!spread) return this.reader.get(collectionName, request);
+    const lists = await this.gather(spread, { kind: 'get', request }, () => this.reader.get(collectionName, request));
+    return mergeGot(request.ids, lists);
+  }
+
+  async scroll(
+    collectionName: string,
+    request: ScrollRequest,
+  ): Promise<{ points: RetrievedPoint[]; nextPageOffset?: PointId }> {
+    const spread = this.spread(collectionName, request.shardKeySelector);
+    if (!spread) return this.reader.scroll(collectionName, request);
+    const pages = await this.gather(spread, { kind: 'scroll', request }, () =>
+      this.reader.scroll(collectionName, request),
+    );
+    if (request.orderBy) {
+      return {
+        points: mergeOrderedPages(
+          pages.map((page) => page.points),
+          request.orderBy,
+          request.limit,
+        ),
+      };
+    }
+    return mergeScrollPages(pages, request.limit);
+  }
+
+  async count(collectionName: string, request: CountRequest): Promise<number> {
+    const spread = this.spread(collectionName, request.shardKeySelector);
+    if (!spread) return this.reader.count(collectionName, request);
+    const counts = await this.gather(spread, { kind: 'count', request }, () =>
+      this.reader.count(collectionName, request),
+    );
+    return counts.reduce((sum, count) => sum + count, 0);
+  }
+
+  async facet(collectionName: string, request: FacetRequest): Promise<FacetHit[]> {
+    const spread = this.spread(collectionName, request.shardKeySelector);
+    if (!spread) return this.reader.facet(collectionName, request);
+    // Every peer counts every value, so the sums are exact before the cut.
+    const lists = await this.gather(spread, { kind: 'facet', request }, () =>
+      this.reader.facetAll(collectionName, request),
+    );
+    return mergeFacets(lists, request.limit);
+  }
+
+  search(collectionName: string, request: SearchRequest): Promise<ScoredPoint[]> {
+    return this.query(collectionName, searchQuery(request));
+  }
+
+  recommend(collectionName: string, request: RecommendRequest): Promise<ScoredPoint[]> {
+    return this.query(collectionName, recommendQuery(request));
+  }
+
+  discover(collectionName: string, request: DiscoverRequest): Promise<ScoredPoint[]> {
+    this.catalog.require(collectionName);
+    return this.query(collectionName, discoverQuery(request));
+  }
+
+  async query(collectionName: string, request: QueryRequest): Promise<ScoredPoint[]> {
+    const spread = this.spread(collectionName, request.shardKeySelector);
+    if (!spread) return this.engine.query(collectionName, request);
+    if (spread.local) this.engine.validate(collectionName, request);
+    const resolved = await this.withExampleVectors(spread.record, request);
+    const root = resolved.query;
+    if (root && ('fusion' in root || 'rrf' in root)) return this.fused(collectionName, spread, resolved);
+    const order = this.engine.resultOrder(collectionName, resolved);
+    const window = resolved.offset + resolved.limit;
+    const part: QueryRequest = { ...resolved, offset: 0, limit: window };
+    const lists = await this.gather(spread, { kind: 'query', request: part }, () =>
+      this.engine.query(collectionName, part),
+    );
+    return mergeScored(lists, order, window).slice(resolved.offset);
+  }
+
+  /** Several queries of one kind against one collection (SearchBatch, QueryBatch, ...), in order. */
+  async batch<R>(
+    collectionName: string,
+    requests: readonly R[],
+    run: (collectionName: string, request: R) => Promise<ScoredPoint[]>,
+  ): Promise<ScoredPoint[][]> {
+    // The batch's own checks (the collection exists, strict mode's batch size) come first.
+    this.engine.checkBatch(collectionName, requests.length);
+    const results: ScoredPoint[][] = [];
+    for (const request of requests) results.push(await run.call(this, collectionName, request));
+    return results;
+  }
+
+  searchGroups(collectionName: string, request: GroupsRequest<SearchRequest>): PointGroup[] {
+    this.requireLocal(collectionName, request.source.shardKeySelector, 'grouped search');
+    return this.engine.searchGroups(collectionName, request);
+  }
+
+  recommendGroups(collectionName: string, request: GroupsRequest<RecommendRequest>): PointGroup[] {
+    this.requireLocal(collectionName, request.source.shardKeySelector, 'grouped recommend');
+    return this.engine.recommendGroups(collectionName, request);
+  }
+
+  queryGroups(collectionName: string, request: GroupsRequest<QueryRequest>): PointGroup[] {
+    this.requireLocal(collectionName, request.source.shardKeySelector, 'grouped query');
+    return this.engine.queryGroups(collectionName, request);
+  }
+
+  distanceMatrix(collectionName: string, request: DistanceMatrixRequest): DistanceMatrix {
+    this.requireLocal(collectionName, request.shardKeySelector, 'the search matrix');
+    return this.matrix.compute(collectionName, request);
+  }
+
+  /**
+   * A query whose root fuses its prefetches (RRF, DBSF): each prefetch is merged over the peers first
+   * (its best `limit` over the whole collection, as on one server), then they are fused here.
+   */
+  private async fused(collectionName: string, spread: Spread, request: QueryRequest): Promise<ScoredPoint[]> {
+    const root = request.query;
+    if (request.using !== undefined)
+      throw DomainError.invalidArgument("Bad request: Fusion queries cannot be combined with the 'using' field.");
+    if (request.prefetch.length === 0) throw DomainError.validation(['query: fusion requires at least one prefetch']);
+    const lists = await Promise.all(
+      request.prefetch.map(async (prefetch) => {
+        const part: QueryRequest = {
+          ...prefetch,
+          filter: mergeFilters(prefetch.filter, request.filter),
+          limit: prefetch.limit ?? DEFAULT_PREFETCH_LIMIT,
+          offset: 0,
+          withPayload: request.withPayload,
+          withVectors: request.withVectors,
+          shardKeySelector: request.shardKeySelector,
+          lookupFrom: prefetch.lookupFrom ?? request.lookupFrom,
+          timeout: request.timeout,
+        };
+        const order = this.engine.resultOrder(collectionName, part);
+        const parts = await this.gather(spread, { kind: 'query', request: part }, () =>
+          this.engine.query(collectionName, part),
+        );
+        return mergeScored(parts, order, part.limit).map((point) => ({ key: pointIdKey(point.id), score: point.score, point }));
+      }),
+    );
+    const fused =
+      root && 'rrf' in root
+        ? rrf(lists, root.rrf.k ?? DEFAULT_RRF_K, root.rrf.weights)
+        : root && 'fusion' in root && root.fusion === 'RRF'
+          ? rrf(lists, DEFAULT_RRF_K)
+          : dbsf(lists);
+    const threshold = request.scoreThreshold;
+    return fused
+      .filter((hit) => threshold === undefined || hit.score >= threshold)
+      .slice(request.offset, request.offset + request.limit)
+      .map((hit) => ({ ...hit.point, score: hit.score }));
+  }
+
+  /**
+   * The query with every example given by point id replaced by that point's vector, fetched from
+   * whichever peer holds it; the ids of this collection's examples are left out of the results, as
+   * the local engine does for the ids it resolves itself.
+   */
+  private async withExampleVectors(record: CollectionRecord, request: QueryRequest): Promise<QueryRequest> {
+    const wanted = new Map<string, { collection: string; vector: string; ids: PointId[] }>();
+    const excluded: PointId[] = [];
+    for (const { stage, lookup } of stagesOf(request)) {
+      const vector = lookup?.vectorName ?? stage.using ?? DEFAULT_VECTOR_NAME;
+      const collection = lookup?.collectionName ?? record.name;
+      for (const input of inputsOfStage(stage)) {
+        if (!('pointId' in input)) continue;
+        const key = `${collection}\u0000${vector}`;
+        const entry = wanted.get(key) ?? { collection, vector, ids: [] };
+        entry.ids.push(input.pointId);
+        wanted.set(key, entry);
+        if (!lookup || this.catalog.require(lookup.collectionName).id === record.id) excluded.push(input.pointId);
+      }
+    }
+    if (wanted.size === 0) return request;
+    const vectors = new Map<string, VectorInput>();
+    for (const [key, entry] of wanted) {
+      const points = await this.get(entry.collection, {
+        ids: entry.ids,
+        withPayload: { enable: false },
+        withVectors: { include: [entry.vector] },
+      });
+      const found = new Map(points.map((point) => [pointIdKey(point.id), point]));
+      for (const id of entry.ids) {
+        const point = found.get(pointIdKey(id));
+        if (!point) throw DomainError.notFound(`Not found: No point with id ${pointIdKey(id)} found`);
+        const vector = point.vectors?.[entry.vector];
+        if (!vector)
+          throw DomainError.invalidArgument(`Wrong input: point ${pointIdKey(id)} has no vector \`${entry.vector}\``);
+        vectors.set(`${key}\u0000${pointIdKey(id)}`, { vector });
+      }
+    }
+    const resolved = mapQueryInputs(request, (input, stage, lookup) => {
+      if (!('pointId' in input)) return input;
+      const vector = lookup?.vectorName ?? stage.using ?? DEFAULT_VECTOR_NAME;
+      const collection = lookup?.collectionName ?? record.name;
+      return vectors.get(`${collection}\u0000${vector}\u0000${pointIdKey(input.pointId)}`) ?? input;
+    });
+    const exclude = excluded.length > 0 ? { mustNot: [{ hasId: excluded }] } : undefined;
+    return { ...resolved, filter: mergeFilters(resolved.filter, exclude) };
+  }
+
+  /** Refuses a read this peer cannot answer alone (no merge for it yet), in cluster mode. */
+  private requireLocal(collectionName: string, selector: ShardKeySelector | undefined, what: string): void {
+    if (this.spread(collectionName, selector)) {
+      throw DomainError.unimplemented(
+        `Cluster mode does not serve ${what} over shards on several peers yet (docs/cluster.md)`,
+      );
+    }
+  }
+
+  /** Where a read goes in cluster mode; undefined when this peer holds every shard it selects. */
+  private spread(collectionName: string, selector: ShardKeySelector | undefined): Spread | undefined {
+    if (!this.peers) return undefined;
+    const record = this.catalog.require(collectionName);
+    const shards = new Map(record.shards.map((shard) => [shard.shardId, shard]));
+    const owners = new Set(readShards(shards, selector).map((shard) => shard.peerId ?? this.peers!.selfId));
+    const local = owners.delete(this.peers.selfId);
+    if (owners.size === 0) return undefined;
+    return { record, remote: [...owners], local };
+  }
+
+  /** Each peer's answer (this peer's own first, computed while the others are on their way). */
+  private async gather<K extends ShardRead['kind']>(
+    spread: Spread,
+    read: Extract<ShardRead, { kind: K }>,
+    local: () => ShardReadResults[K],
+  ): Promise<Array<ShardReadResults[K]>> {
+    const peers = this.peers!;
+    const remote = spread.remote.map((peerId) => peers.read(peerId, spread.record, read));
+    let own: Array<ShardReadResults[K]> = [];
+    try {
+      if (spread.local) own = [local()];
+    } catch (error) {
+      void Promise.allSettled(remote);
+      throw error;
+    }
+    return [...own, ...(await Promise.all(remote))];
+  }
+}
+
+function inputsOfStage(stage: PrefetchQuery): VectorInput[] {
+  const inputs: VectorInput[] = [];
+  mapQueryInputs({ ...stage, prefetch: [] }, (input) => (inputs.push(input), input));
+  return inputs;
+}

@@ -1,0 +1,97 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
+import type { UpdateOperation } from '../model/operations.model';
+import { CollectionContext, CollectionContexts } from '../service/collection-context';
+import { PointsReader } from '../service/points-reader';
+import { QueryEngine } from '../service/query-engine';
+import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
+
+/** The collection a coordinator routed with: its name, and its id to tell a re-created one apart. */
+export interface RoutedCollection {
+  id: string;
+  name: string;
+}
+
+/** How long a peer waits for its own catalog (and storage) to catch up with a coordinator's. */
+const CATCH_UP_MS = 2000;
+
+/**
+ * This peer's side of the data plane: what other peers ask of its own shards (`ShardUpdate`,
+ * `ShardRead` of the peer service). Reads run the local services, which only see this peer's shards.
+ */
+@Injectable()
+export class ShardEndpoint {
+  constructor(
+    private readonly contexts: CollectionContexts,
+    private readonly reader: PointsReader,
+    private readonly engine: QueryEngine,
+    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
+  ) {}
+
+  /** Applies a coordinator's part of a write to local shard `shardId`; its operation number. */
+  async update(collection: RoutedCollection, shardId: number, operation: UpdateOperation): Promise<number> {
+    this.peers?.assertWritable();
+    const context = await this.caughtUp(collection, shardId);
+    return context.storage.schemaLock.shared(() => {
+      const handle = context.storage.shards.get(shardId);
+      if (!handle) throw notHere(collection, shardId);
+      return handle.shard.update(operation);
+    });
+  }
+
+  /** Runs a read over this peer's shards of the collection. */
+  async read<K extends ShardRead['kind']>(
+    collection: RoutedCollection,
+    read: Extract<ShardRead, { kind: K }>,
+  ): Promise<ShardReadResults[K]> {
+    await this.caughtUp(collection);
+    const name = collection.name;
+    const run = read as ShardRead;
+    switch (run.kind) {
+      case 'get':
+        return this.reader.get(name, run.request) as ShardReadResults[K];
+      case 'scroll':
+        return this.reader.scroll(name, run.request) as ShardReadResults[K];
+      case 'count':
+        return this.reader.count(name, run.request) as ShardReadResults[K];
+      case 'facet':
+        return this.reader.facetAll(name, run.request) as ShardReadResults[K];
+      case 'query':
+        return this.engine.query(name, run.request) as ShardReadResults[K];
+    }
+  }
+
+  /**
+   * The collection as the coordinator routed it. A coordinator may be ahead of this peer's catalog
+   * watch (a collection or shard just created): this peer waits a little for it to arrive.
+   */
+  private async caughtUp(collection: RoutedCollection, shardId?: number): Promise<CollectionContext> {
+    const deadline = Date.now() + CATCH_UP_MS;
+    for (;;) {
+      const context = this.tryResolve(collection.name);
+      const current = context?.record.id === collection.id;
+      if (current && (shardId === undefined || context.storage.shards.has(shardId))) return context;
+      if (Date.now() >= deadline) {
+        if (!context || !current)
+          throw DomainError.notFound(`Not found: Collection \`${collection.name}\` doesn't exist!`);
+        throw notHere(collection, shardId as number);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  private tryResolve(name: string): CollectionContext | undefined {
+    try {
+      return this.contexts.resolve(name);
+    } catch (error) {
+      if (isDomainError(error) && error.kind === ErrorKind.NotFound) return undefined;
+      throw error;
+    }
+  }
+}
+
+function notHere(collection: RoutedCollection, shardId: number): DomainError {
+  return DomainError.unavailable(
+    `Service unavailable: shard ${shardId} of collection \`${collection.name}\` is not open on this peer`,
+  );
+}
