@@ -349,6 +349,8 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
     const info = (await http(peers[0], 'GET', `/collections/${name}/cluster`)).body?.result;
     expect(info.local_shards.length + info.remote_shards.length).toBe(3);
     for (const peer of peers) {
+      // Collection info counts every peer's shards.
+      expect((await rest(peer).getCollection(name)).points_count).toBe(30);
       expect((await rest(peer).count(name, { exact: true })).count).toBe(30);
       const page = await rest(peer).scroll(name, { limit: 100, with_payload: true });
       expect(page.points.map((p) => p.id)).toEqual(points.map((p) => p.id));

@@ -54,7 +54,8 @@ async function bootstrap(): Promise<void> {
     process.exit(1);
   }
   // The transport to other peers exists from the start: the points services route through it.
-  const peerTransport = cluster && config.cluster ? new GrpcPeerTransport(cluster, config.cluster.etcd.timeoutMs) : undefined;
+  const peerTransport =
+    cluster && config.cluster ? new GrpcPeerTransport(cluster, config.cluster.etcd.timeoutMs) : undefined;
   const pointsPeers = cluster && peerTransport ? new GrpcPointsPeers(cluster, peerTransport) : undefined;
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, cluster, pointsPeers), {
     bufferLogs: true,

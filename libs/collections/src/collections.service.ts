@@ -65,6 +65,20 @@ export class CollectionsService {
     return { ...stats, warnings, config: structuredClone(record.config) };
   }
 
+  /**
+   * Describes a collection by name or alias, counting every shard: in cluster mode the peers holding
+   * other shards are asked (`get` counts this peer's own shards).
+   */
+  async describe(nameOrAlias: string): Promise<CollectionInfo> {
+    checkReference(nameOrAlias);
+    const record = this.catalog.require(nameOrAlias);
+    const { shards: _perShard, ...stats } = this.stats.clusterStatsFor
+      ? await this.stats.clusterStatsFor(record)
+      : this.stats.statsFor(record);
+    const warnings = [...stats.warnings, ...configWarnings(record.config)];
+    return { ...stats, warnings, config: structuredClone(record.config) };
+  }
+
   /** Collection names, sorted (Qdrant keeps them in an ordered map). */
   list(): string[] {
     return [...this.catalog.snapshot.collections.keys()].sort(compareNames);

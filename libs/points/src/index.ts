@@ -39,12 +39,7 @@ export { PointsReader } from './service/points-reader';
 export { QueryEngine } from './service/query-engine';
 export { ReadRouter } from './cluster/read-router';
 export { ShardEndpoint } from './cluster/shard-endpoint';
-export {
-  POINTS_PEERS,
-  type PointsPeers,
-  type ShardRead,
-  type ShardReadResults,
-} from './cluster/points-peers';
+export { POINTS_PEERS, type PointsPeers, type ShardRead, type ShardReadResults } from './cluster/points-peers';
 export { encodeOperation, decodeOperation } from './storage/local-shard/operation-codec';
 export { VectorNameOperations } from './service/vector-names';
 export { CollectionSnapshots, type PartialSegmentManifest } from './storage/collection-snapshots';

@@ -27,8 +27,8 @@ export class CollectionsGrpcController {
 
   @Operation('Collections/Get')
   @GrpcMethod('Collections', 'Get')
-  get(request: GetCollectionInfoRequest__Output): GetCollectionInfoResponse {
-    return { result: collectionInfoToProto(this.collections.get(request.collectionName ?? '')) };
+  async get(request: GetCollectionInfoRequest__Output): Promise<GetCollectionInfoResponse> {
+    return { result: collectionInfoToProto(await this.collections.describe(request.collectionName ?? '')) };
   }
 
   @Operation('Collections/List')

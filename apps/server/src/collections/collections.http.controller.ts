@@ -20,8 +20,8 @@ export class CollectionsHttpController {
 
   @Operation('Collections/Get')
   @Get(':collection_name')
-  get(@Param('collection_name') name: string): unknown {
-    return collectionInfoToRest(this.collections.get(name));
+  async get(@Param('collection_name') name: string): Promise<unknown> {
+    return collectionInfoToRest(await this.collections.describe(name));
   }
 
   @Operation('Collections/CollectionExists')

@@ -23,7 +23,11 @@ export class PointsQueryHttpController {
   @Operation('Points/QueryBatch')
   @Post('batch')
   @HttpCode(200)
-  async queryBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async queryBatch(
+    @Param('collection_name') c: string,
+    @Body() body: unknown,
+    @Query() q: RestQuery,
+  ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => queryRequestAt(issues, value, path, timeout));
     const results = await this.reads.batch(c, requests, this.reads.query);

@@ -34,7 +34,11 @@ export class PointsSearchHttpController {
   @Operation('Points/SearchBatch')
   @Post('search/batch')
   @HttpCode(200)
-  async searchBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async searchBatch(
+    @Param('collection_name') c: string,
+    @Body() body: unknown,
+    @Query() q: RestQuery,
+  ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => searchRequestAt(issues, value, path, timeout));
     return (await this.reads.batch(c, requests, this.reads.search)).map(points);
@@ -57,7 +61,11 @@ export class PointsSearchHttpController {
   @Operation('Points/RecommendBatch')
   @Post('recommend/batch')
   @HttpCode(200)
-  async recommendBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async recommendBatch(
+    @Param('collection_name') c: string,
+    @Body() body: unknown,
+    @Query() q: RestQuery,
+  ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => recommendRequestAt(issues, value, path, timeout));
     return (await this.reads.batch(c, requests, this.reads.recommend)).map(points);
@@ -80,7 +88,11 @@ export class PointsSearchHttpController {
   @Operation('Points/DiscoverBatch')
   @Post('discover/batch')
   @HttpCode(200)
-  async discoverBatch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async discoverBatch(
+    @Param('collection_name') c: string,
+    @Body() body: unknown,
+    @Query() q: RestQuery,
+  ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) => discoverRequestAt(issues, value, path, timeout));
     return (await this.reads.batch(c, requests, this.reads.discover)).map(points);

@@ -5,7 +5,10 @@ import { CollectionRecord, CollectionRuntimeStats, ShardRuntimeStats } from '../
  * provides the real implementation; until a collection holds points it reports an empty one.
  */
 export interface CollectionStatsProvider {
+  /** This peer's shards of the collection (all of them on a standalone server). */
   statsFor(record: CollectionRecord): CollectionRuntimeStats;
+  /** Cluster mode: every shard's, asked of the peers holding them. Absent: statsFor is the whole collection. */
+  clusterStatsFor?(record: CollectionRecord): Promise<CollectionRuntimeStats>;
 }
 
 export const COLLECTION_STATS_PROVIDER = Symbol('COLLECTION_STATS_PROVIDER');
@@ -61,5 +64,11 @@ export class CollectionStatsRegistry implements CollectionStatsProvider {
 
   statsFor(record: CollectionRecord): CollectionRuntimeStats {
     return this.provider.statsFor(record);
+  }
+
+  clusterStatsFor(record: CollectionRecord): Promise<CollectionRuntimeStats> {
+    return this.provider.clusterStatsFor
+      ? this.provider.clusterStatsFor(record)
+      : Promise.resolve(this.provider.statsFor(record));
   }
 }

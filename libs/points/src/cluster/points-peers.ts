@@ -1,8 +1,15 @@
-import type { CollectionRecord } from '@vectorstore/collections';
+import type { CollectionRecord, CollectionRuntimeStats } from '@vectorstore/collections';
 import type { UpdateOperation } from '../model/operations.model';
 import type { PointId } from '../model/point-id.model';
 import type { RetrievedPoint, ScoredPoint } from '../model/point.model';
-import type { CountRequest, FacetHit, FacetRequest, GetRequest, QueryRequest, ScrollRequest } from '../model/query.model';
+import type {
+  CountRequest,
+  FacetHit,
+  FacetRequest,
+  GetRequest,
+  QueryRequest,
+  ScrollRequest,
+} from '../model/query.model';
 
 /**
  * A read one peer answers over its own shards of a collection (the `ShardRead` call of the peer
@@ -13,7 +20,9 @@ export type ShardRead =
   | { kind: 'scroll'; request: ScrollRequest }
   | { kind: 'count'; request: CountRequest }
   | { kind: 'facet'; request: FacetRequest }
-  | { kind: 'query'; request: QueryRequest };
+  | { kind: 'query'; request: QueryRequest }
+  /** The collection's state over the peer's shards (GET /collections/{c} sums them). */
+  | { kind: 'stats'; request: Record<string, never> };
 
 export interface ShardReadResults {
   get: RetrievedPoint[];
@@ -22,6 +31,7 @@ export interface ShardReadResults {
   /** Every value with its count over the peer's shards, best first (no limit: the coordinator cuts). */
   facet: FacetHit[];
   query: ScoredPoint[];
+  stats: CollectionRuntimeStats;
 }
 
 /** The other peers of the cluster as the points services use them. Absent in standalone mode. */

@@ -194,7 +194,11 @@ export class ReadRouter {
         const parts = await this.gather(spread, { kind: 'query', request: part }, () =>
           this.engine.query(collectionName, part),
         );
-        return mergeScored(parts, order, part.limit).map((point) => ({ key: pointIdKey(point.id), score: point.score, point }));
+        return mergeScored(parts, order, part.limit).map((point) => ({
+          key: pointIdKey(point.id),
+          score: point.score,
+          point,
+        }));
       }),
     );
     const fused =

@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import type { UpdateOperation } from '../model/operations.model';
 import { CollectionContext, CollectionContexts } from '../service/collection-context';
+import { CollectionStatsReporter } from '../service/collection-stats.reporter';
 import { PointsReader } from '../service/points-reader';
 import { QueryEngine } from '../service/query-engine';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
@@ -25,6 +26,7 @@ export class ShardEndpoint {
     private readonly contexts: CollectionContexts,
     private readonly reader: PointsReader,
     private readonly engine: QueryEngine,
+    private readonly stats: CollectionStatsReporter,
     @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
   ) {}
 
@@ -44,7 +46,7 @@ export class ShardEndpoint {
     collection: RoutedCollection,
     read: Extract<ShardRead, { kind: K }>,
   ): Promise<ShardReadResults[K]> {
-    await this.caughtUp(collection);
+    const context = await this.caughtUp(collection);
     const name = collection.name;
     const run = read as ShardRead;
     switch (run.kind) {
@@ -58,6 +60,8 @@ export class ShardEndpoint {
         return this.reader.facetAll(name, run.request) as ShardReadResults[K];
       case 'query':
         return this.engine.query(name, run.request) as ShardReadResults[K];
+      case 'stats':
+        return this.stats.statsFor(context.record) as ShardReadResults[K];
     }
   }
 

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import {
   CollectionRecord,
   CollectionRuntimeStats,
@@ -7,8 +7,10 @@ import {
   CollectionStatus,
   emptyCollectionStats,
   CollectionConfig,
+  isShardOf,
   PayloadSchemaInfo,
 } from '@vectorstore/collections';
+import { POINTS_PEERS, PointsPeers } from '../cluster/points-peers';
 import { planOptimizations } from '../optimizer/optimization-planner';
 import { OptimizerService } from '../optimizer/optimizer.service';
 import { LocalShard } from '../storage/local-shard';
@@ -23,6 +25,7 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
     private readonly storage: PointsStorage,
     private readonly optimizer: OptimizerService,
     private readonly registry: CollectionStatsRegistry,
+    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
   ) {}
 
   onModuleInit(): void {
@@ -72,6 +75,25 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
     return stats;
   }
 
+  /** Cluster mode: this peer's stats combined with those of every other peer holding shards of the collection. */
+  async clusterStatsFor(record: CollectionRecord): Promise<CollectionRuntimeStats> {
+    const peers = this.peers;
+    const own = this.statsFor(record);
+    if (!peers) return own;
+    const others = new Set(record.shards.filter((s) => !isShardOf(s, peers.selfId)).map((s) => s.peerId as string));
+    if (others.size === 0) return own;
+    // Collection info stays available while a peer is gone: its shards are left out, and a warning says so.
+    const answers = await Promise.allSettled(
+      [...others].map((peerId) => peers.read(peerId, record, { kind: 'stats', request: {} })),
+    );
+    const parts = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
+    const missing = [...others].filter((_, i) => answers[i].status === 'rejected');
+    const total = combineStats([own, ...parts], record);
+    if (missing.length > 0)
+      total.warnings.push(`Peers ${missing.join(', ')} did not answer: the counts leave out the shards they hold`);
+    return total;
+  }
+
   /** Red on failure; Yellow while optimizing (or pending after a write); Grey when pending since start. */
   private shardStatus(shard: LocalShard, config: CollectionConfig): CollectionStatus {
     if (shard.failure || shard.optimization.error) return 'Red';
@@ -104,4 +126,27 @@ function shardSizes(shard: LocalShard): {
 /** The worse of two statuses, in Qdrant's order Green < Yellow < Grey < Red. */
 function worse(a: CollectionStatus, b: CollectionStatus): CollectionStatus {
   return SEVERITY[a] >= SEVERITY[b] ? a : b;
+}
+
+/** One collection's stats from the stats of its parts (the peers holding its shards): counts summed, worst status. */
+export function combineStats(
+  parts: readonly CollectionRuntimeStats[],
+  record: CollectionRecord,
+): CollectionRuntimeStats {
+  const total: CollectionRuntimeStats = { ...emptyCollectionStats(record), shards: {} };
+  for (const part of parts) {
+    total.status = worse(total.status, part.status);
+    if (!part.optimizerStatus.ok && total.optimizerStatus.ok) total.optimizerStatus = part.optimizerStatus;
+    total.segmentsCount += part.segmentsCount;
+    total.pointsCount += part.pointsCount;
+    total.indexedVectorsCount += part.indexedVectorsCount;
+    total.updateQueueLength += part.updateQueueLength;
+    for (const warning of part.warnings) if (!total.warnings.includes(warning)) total.warnings.push(warning);
+    for (const [field, info] of Object.entries(part.payloadSchema)) {
+      const entry = (total.payloadSchema[field] ??= { ...info, points: 0 });
+      entry.points = (entry.points ?? 0) + (info.points ?? 0);
+    }
+    Object.assign(total.shards, part.shards);
+  }
+  return total;
 }

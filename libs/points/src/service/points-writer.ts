@@ -63,11 +63,7 @@ export class PointsWriter {
       );
       operations = operations.map((operation) => turbo4Stored(operation, context.storage.spaces));
       for (const [i, operation] of operations.entries()) {
-        const opNum = await this.apply(
-          context,
-          operation,
-          options.shardKeySelectors?.[i] ?? options.shardKeySelector,
-        );
+        const opNum = await this.apply(context, operation, options.shardKeySelectors?.[i] ?? options.shardKeySelector);
         results.push({ operationId: opNum, status: options.wait ? 'Completed' : 'Acknowledged' });
       }
     });

@@ -53,7 +53,9 @@ export class GrpcPointsPeers implements PointsPeers {
     // A peer without a live registration cannot take its shards' part: with one copy per shard
     // (no replication yet) the request fails rather than answer without those points.
     if (address === undefined)
-      throw DomainError.unavailable(`Service unavailable: peer ${peerId}, which holds shards of this collection, is not live`);
+      throw DomainError.unavailable(
+        `Service unavailable: peer ${peerId}, which holds shards of this collection, is not live`,
+      );
     return address;
   }
 }

@@ -47,7 +47,10 @@ export async function startPeerServer(
       return { operationId };
     }),
     ShardRead: unary<ShardReadRequest__Output, ShardReadReply>(config.secret, async (request) => {
-      const result = await shards.read(routedCollection(request.collection), deserialize(request.read ?? Buffer.alloc(0)) as ShardRead);
+      const result = await shards.read(
+        routedCollection(request.collection),
+        deserialize(request.read ?? Buffer.alloc(0)) as ShardRead,
+      );
       return { result: serialize(result) };
     }),
   });
