@@ -336,6 +336,26 @@ describeWithEtcd('cluster mode: points routed and merged across 3 peers, equal t
     expect(await shardCounts()).toEqual(await standaloneShardCounts());
   }, 60_000);
 
+  it('should show the same collection info on every peer: point count, indexes and their point counts', async () => {
+    // Every shard indexes the points it holds: the indexes count every point, as on the standalone.
+    await expectSameInfo();
+  });
+
+  /** Collection info through every peer equals the standalone's: point count, payload schema and its counts. */
+  async function expectSameInfo() {
+    const summary = async (t: RunningServer) => {
+      const info = await rest(t).getCollection(collection);
+      return { points_count: info.points_count, payload_schema: info.payload_schema };
+    };
+    const expected = await summary(standalone);
+    for (const peer of peers) {
+      expect({ peer: peer.name, differences: differences(await summary(peer.server), expected) }).toEqual({
+        peer: peer.name,
+        differences: [],
+      });
+    }
+  }
+
   /** Points per shard id, each shard as its own peer reports it. */
   async function shardCounts(): Promise<Record<number, number>> {
     const counts: Record<number, number> = {};
@@ -679,6 +699,10 @@ describeWithEtcd('cluster mode: points routed and merged across 3 peers, equal t
     for (const peer of peers) expect((await rest(peer.server).count(collection, { exact: true })).count).toBe(expected);
     expect(await shardCounts()).toEqual(await standaloneShardCounts());
   }, 60_000);
+
+  it('should show the same collection info on every peer after the writes', async () => {
+    await expectSameInfo();
+  });
 
   describe('reads through every peer equal the standalone (after the writes)', () => {
     for (const [peerIndex, peerName] of ['A', 'B', 'C'].entries()) {
