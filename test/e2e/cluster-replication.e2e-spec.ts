@@ -161,13 +161,10 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
   }
 
   /** Retrieves ids through `peer` (REST), payload included; `consistency` as the query parameter. */
-  async function retrieve(peer: Peer, collection: string, ids: number[], consistency?: string) {
+  async function retrieve(peer: Peer, collection: string, ids: number[], consistency?: string, timeoutMs?: number) {
     const query = consistency === undefined ? '' : `?consistency=${consistency}`;
-    const answer = await http(peer, 'POST', `/collections/${collection}/points${query}`, {
-      ids,
-      with_payload: true,
-    });
-    return answer;
+    const body = { ids, with_payload: true };
+    return http(peer, 'POST', `/collections/${collection}/points${query}`, body, timeoutMs);
   }
 
   beforeAll(async () => {
@@ -249,7 +246,8 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
     for (const peer of frozen) process.kill(peer.server.pid, 'SIGSTOP');
     let local: Awaited<ReturnType<typeof retrieve>> | Error;
     try {
-      local = await retrieve(reader, basic, ids).catch((error: Error) => error);
+      // Well within a lease (renewed every TTL/3), so that nobody is fenced meanwhile.
+      local = await retrieve(reader, basic, ids, undefined, 1000).catch((error: Error) => error);
     } finally {
       for (const peer of frozen) process.kill(peer.server.pid, 'SIGCONT');
     }
