@@ -360,6 +360,55 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
     await rest(peers[0]).deleteCollection(name);
   });
 
+  it('should keep replication_factor replicas of each shard on distinct peers, and drop replicas but never the last Active one', async () => {
+    const name = `replicated-${randomBytes(4).toString('hex')}`;
+    await rest(peers[0]).createCollection(name, {
+      vectors: { size: 2, distance: 'Dot' },
+      shard_number: 1,
+      replication_factor: 3,
+      write_consistency_factor: 2,
+    });
+    const upsert = await http(peers[1], 'PUT', `/collections/${name}/points?wait=true`, {
+      points: Array.from({ length: 10 }, (_, i) => ({ id: i + 1, vector: [1, i] })),
+    });
+    expect(upsert.status).toBe(200);
+    const replicasOf = async (peer: Peer) => {
+      const info = (await http(peer, 'GET', `/collections/${name}/cluster`)).body?.result;
+      const all = [...info.local_shards, ...info.remote_shards] as Json[];
+      return all
+        .map((r) => ({ peer: String(r.peer_id ?? info.peer_id), state: r.state as string }))
+        .sort((a, b) => a.peer.localeCompare(b.peer));
+    };
+    const ids = await Promise.all(
+      peers.map(async (peer) => String((await http(peer, 'GET', '/cluster')).body?.result.peer_id)),
+    );
+    for (const peer of peers) {
+      const replicas = await replicasOf(peer);
+      expect(replicas.map((r) => r.state)).toEqual(['Active', 'Active', 'Active']);
+      expect(new Set(replicas.map((r) => r.peer)).size).toBe(3);
+      const all = await http(peer, 'POST', `/collections/${name}/points/count?consistency=all`, { exact: true });
+      expect(all.body?.result.count).toBe(10);
+    }
+    const drop = (peerIndex: number) =>
+      http(
+        peers[0],
+        'POST',
+        `/collections/${name}/cluster`,
+        `{"drop_replica":{"shard_id":0,"peer_id":${ids[peerIndex]}}}`,
+      );
+    const first = await drop(2);
+    expect(first.body).toEqual(expect.objectContaining({ result: true }));
+    expect(first.status).toBe(200);
+    expect((await drop(1)).status).toBe(200);
+    await eventually(1000, async () => expect(await replicasOf(peers[2])).toEqual([{ peer: ids[0], state: 'Active' }]));
+    const last = await drop(0);
+    expect(last.status).toBe(400);
+    expect(last.body?.status.error).toContain('no other Active replica');
+    // A peer holding no replica still answers through the one left.
+    expect((await rest(peers[2]).count(name, { exact: true })).count).toBe(10);
+    await rest(peers[0]).deleteCollection(name);
+  });
+
   it('should fence a peer cut from etcd within its lease TTL, keep its reads, and let it rejoin', async () => {
     const [cut, other] = [peers[2], peers[0]];
     const cutId = String((await http(cut, 'GET', '/cluster')).body?.result.peer_id);

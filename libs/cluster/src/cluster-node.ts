@@ -109,7 +109,8 @@ export class ClusterNode implements ClusterMembership {
         () => lease.assertValid(),
         () => registry.registrationGuard(),
       );
-      const imported = await catalogStore.importStandalone(options.standaloneCatalog);
+      // The imported shards are this peer's: its data folder holds them.
+      const imported = await catalogStore.importStandalone(ownedBy(options.standaloneCatalog, peerId));
       const leader = new LeaderElection(store, keys, { peerId, incarnation: self.incarnation }, () => lease.id);
       const node = new ClusterNode(
         config.name,
@@ -149,8 +150,13 @@ export class ClusterNode implements ClusterMembership {
     return this.registry.peers.size;
   }
 
-  placeShards(count: number, state: Readonly<CatalogState>, placement?: readonly string[]): string[] {
-    return placeShards(count, state, [...this.registry.peers.keys()], placement);
+  placeShards(
+    count: number,
+    state: Readonly<CatalogState>,
+    placement?: readonly string[],
+    replicationFactor = 1,
+  ): string[][] {
+    return placeShards(count, state, [...this.registry.peers.keys()], placement, replicationFactor);
   }
 
   async retirePeer(peerId: string): Promise<void> {
@@ -219,4 +225,16 @@ async function checkFormat(store: MetadataStore, keys: ClusterKeys): Promise<voi
     throw DomainError.failedPrecondition(
       `cluster metadata under ${keys.root} has layout version ${String(version)}; this server knows version ${FORMAT.v}`,
     );
+}
+
+/** A standalone catalog with every shard placed on `peerId` (a standalone record names no peer). */
+function ownedBy(catalog: CatalogState | undefined, peerId: string): CatalogState | undefined {
+  if (!catalog) return undefined;
+  const collections = new Map(
+    [...catalog.collections].map(([name, record]) => [
+      name,
+      { ...record, shards: record.shards.map((shard) => ({ ...shard, peerId: shard.peerId ?? peerId })) },
+    ]),
+  );
+  return { ...catalog, collections };
 }

@@ -1,5 +1,6 @@
-// Where new shards go: spread over the candidate peers, least-loaded first (by shards the catalog already
-// places on each), ties by peer id, so that a collection's shards land on distinct peers when it can.
+// Where new shards go: spread over the candidate peers, least-loaded first (by replicas the catalog already
+// places on each), ties by peer id, so that a collection's shards land on distinct peers when it can. The
+// replicas of one shard always land on distinct peers (as many as there are candidates, at most).
 import { DomainError } from '@vectorstore/common';
 import type { CatalogState } from '@vectorstore/collections';
 
@@ -8,7 +9,8 @@ export function placeShards(
   state: Readonly<CatalogState>,
   livePeers: readonly string[],
   placement?: readonly string[],
-): string[] {
+  replicationFactor = 1,
+): string[][] {
   if (placement) {
     const unknown = placement.filter((peerId) => !livePeers.includes(peerId));
     if (unknown.length > 0)
@@ -24,11 +26,15 @@ export function placeShards(
       if (shard.peerId !== undefined && load.has(shard.peerId)) load.set(shard.peerId, load.get(shard.peerId)! + 1);
     }
   }
-  const placed: string[] = [];
+  const placed: string[][] = [];
+  const replicas = Math.min(Math.max(1, replicationFactor), candidates.length);
   for (let i = 0; i < count; i++) {
-    const [peerId] = [...load].sort(([a, la], [b, lb]) => la - lb || compareIds(a, b))[0];
-    placed.push(peerId);
-    load.set(peerId, load.get(peerId)! + 1);
+    const chosen = [...load]
+      .sort(([a, la], [b, lb]) => la - lb || compareIds(a, b))
+      .slice(0, replicas)
+      .map(([peerId]) => peerId);
+    for (const peerId of chosen) load.set(peerId, load.get(peerId)! + 1);
+    placed.push(chosen);
   }
   return placed;
 }

@@ -343,7 +343,7 @@ describe(`${ClusterService.name} in cluster mode`, () => {
   const membership: ClusterMembership = {
     status: () => ({ peerId: PEER_ID, peers: [], fenced: false, sendFailures: {} }),
     livePeerCount: () => 2,
-    placeShards: (count) => Array.from({ length: count }, (_, i) => (i % 2 === 0 ? PEER_ID : '777')),
+    placeShards: (count) => Array.from({ length: count }, (_, i) => [i % 2 === 0 ? PEER_ID : '777']),
     retirePeer: async (peerId) => void retired.push(peerId),
   };
 

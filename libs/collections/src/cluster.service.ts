@@ -4,7 +4,6 @@ import { CatalogState, resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { CLUSTER_MEMBERSHIP, ClusterMembership, ClusterStatusView } from './cluster/cluster-membership';
 import { PEER_ID } from './cluster/node-identity';
-import { refuseReplication } from './collections.service';
 import {
   CollectionClusterInfo,
   describeShardKey,
@@ -53,7 +52,7 @@ export class ClusterService {
     const sorted = [...record.shards].sort((a, b) => a.shardId - b.shardId);
     return {
       peerId: this.peerId,
-      shardCount: record.shards.length,
+      shardCount: new Set(record.shards.map((shard) => shard.shardId)).size,
       localShards: sorted
         .filter((shard) => isShardOf(shard, this.peerId))
         .map((shard) => ({ ...(shards[shard.shardId] ?? emptyShardStats()), ...shard })),
@@ -97,7 +96,6 @@ export class ClusterService {
       issues.add('request.shard_key.keyword', 'must not be empty');
     }
     issues.throwIfAny();
-    if (this.membership) refuseReplication(request.replicationFactor);
     await this.catalog.mutate((draft) => {
       const record = resolveDraft(draft, collectionName);
       assertCustomSharding(record);
@@ -105,18 +103,18 @@ export class ClusterService {
         throw DomainError.alreadyExists(`Wrong input: Shard key ${describeShardKey(request.shardKey)} already exists`);
       }
       const shardsNumber = request.shardsNumber ?? record.config.params.shardNumber;
+      const replicationFactor = request.replicationFactor ?? record.config.params.replicationFactor;
       const peers = this.membership?.placeShards(
         shardsNumber,
         draft,
         request.placement && request.placement.length > 0 ? request.placement : undefined,
+        replicationFactor,
       );
       for (let i = 0; i < shardsNumber; i++) {
-        record.shards.push({
-          shardId: record.nextShardId++,
-          state: request.initialState ?? 'Active',
-          shardKey: request.shardKey,
-          ...(peers ? { peerId: peers[i] } : {}),
-        });
+        const shardId = record.nextShardId++;
+        const state = request.initialState ?? 'Active';
+        if (!peers) record.shards.push({ shardId, state, shardKey: request.shardKey });
+        else for (const peerId of peers[i]) record.shards.push({ shardId, state, shardKey: request.shardKey, peerId });
       }
       record.shardKeys.push({
         key: request.shardKey,
@@ -129,7 +127,7 @@ export class ClusterService {
 
   /**
    * `DELETE /cluster/peer/{id}`: as Qdrant, a peer holding shards is removed only with `force`; its
-   * shards are then marked Dead (with one replica per shard, their points are gone from the cluster).
+   * replicas are then marked Dead (a shard with no other replica has lost its points).
    * Standalone there is no other peer to remove.
    */
   async removePeer(peerId: string, force: boolean): Promise<boolean> {
@@ -184,7 +182,60 @@ export class ClusterService {
     issues.throwIfAny();
     if ('createShardKey' in operation) return this.createShardKey(collectionName, operation.createShardKey, timeout);
     if ('deleteShardKey' in operation) return this.deleteShardKey(collectionName, operation.deleteShardKey, timeout);
+    if ('dropReplica' in operation) return this.dropReplica(collectionName, operation.dropReplica);
     return this.rejectPeerOperation(operation.peerOperation);
+  }
+
+  /**
+   * Removes one replica of a shard (cluster mode), as Qdrant's `drop_replica`: refused for a replica
+   * that does not exist and for the last Active one (its points would be gone). The peer that held it
+   * deletes its data when its catalog shows the replica gone.
+   */
+  async dropReplica(collectionName: string, replica: { shardId: number; peerId: string }): Promise<boolean> {
+    if (!this.membership) return this.rejectPeerOperation('dropReplica');
+    await this.catalog.mutate((draft) => {
+      const record = resolveDraft(draft, collectionName);
+      const index = record.shards.findIndex((s) => s.shardId === replica.shardId && s.peerId === replica.peerId);
+      if (index < 0)
+        throw DomainError.notFound(
+          `Not found: Shard ${replica.shardId} of ${record.name} does not have a replica on peer ${replica.peerId}`,
+        );
+      const othersActive = record.shards.some(
+        (s, i) => i !== index && s.shardId === replica.shardId && s.state === 'Active',
+      );
+      if (!othersActive)
+        throw DomainError.invalidArgument(
+          `Bad request: Shard ${replica.shardId} of ${record.name} has no other Active replica; dropping the replica on peer ${replica.peerId} would lose its points`,
+        );
+      record.shards.splice(index, 1);
+    });
+    return true;
+  }
+
+  /**
+   * Marks replicas that failed to take a write Dead (cluster mode), so that no read or write counts on
+   * them again until they are recovered. Done before the write is acknowledged without them; never to
+   * a shard's last Active replica (then the write fails instead). Unknown or already Dead replicas are
+   * skipped; a collection deleted meanwhile has nothing to mark.
+   */
+  async markReplicasDead(
+    collectionId: string,
+    replicas: ReadonlyArray<{ shardId: number; peerId: string }>,
+  ): Promise<void> {
+    await this.catalog.mutate((draft) => {
+      const record = [...draft.collections.values()].find((r) => r.id === collectionId);
+      if (!record) return;
+      for (const { shardId, peerId } of replicas) {
+        const replica = record.shards.find((s) => s.shardId === shardId && s.peerId === peerId);
+        if (!replica || replica.state === 'Dead') continue;
+        const othersActive = record.shards.some((s) => s !== replica && s.shardId === shardId && s.state === 'Active');
+        if (!othersActive)
+          throw DomainError.unavailable(
+            `Service unavailable: shard ${shardId} of ${record.name} has no other Active replica than the one on peer ${peerId}, which failed`,
+          );
+        replica.state = 'Dead';
+      }
+    });
   }
 
   /** Operations that need a second peer. */

@@ -30,7 +30,6 @@ export class CollectionsService {
         ? { ...input, shardNumber: Math.max(1, this.membership.livePeerCount()) }
         : input;
     validateCreateCollection(request);
-    if (this.membership) refuseReplication(request.replicationFactor, request.writeConsistencyFactor);
     const config = buildCollectionConfig(request);
     await this.catalog.mutate((draft) => {
       if (draft.collections.has(request.name)) {
@@ -46,7 +45,9 @@ export class CollectionsService {
         name: request.name,
         createdAt: new Date().toISOString(),
         config,
-        shards: initialShards(request, (count) => this.membership?.placeShards(count, draft)),
+        shards: initialShards(request, (count) =>
+          this.membership?.placeShards(count, draft, undefined, request.replicationFactor ?? 1),
+        ),
         shardKeys: [],
         nextShardId: 0,
       };
@@ -123,17 +124,17 @@ export class CollectionsService {
 
 function initialShards(
   request: CreateCollectionRequest,
-  place: (count: number) => string[] | undefined,
+  place: (count: number) => string[][] | undefined,
 ): ShardRecord[] {
   // Custom sharding starts with no shards; each shard key brings its own.
   if (request.shardingMethod === 'Custom') return [];
   const count = request.shardNumber ?? 1;
   const peers = place(count);
-  return Array.from({ length: count }, (_, shardId) => ({
-    shardId,
-    state: 'Active' as const,
-    ...(peers ? { peerId: peers[shardId] } : {}),
-  }));
+  // Standalone: one record per shard (this server holds it); cluster: one per replica, each on its peer.
+  if (!peers) return Array.from({ length: count }, (_, shardId) => ({ shardId, state: 'Active' as const }));
+  return peers.flatMap((replicas, shardId) =>
+    replicas.map((peerId) => ({ shardId, state: 'Active' as const, peerId })),
+  );
 }
 
 function checkReference(name: string): void {
@@ -145,13 +146,4 @@ function checkReference(name: string): void {
 /** Byte-wise order, like Rust's BTreeMap<String, _>. */
 function compareNames(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
-
-/** Cluster mode keeps one copy of each shard until replication lands (docs/cluster.md). */
-export function refuseReplication(replicationFactor: number | undefined, writeConsistencyFactor?: number): void {
-  if ((replicationFactor ?? 1) > 1 || (writeConsistencyFactor ?? 1) > 1) {
-    throw DomainError.unimplemented(
-      'Cluster mode does not replicate shards yet: replication_factor and write_consistency_factor must be 1 (docs/cluster.md)',
-    );
-  }
 }

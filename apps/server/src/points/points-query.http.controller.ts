@@ -3,7 +3,12 @@ import { Operation } from '@vectorstore/auth';
 import { ReadRouter } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
 import { encodeList } from './rest/chunked-json';
-import { groupsToRest, readOptionsFromRest, scoredPointToRest } from './rest/points-read.rest-mapper';
+import {
+  groupsToRest,
+  readOptionsFromRest,
+  scoredPointToRest,
+  withReadConsistency,
+} from './rest/points-read.rest-mapper';
 import { batchOf, queryFromRest, queryGroupsFromRest, queryRequestAt } from './rest/query.rest-mapper';
 import { HttpController } from '../core/rest/http-controller.decorator';
 
@@ -17,7 +22,12 @@ export class PointsQueryHttpController {
   @HttpCode(200)
   async query(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
-    return { points: await encodeList(await this.reads.query(c, queryFromRest(body, timeout)), scoredPointToRest) };
+    return {
+      points: await encodeList(
+        await this.reads.query(c, withReadConsistency(queryFromRest(body, timeout), q)),
+        scoredPointToRest,
+      ),
+    };
   }
 
   @Operation('Points/QueryBatch')
@@ -29,7 +39,9 @@ export class PointsQueryHttpController {
     @Query() q: RestQuery,
   ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
-    const requests = batchOf(body, (issues, value, path) => queryRequestAt(issues, value, path, timeout));
+    const requests = batchOf(body, (issues, value, path) =>
+      withReadConsistency(queryRequestAt(issues, value, path, timeout), q),
+    );
     const results = await this.reads.batch(c, requests, this.reads.query);
     return results.map((points) => ({ points: points.map(scoredPointToRest) }));
   }

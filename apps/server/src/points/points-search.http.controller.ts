@@ -2,7 +2,12 @@ import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { ReadRouter, ScoredPoint } from '@vectorstore/points';
 import { RestQuery } from '../core/rest/rest-query';
-import { groupsToRest, readOptionsFromRest, scoredPointToRest } from './rest/points-read.rest-mapper';
+import {
+  groupsToRest,
+  readOptionsFromRest,
+  scoredPointToRest,
+  withReadConsistency,
+} from './rest/points-read.rest-mapper';
 import { batchOf } from './rest/query.rest-mapper';
 import {
   discoverRequestAt,
@@ -28,7 +33,12 @@ export class PointsSearchHttpController {
   @Post('search')
   @HttpCode(200)
   async search(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
-    return points(await this.reads.search(c, singleOf(body, searchRequestAt, readOptionsFromRest(q).timeout)));
+    return points(
+      await this.reads.search(
+        c,
+        withReadConsistency(singleOf(body, searchRequestAt, readOptionsFromRest(q).timeout), q),
+      ),
+    );
   }
 
   @Operation('Points/SearchBatch')
@@ -40,7 +50,9 @@ export class PointsSearchHttpController {
     @Query() q: RestQuery,
   ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
-    const requests = batchOf(body, (issues, value, path) => searchRequestAt(issues, value, path, timeout));
+    const requests = batchOf(body, (issues, value, path) =>
+      withReadConsistency(searchRequestAt(issues, value, path, timeout), q),
+    );
     return (await this.reads.batch(c, requests, this.reads.search)).map(points);
   }
 
@@ -55,7 +67,12 @@ export class PointsSearchHttpController {
   @Post('recommend')
   @HttpCode(200)
   async recommend(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
-    return points(await this.reads.recommend(c, singleOf(body, recommendRequestAt, readOptionsFromRest(q).timeout)));
+    return points(
+      await this.reads.recommend(
+        c,
+        withReadConsistency(singleOf(body, recommendRequestAt, readOptionsFromRest(q).timeout), q),
+      ),
+    );
   }
 
   @Operation('Points/RecommendBatch')
@@ -67,7 +84,9 @@ export class PointsSearchHttpController {
     @Query() q: RestQuery,
   ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
-    const requests = batchOf(body, (issues, value, path) => recommendRequestAt(issues, value, path, timeout));
+    const requests = batchOf(body, (issues, value, path) =>
+      withReadConsistency(recommendRequestAt(issues, value, path, timeout), q),
+    );
     return (await this.reads.batch(c, requests, this.reads.recommend)).map(points);
   }
 
@@ -82,7 +101,12 @@ export class PointsSearchHttpController {
   @Post('discover')
   @HttpCode(200)
   async discover(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
-    return points(await this.reads.discover(c, singleOf(body, discoverRequestAt, readOptionsFromRest(q).timeout)));
+    return points(
+      await this.reads.discover(
+        c,
+        withReadConsistency(singleOf(body, discoverRequestAt, readOptionsFromRest(q).timeout), q),
+      ),
+    );
   }
 
   @Operation('Points/DiscoverBatch')
@@ -94,7 +118,9 @@ export class PointsSearchHttpController {
     @Query() q: RestQuery,
   ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
-    const requests = batchOf(body, (issues, value, path) => discoverRequestAt(issues, value, path, timeout));
+    const requests = batchOf(body, (issues, value, path) =>
+      withReadConsistency(discoverRequestAt(issues, value, path, timeout), q),
+    );
     return (await this.reads.batch(c, requests, this.reads.discover)).map(points);
   }
 }

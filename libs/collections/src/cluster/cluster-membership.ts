@@ -25,10 +25,16 @@ export interface ClusterMembership {
   /** Live peers now: a new collection gets this many shards unless it asks otherwise (as Qdrant). */
   livePeerCount(): number;
   /**
-   * The peer for each of `count` new shards: over `placement` (peer ids that must be live) or all live
-   * peers, least-loaded first by the shards `state` already places on each.
+   * The peers of each of `count` new shards, `replicationFactor` distinct ones each (fewer when fewer
+   * candidates): over `placement` (peer ids that must be live) or all live peers, least-loaded first by
+   * the replicas `state` already places on each.
    */
-  placeShards(count: number, state: Readonly<CatalogState>, placement?: readonly string[]): string[];
+  placeShards(
+    count: number,
+    state: Readonly<CatalogState>,
+    placement?: readonly string[],
+    replicationFactor?: number,
+  ): string[][];
   /** Retires another peer for good: it can never rejoin, and its live registration is ended. */
   retirePeer(peerId: string): Promise<void>;
 }

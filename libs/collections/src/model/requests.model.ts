@@ -105,6 +105,8 @@ export interface ShardTransfer {
 export type ClusterSetupOperation =
   | { createShardKey: CreateShardKeyRequest }
   | { deleteShardKey: ShardKey }
+  /** Removes one replica of a shard (cluster mode); the last Active replica stays. */
+  | { dropReplica: { shardId: number; peerId: string } }
   | { peerOperation: PeerTransferOperation; transfer?: ShardTransfer };
 
 /** Operations on the cluster's membership (REST only); a single node has no cluster to change. */

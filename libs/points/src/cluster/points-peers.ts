@@ -42,10 +42,11 @@ export interface PointsPeers {
   assertWritable(): void;
   /** Applies one operation to shard `shardId` of `collection` on `peerId`; its operation number. */
   update(peerId: string, collection: CollectionRecord, shardId: number, operation: UpdateOperation): Promise<number>;
-  /** Runs a read on `peerId` over its shards of `collection`. */
+  /** Runs a read on `peerId` over its replicas of shards `shardIds` of `collection`. */
   read<K extends ShardRead['kind']>(
     peerId: string,
     collection: CollectionRecord,
+    shardIds: readonly number[],
     read: Extract<ShardRead, { kind: K }>,
   ): Promise<ShardReadResults[K]>;
 }

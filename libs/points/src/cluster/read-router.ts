@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
-import { DomainError } from '@vectorstore/common';
+import { CollectionCatalog, CollectionRecord, ShardRecord } from '@vectorstore/collections';
+import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import { PointId, pointIdKey } from '../model/point-id.model';
 import { RetrievedPoint, ScoredPoint } from '../model/point.model';
 import {
@@ -13,6 +13,7 @@ import {
   PointGroup,
   PrefetchQuery,
   QueryRequest,
+  ReadConsistency,
   RecommendRequest,
   ScrollRequest,
   SearchRequest,
@@ -34,14 +35,26 @@ import {
 } from '../service/query-requests';
 import { mapQueryInputs, stagesOf } from './query-inputs';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
+import { planReads } from './read-plan';
+import { ShardEndpoint } from './shard-endpoint';
 import { mergeFacets, mergeGot, mergeOrderedPages, mergeScored, mergeScrollPages } from './result-merge';
 
-/** Where a read goes: the other peers holding shards it selects, and whether this peer holds any. */
+/** Where a read goes in cluster mode: the collection as routed, and which peers answer for which shards. */
 interface Spread {
   record: CollectionRecord;
-  remote: string[];
+  /** The selected replicas (every replica of every selected shard). */
+  replicas: ShardRecord[];
+  readConsistency?: ReadConsistency;
+  /** Whether this peer answers for some shard (then it checks the request first). */
   local: boolean;
 }
+
+/** Failures after which the same shards are asked of another replica: the peer, not the request, failed. */
+const RETRIED_FAILURES: ReadonlySet<ErrorKind> = new Set([
+  ErrorKind.Unavailable,
+  ErrorKind.DeadlineExceeded,
+  ErrorKind.Internal,
+]);
 
 /**
  * Every read of points, as the transports call it. On a standalone server (or when this peer holds
@@ -56,25 +69,26 @@ export class ReadRouter {
     private readonly reader: PointsReader,
     private readonly engine: QueryEngine,
     private readonly matrix: DistanceMatrixService,
+    private readonly endpoint: ShardEndpoint,
     @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
   ) {}
 
   async get(collectionName: string, request: GetRequest): Promise<RetrievedPoint[]> {
-    const spread = this.spread(collectionName, request.shardKeySelector);
+    const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
     if (!spread) return this.reader.get(collectionName, request);
-    const lists = await this.gather(spread, { kind: 'get', request }, () => this.reader.get(collectionName, request));
-    return mergeGot(request.ids, lists);
+    this.reader.admit(collectionName, { timeout: request.timeout }, request.ids.length);
+    const lists = await this.gather(spread, { kind: 'get', request });
+    return mergeGot(request.ids, lists.flat());
   }
 
   async scroll(
     collectionName: string,
     request: ScrollRequest,
   ): Promise<{ points: RetrievedPoint[]; nextPageOffset?: PointId }> {
-    const spread = this.spread(collectionName, request.shardKeySelector);
+    const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
     if (!spread) return this.reader.scroll(collectionName, request);
-    const pages = await this.gather(spread, { kind: 'scroll', request }, () =>
-      this.reader.scroll(collectionName, request),
-    );
+    this.reader.admit(collectionName, { limit: request.limit, timeout: request.timeout, filter: request.filter });
+    const pages = (await this.gather(spread, { kind: 'scroll', request })).flat();
     if (request.orderBy) {
       return {
         points: mergeOrderedPages(
@@ -88,21 +102,20 @@ export class ReadRouter {
   }
 
   async count(collectionName: string, request: CountRequest): Promise<number> {
-    const spread = this.spread(collectionName, request.shardKeySelector);
+    const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
     if (!spread) return this.reader.count(collectionName, request);
-    const counts = await this.gather(spread, { kind: 'count', request }, () =>
-      this.reader.count(collectionName, request),
-    );
+    // Each copy counts every selected shard once: the first copy's sum is the count.
+    this.reader.admit(collectionName, { timeout: request.timeout, filter: request.filter });
+    const [counts] = await this.gather(spread, { kind: 'count', request });
     return counts.reduce((sum, count) => sum + count, 0);
   }
 
   async facet(collectionName: string, request: FacetRequest): Promise<FacetHit[]> {
-    const spread = this.spread(collectionName, request.shardKeySelector);
+    const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
     if (!spread) return this.reader.facet(collectionName, request);
     // Every peer counts every value, so the sums are exact before the cut.
-    const lists = await this.gather(spread, { kind: 'facet', request }, () =>
-      this.reader.facetAll(collectionName, request),
-    );
+    this.reader.admit(collectionName, { limit: request.limit, timeout: request.timeout, filter: request.filter });
+    const [lists] = await this.gather(spread, { kind: 'facet', request });
     return mergeFacets(lists, request.limit);
   }
 
@@ -120,19 +133,19 @@ export class ReadRouter {
   }
 
   async query(collectionName: string, request: QueryRequest): Promise<ScoredPoint[]> {
-    const spread = this.spread(collectionName, request.shardKeySelector);
+    const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
     if (!spread) return this.engine.query(collectionName, request);
-    if (spread.local) this.engine.validate(collectionName, request);
+    this.engine.admit(collectionName, request);
+    if (rootHasMmr(request))
+      this.requireLocal(collectionName, request.shardKeySelector, 'maximal marginal relevance (mmr)');
     const resolved = await this.withExampleVectors(spread.record, request);
     const root = resolved.query;
     if (root && ('fusion' in root || 'rrf' in root)) return this.fused(collectionName, spread, resolved);
     const order = this.engine.resultOrder(collectionName, resolved);
     const window = resolved.offset + resolved.limit;
     const part: QueryRequest = { ...resolved, offset: 0, limit: window };
-    const lists = await this.gather(spread, { kind: 'query', request: part }, () =>
-      this.engine.query(collectionName, part),
-    );
-    return mergeScored(lists, order, window).slice(resolved.offset);
+    const lists = await this.gather(spread, { kind: 'query', request: part });
+    return mergeScored(lists.flat(), order, window).slice(resolved.offset);
   }
 
   /** Several queries of one kind against one collection (SearchBatch, QueryBatch, ...), in order. */
@@ -191,10 +204,8 @@ export class ReadRouter {
           timeout: request.timeout,
         };
         const order = this.engine.resultOrder(collectionName, part);
-        const parts = await this.gather(spread, { kind: 'query', request: part }, () =>
-          this.engine.query(collectionName, part),
-        );
-        return mergeScored(parts, order, part.limit).map((point) => ({
+        const parts = await this.gather(spread, { kind: 'query', request: part });
+        return mergeScored(parts.flat(), order, part.limit).map((point) => ({
           key: pointIdKey(point.id),
           score: point.score,
           point,
@@ -264,41 +275,81 @@ export class ReadRouter {
 
   /** Refuses a read this peer cannot answer alone (no merge for it yet), in cluster mode. */
   private requireLocal(collectionName: string, selector: ShardKeySelector | undefined, what: string): void {
-    if (this.spread(collectionName, selector)) {
+    const spread = this.spread(collectionName, selector, undefined);
+    const answering = spread && new Set(spread.replicas.map((replica) => replica.peerId));
+    const allActiveHere =
+      spread?.replicas.every((replica) => replica.state === 'Active') &&
+      answering?.size === 1 &&
+      answering.has(this.peers?.selfId);
+    if (spread && !allActiveHere) {
       throw DomainError.unimplemented(
         `Cluster mode does not serve ${what} over shards on several peers yet (docs/cluster.md)`,
       );
     }
   }
 
-  /** Where a read goes in cluster mode; undefined when this peer holds every shard it selects. */
-  private spread(collectionName: string, selector: ShardKeySelector | undefined): Spread | undefined {
-    if (!this.peers) return undefined;
+  /** Where a read goes in cluster mode (undefined on a standalone server, which holds every shard). */
+  private spread(
+    collectionName: string,
+    selector: ShardKeySelector | undefined,
+    readConsistency: ReadConsistency | undefined,
+  ): Spread | undefined {
+    const peers = this.peers;
+    if (!peers) return undefined;
     const record = this.catalog.require(collectionName);
     const shards = new Map(record.shards.map((shard) => [shard.shardId, shard]));
-    const owners = new Set(readShards(shards, selector).map((shard) => shard.peerId ?? this.peers!.selfId));
-    const local = owners.delete(this.peers.selfId);
-    if (owners.size === 0) return undefined;
-    return { record, remote: [...owners], local };
+    // An unknown shard key is refused here, as a single server does.
+    const selected = new Set(readShards(shards, selector).map((shard) => shard.shardId));
+    const replicas = record.shards.filter((replica) => selected.has(replica.shardId));
+    const local = replicas.some((replica) => (replica.peerId ?? peers.selfId) === peers.selfId);
+    return { record, replicas, readConsistency, local };
   }
 
-  /** Each peer's answer (this peer's own first, computed while the others are on their way). */
+  /**
+   * The answers to a read, one list per copy (see planReads): each part of a copy goes to its peer
+   * (this peer's own part runs here, while the others are on their way). With one copy, shards whose
+   * peer fails are asked of another replica; with more, every copy must answer.
+   */
   private async gather<K extends ShardRead['kind']>(
     spread: Spread,
     read: Extract<ShardRead, { kind: K }>,
-    local: () => ShardReadResults[K],
-  ): Promise<Array<ShardReadResults[K]>> {
+  ): Promise<Array<Array<ShardReadResults[K]>>> {
     const peers = this.peers!;
-    const remote = spread.remote.map((peerId) => peers.read(peerId, spread.record, read));
-    let own: Array<ShardReadResults[K]> = [];
-    try {
-      if (spread.local) own = [local()];
-    } catch (error) {
-      void Promise.allSettled(remote);
-      throw error;
+    const copies = planReads(spread.replicas, peers.selfId, spread.readConsistency);
+    const ask = (peerId: string, shardIds: number[]) =>
+      peerId === peers.selfId
+        ? this.endpoint.read(spread.record, shardIds, read)
+        : peers.read(peerId, spread.record, shardIds, read);
+    if (copies.length > 1) {
+      return Promise.all(copies.map((parts) => Promise.all(parts.map((part) => ask(part.peerId, part.shardIds)))));
     }
-    return [...own, ...(await Promise.all(remote))];
+    const unreachable = new Set<string>();
+    const answerPart = async (peerId: string, shardIds: number[]): Promise<Array<ShardReadResults[K]>> => {
+      try {
+        return [await ask(peerId, shardIds)];
+      } catch (error) {
+        if (peerId === peers.selfId || !isDomainError(error) || !RETRIED_FAILURES.has(error.kind)) throw error;
+        unreachable.add(peerId);
+        const wanted = new Set(shardIds);
+        // planReads throws when no other replica of these shards is readable: the read fails then.
+        const [retry] = planReads(
+          spread.replicas.filter((replica) => wanted.has(replica.shardId)),
+          peers.selfId,
+          undefined,
+          unreachable,
+        );
+        const answers = await Promise.all(retry.map((part) => answerPart(part.peerId, part.shardIds)));
+        return answers.flat();
+      }
+    };
+    const answers = await Promise.all(copies[0].map((part) => answerPart(part.peerId, part.shardIds)));
+    return [answers.flat()];
   }
+}
+
+/** Whether the root of a query re-ranks by Maximal Marginal Relevance (which needs every candidate at once). */
+function rootHasMmr(request: QueryRequest): boolean {
+  return request.query !== undefined && 'nearest' in request.query && request.query.mmr !== undefined;
 }
 
 function inputsOfStage(stage: PrefetchQuery): VectorInput[] {

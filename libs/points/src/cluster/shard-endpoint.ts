@@ -33,7 +33,7 @@ export class ShardEndpoint {
   /** Applies a coordinator's part of a write to local shard `shardId`; its operation number. */
   async update(collection: RoutedCollection, shardId: number, operation: UpdateOperation): Promise<number> {
     this.peers?.assertWritable();
-    const context = await this.caughtUp(collection, shardId);
+    const context = await this.caughtUp(collection, [shardId]);
     return context.storage.schemaLock.shared(() => {
       const handle = context.storage.shards.get(shardId);
       if (!handle) throw notHere(collection, shardId);
@@ -41,44 +41,56 @@ export class ShardEndpoint {
     });
   }
 
-  /** Runs a read over this peer's shards of the collection. */
+  /** Runs a read over this peer's replicas of shards `shardIds` of the collection (and no other shard). */
   async read<K extends ShardRead['kind']>(
     collection: RoutedCollection,
+    shardIds: readonly number[],
     read: Extract<ShardRead, { kind: K }>,
   ): Promise<ShardReadResults[K]> {
-    const context = await this.caughtUp(collection);
-    const name = collection.name;
+    const context = await this.caughtUp(collection, shardIds);
+    return this.readLocal(context, shardIds, read);
+  }
+
+  /** A read over this peer's replicas of shards `shardIds` (the local services are synchronous). */
+  readLocal<K extends ShardRead['kind']>(
+    context: CollectionContext,
+    shardIds: readonly number[],
+    read: Extract<ShardRead, { kind: K }>,
+  ): ShardReadResults[K] {
+    const name = context.record.name;
     const run = read as ShardRead;
-    switch (run.kind) {
-      case 'get':
-        return this.reader.get(name, run.request) as ShardReadResults[K];
-      case 'scroll':
-        return this.reader.scroll(name, run.request) as ShardReadResults[K];
-      case 'count':
-        return this.reader.count(name, run.request) as ShardReadResults[K];
-      case 'facet':
-        return this.reader.facetAll(name, run.request) as ShardReadResults[K];
-      case 'query':
-        return this.engine.query(name, run.request) as ShardReadResults[K];
-      case 'stats':
-        return this.stats.statsFor(context.record) as ShardReadResults[K];
-    }
+    if (run.kind === 'stats') return this.stats.statsFor(context.record, shardIds) as ShardReadResults[K];
+    return this.contexts.scoped(context.record.id, shardIds, () => {
+      switch (run.kind) {
+        case 'get':
+          return this.reader.get(name, run.request) as ShardReadResults[K];
+        case 'scroll':
+          return this.reader.scroll(name, run.request) as ShardReadResults[K];
+        case 'count':
+          return this.reader.count(name, run.request) as ShardReadResults[K];
+        case 'facet':
+          return this.reader.facetAll(name, run.request) as ShardReadResults[K];
+        case 'query':
+          return this.engine.query(name, run.request) as ShardReadResults[K];
+      }
+    });
   }
 
   /**
    * The collection as the coordinator routed it. A coordinator may be ahead of this peer's catalog
    * watch (a collection or shard just created): this peer waits a little for it to arrive.
    */
-  private async caughtUp(collection: RoutedCollection, shardId?: number): Promise<CollectionContext> {
+  private async caughtUp(collection: RoutedCollection, shardIds: readonly number[]): Promise<CollectionContext> {
     const deadline = Date.now() + CATCH_UP_MS;
     for (;;) {
       const context = this.tryResolve(collection.name);
       const current = context?.record.id === collection.id;
-      if (current && (shardId === undefined || context.storage.shards.has(shardId))) return context;
+      const missing = current ? shardIds.find((id) => !context.storage.shards.has(id)) : undefined;
+      if (current && missing === undefined) return context;
       if (Date.now() >= deadline) {
         if (!context || !current)
           throw DomainError.notFound(`Not found: Collection \`${collection.name}\` doesn't exist!`);
-        throw notHere(collection, shardId as number);
+        throw notHere(collection, missing as number);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

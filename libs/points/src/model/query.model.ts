@@ -34,6 +34,12 @@ export type VectorInput = { vector: Vector } | { pointId: PointId };
 
 export type Direction = 'Asc' | 'Desc';
 
+/**
+ * How many replicas of each shard must answer a read (cluster mode; a single server satisfies every
+ * level). As Qdrant: all readable replicas, a majority of them, a quorum of all replicas, or a number.
+ */
+export type ReadConsistency = { type: 'All' | 'Majority' | 'Quorum' } | { factor: number };
+
 export type StartFrom = { float: number } | { integer: bigint } | { datetime: number };
 
 export interface OrderBy {
@@ -120,6 +126,8 @@ export interface QueryRequest {
   shardKeySelector?: ShardKeySelector;
   lookupFrom?: LookupLocation;
   timeout?: number;
+  /** Cluster mode: how many replicas of each shard must answer. */
+  readConsistency?: ReadConsistency;
 }
 
 /** Classic nearest-neighbour search (Qdrant's SearchPoints). */
@@ -135,6 +143,8 @@ export interface SearchRequest {
   withVectors: VectorSelector;
   shardKeySelector?: ShardKeySelector;
   timeout?: number;
+  /** Cluster mode: how many replicas of each shard must answer. */
+  readConsistency?: ReadConsistency;
 }
 
 export interface RecommendRequest {
@@ -154,6 +164,8 @@ export interface RecommendRequest {
   lookupFrom?: LookupLocation;
   shardKeySelector?: ShardKeySelector;
   timeout?: number;
+  /** Cluster mode: how many replicas of each shard must answer. */
+  readConsistency?: ReadConsistency;
 }
 
 /** Discover (Qdrant's DiscoverPoints): a target and/or context pairs; without a target it is a context search. */
@@ -170,6 +182,8 @@ export interface DiscoverRequest {
   lookupFrom?: LookupLocation;
   shardKeySelector?: ShardKeySelector;
   timeout?: number;
+  /** Cluster mode: how many replicas of each shard must answer. */
+  readConsistency?: ReadConsistency;
 }
 
 /** The value of a `group_by` payload key that names a group: a keyword or an integer. */
@@ -212,6 +226,8 @@ export interface ScrollRequest {
   orderBy?: OrderBy;
   shardKeySelector?: ShardKeySelector;
   timeout?: number;
+  /** Cluster mode: how many replicas of each shard must answer. */
+  readConsistency?: ReadConsistency;
 }
 
 export interface CountRequest {
@@ -219,6 +235,8 @@ export interface CountRequest {
   exact: boolean;
   shardKeySelector?: ShardKeySelector;
   timeout?: number;
+  /** Cluster mode: how many replicas of each shard must answer. */
+  readConsistency?: ReadConsistency;
 }
 
 export interface GetRequest {
@@ -227,6 +245,8 @@ export interface GetRequest {
   withVectors: VectorSelector;
   shardKeySelector?: ShardKeySelector;
   timeout?: number;
+  /** Cluster mode: how many replicas of each shard must answer. */
+  readConsistency?: ReadConsistency;
 }
 
 export interface FacetRequest {
@@ -236,6 +256,8 @@ export interface FacetRequest {
   exact: boolean;
   shardKeySelector?: ShardKeySelector;
   timeout?: number;
+  /** Cluster mode: how many replicas of each shard must answer. */
+  readConsistency?: ReadConsistency;
 }
 
 export type FacetValue = { keyword: string } | { integer: bigint } | { bool: boolean };

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
 import { CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
-import { CollectionStorage } from '../storage/collection-storage';
+import { ShardKeySelector } from '../model/selectors.model';
+import { CollectionStorage, ShardHandle } from '../storage/collection-storage';
 import { FieldIndexSchema } from '../storage/local-shard/field-index-schema';
 import { PointsStorage } from '../storage/points-storage';
 import { StrictModeGuard } from './strict-mode';
@@ -10,6 +11,8 @@ import { StrictModeGuard } from './strict-mode';
 export interface CollectionContext {
   record: CollectionRecord;
   storage: CollectionStorage;
+  /** The shards a read of this request sees: the selected ones, within the read's scope (see `scoped`). */
+  readShards(selector: ShardKeySelector | undefined): ShardHandle[];
   /** Whether `key` has a tenant index (`is_tenant`), for strict mode's full-scan rule. */
   isTenantKey(key: string): boolean;
   /** The payload index on `key` (or on `key` without `[]`), for strict mode's filter rules. */
@@ -20,11 +23,29 @@ export interface CollectionContext {
 @Injectable()
 export class CollectionContexts {
   readonly strict = new StrictModeGuard();
+  /** While a scoped read runs: the one collection it is for, and the shards of it that it may see. */
+  private scope: { collectionId: string; shardIds: ReadonlySet<number> } | undefined;
 
   constructor(
     private readonly catalog: CollectionCatalog,
     private readonly storage: PointsStorage,
   ) {}
+
+  /**
+   * Runs a coordinator's part of a read (cluster mode): it may see only shards `shardIds` of collection
+   * `collectionId` (the replicas the coordinator chose; a Dead replica held here must not answer), and
+   * strict mode is off for that collection, as the coordinator checked and charged the whole request
+   * (a part asks for more: offset + limit, merged filters). `read` is synchronous, as every local
+   * evaluation is, so no other request can resolve a context while the scope is set.
+   */
+  scoped<T>(collectionId: string, shardIds: readonly number[], read: () => T): T {
+    this.scope = { collectionId, shardIds: new Set(shardIds) };
+    try {
+      return read();
+    } finally {
+      this.scope = undefined;
+    }
+  }
 
   resolve(nameOrAlias: string): CollectionContext {
     const record = this.catalog.require(nameOrAlias);
@@ -34,9 +55,14 @@ export class CollectionContexts {
         `Service internal error: collection \`${record.name}\` could not be loaded: ${storage.failure.message}`,
       );
     }
+    const scope = this.scope?.collectionId === record.id ? this.scope.shardIds : undefined;
     return {
-      record,
+      record: scope ? { ...record, config: { ...record.config, strictModeConfig: undefined } } : record,
       storage,
+      readShards: (selector) => {
+        const selected = storage.readShards(selector);
+        return scope ? selected.filter((handle) => scope.has(handle.shardId)) : selected;
+      },
       indexSchemaOf: (key: string) => {
         for (const h of storage.shards.values()) {
           const schema = h.shard.fieldIndexes.get(key) ?? h.shard.fieldIndexes.get(stripArrays(key));

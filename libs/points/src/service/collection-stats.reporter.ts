@@ -7,10 +7,10 @@ import {
   CollectionStatus,
   emptyCollectionStats,
   CollectionConfig,
-  isShardOf,
   PayloadSchemaInfo,
 } from '@vectorstore/collections';
 import { POINTS_PEERS, PointsPeers } from '../cluster/points-peers';
+import { planReads } from '../cluster/read-plan';
 import { planOptimizations } from '../optimizer/optimization-planner';
 import { OptimizerService } from '../optimizer/optimizer.service';
 import { LocalShard } from '../storage/local-shard';
@@ -32,7 +32,8 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
     this.registry.register(this);
   }
 
-  statsFor(record: CollectionRecord): CollectionRuntimeStats {
+  /** The collection's stats over this peer's shards (only `shardIds` of them, when given). */
+  statsFor(record: CollectionRecord, shardIds?: readonly number[]): CollectionRuntimeStats {
     const stats: CollectionRuntimeStats = { ...emptyCollectionStats(record), shards: {} };
     const storage = this.storage.openStorages().find((s) => s.record.id === record.id);
     if (!storage) return stats;
@@ -45,6 +46,7 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
     }
     const schema: Record<string, PayloadSchemaInfo> = {};
     for (const handle of storage.shards.values()) {
+      if (shardIds && !shardIds.includes(handle.shardId)) continue;
       const shard = handle.shard;
       stats.segmentsCount += shard.segments.length;
       stats.pointsCount += shard.pointCount;
@@ -75,22 +77,43 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
     return stats;
   }
 
-  /** Cluster mode: this peer's stats combined with those of every other peer holding shards of the collection. */
+  /**
+   * Cluster mode: the stats of one readable replica of every shard (this peer's own first), combined.
+   * Collection info stays available while a peer is gone: its shards are left out, and a warning says so.
+   */
   async clusterStatsFor(record: CollectionRecord): Promise<CollectionRuntimeStats> {
     const peers = this.peers;
-    const own = this.statsFor(record);
-    if (!peers) return own;
-    const others = new Set(record.shards.filter((s) => !isShardOf(s, peers.selfId)).map((s) => s.peerId as string));
-    if (others.size === 0) return own;
-    // Collection info stays available while a peer is gone: its shards are left out, and a warning says so.
+    if (!peers) return this.statsFor(record);
+    const parts = new Map<string, number[]>();
+    const warnings: string[] = [];
+    for (const shardId of new Set(record.shards.map((shard) => shard.shardId))) {
+      try {
+        const [[part]] = planReads(
+          record.shards.filter((shard) => shard.shardId === shardId),
+          peers.selfId,
+          undefined,
+        );
+        parts.set(part.peerId, [...(parts.get(part.peerId) ?? []), shardId]);
+      } catch {
+        warnings.push(`Shard ${shardId} has no readable replica: the counts leave it out`);
+      }
+    }
+    const asked = [...parts];
     const answers = await Promise.allSettled(
-      [...others].map((peerId) => peers.read(peerId, record, { kind: 'stats', request: {} })),
+      asked.map(([peerId, shardIds]) =>
+        peerId === peers.selfId
+          ? Promise.resolve(this.statsFor(record, shardIds))
+          : peers.read(peerId, record, shardIds, { kind: 'stats', request: {} }),
+      ),
     );
-    const parts = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
-    const missing = [...others].filter((_, i) => answers[i].status === 'rejected');
-    const total = combineStats([own, ...parts], record);
+    const total = combineStats(
+      answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : [])),
+      record,
+    );
+    const missing = asked.filter((_, i) => answers[i].status === 'rejected').map(([peerId]) => peerId);
     if (missing.length > 0)
-      total.warnings.push(`Peers ${missing.join(', ')} did not answer: the counts leave out the shards they hold`);
+      warnings.push(`Peers ${missing.join(', ')} did not answer: the counts leave out the shards they hold`);
+    total.warnings.push(...warnings);
     return total;
   }
 

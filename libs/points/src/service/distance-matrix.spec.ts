@@ -26,6 +26,7 @@ function contextsOver(spaces: Map<string, VectorSpace>, segments: Segment[]): Co
     resolve: () => ({
       record: { name: 'c', config: {} },
       storage,
+      readShards: storage.readShards,
       indexSchemaOf: () => undefined,
       isTenantKey: () => false,
     }),

@@ -76,7 +76,7 @@ export class DistanceMatrixService {
     const space = requireSpace(context.storage.spaces, request.using);
     // Sampled while scanning (reservoir), so a large collection is not copied out point by point.
     const reservoir = new Reservoir<SampledPoint>(request.sample);
-    for (const handle of context.storage.readShards(request.shardKeySelector)) {
+    for (const handle of context.readShards(request.shardKeySelector)) {
       for (const segment of handle.shard.segments) {
         const store = segment.vectorStore(request.using);
         if (!store || store.count === 0) continue;

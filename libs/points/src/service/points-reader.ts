@@ -81,7 +81,7 @@ export class PointsReader {
     if (request.exact || !request.filter)
       return this.matching(context, request.filter, request.shardKeySelector).length;
     let estimate = 0;
-    for (const handle of context.storage.readShards(request.shardKeySelector)) {
+    for (const handle of context.readShards(request.shardKeySelector)) {
       for (const segment of handle.shard.segments) estimate += segment.estimate(request.filter).exp;
     }
     return estimate;
@@ -122,6 +122,14 @@ export class PointsReader {
     return [...counts.values()].sort(compareFacetHits);
   }
 
+  /**
+   * A read's admission (cluster mode: at the coordinator, before its parts go out): the filter's
+   * structure and strict mode's limits, and the read's rate cost charged.
+   */
+  admit(collectionName: string, limits: ReadLimits, cost?: number): void {
+    this.checkedContext(collectionName, limits, cost);
+  }
+
   /** The collection, after the filter's structure and strict mode's read limits are checked. */
   private checkedContext(
     collectionName: string,
@@ -144,7 +152,7 @@ export class PointsReader {
     selector: ScrollRequest['shardKeySelector'],
   ): PointLocation[] {
     const result: PointLocation[] = [];
-    for (const handle of context.storage.readShards(selector)) {
+    for (const handle of context.readShards(selector)) {
       for (const segment of handle.shard.segments) {
         for (const slot of segment.matchingSlots(filter)) result.push({ segment, slot, shardKey: handle.shardKey });
       }
@@ -157,7 +165,7 @@ export class PointsReader {
     id: PointId,
     selector?: ScrollRequest['shardKeySelector'],
   ): PointLocation | undefined {
-    for (const handle of context.storage.readShards(selector)) {
+    for (const handle of context.readShards(selector)) {
       const found = handle.shard.findVisible(id);
       if (found) return { ...found, shardKey: handle.shardKey };
     }

@@ -113,9 +113,14 @@ export class QueryEngine {
       .map((c) => scoredPoint(c.location, c.score, request.withPayload, request.withVectors, c.orderValue));
   }
 
-  /** Checks a query as `query` would, without running it (a coordinator that runs only its parts). */
-  validate(collectionName: string, request: QueryRequest): void {
-    this.checkRequest(this.contexts.resolve(collectionName), request);
+  /**
+   * A query's admission, as `query` does before it runs (cluster mode: at the coordinator, whose parts
+   * then run without strict mode): the request's rules and limits checked, its rate cost charged.
+   */
+  admit(collectionName: string, request: QueryRequest): void {
+    const context = this.contexts.resolve(collectionName);
+    this.checkRequest(context, request);
+    this.chargeRead(context, this.rootStage(context, request, request.limit + request.offset), request.lookupFrom);
   }
 
   /** How the results of `request` are ordered, so that answers over different shards can be merged. */
@@ -440,7 +445,7 @@ export class QueryEngine {
     higher: boolean,
   ): Candidate[] {
     const result: Candidate[] = [];
-    for (const handle of context.storage.readShards(selector)) {
+    for (const handle of context.readShards(selector)) {
       for (const hit of handle.shard.search(using, vector, limit, filter, params, higher)) {
         const location = { segment: hit.segment, slot: hit.slot, shardKey: handle.shardKey };
         result.push({ key: pointIdKey(hit.segment.pointId(hit.slot)), location, score: hit.score });

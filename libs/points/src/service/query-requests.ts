@@ -32,6 +32,7 @@ type ClassicRequest = Pick<
   | 'lookupFrom'
   | 'shardKeySelector'
   | 'timeout'
+  | 'readConsistency'
 >;
 
 function universalQuery(request: ClassicRequest, query: QueryVariant): QueryRequest {
@@ -49,6 +50,7 @@ function universalQuery(request: ClassicRequest, query: QueryVariant): QueryRequ
     lookupFrom: request.lookupFrom,
     shardKeySelector: request.shardKeySelector,
     timeout: request.timeout,
+    ...(request.readConsistency ? { readConsistency: request.readConsistency } : {}),
   };
 }
 

@@ -31,7 +31,13 @@ async function open(dir: string) {
   const contexts = new CollectionContexts(catalog, storage);
   const reader = new PointsReader(contexts);
   const engine = new QueryEngine(contexts, reader);
-  const reads = new ReadRouter(catalog, reader, engine, new DistanceMatrixService(contexts));
+  const reads = new ReadRouter(
+    catalog,
+    reader,
+    engine,
+    new DistanceMatrixService(contexts),
+    undefined as never, // no peers: the shard endpoint is never asked
+  );
   return {
     storage,
     collections: new CollectionsService(catalog, new EmptyCollectionStatsProvider()),

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { DomainError } from '@vectorstore/common';
+import { POINTS_PEERS, PointsPeers } from '../cluster/points-peers';
 import { CreateVectorNameRequest, DeleteVectorNameRequest, VectorNamesService } from '@vectorstore/collections';
 import { UpdateStatus } from '../model/operations.model';
 import { CollectionContexts } from './collection-context';
@@ -16,6 +18,7 @@ export class VectorNameOperations {
   constructor(
     private readonly contexts: CollectionContexts,
     private readonly names: VectorNamesService,
+    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
   ) {}
 
   async create(request: CreateVectorNameRequest, wait: boolean): Promise<UpdateStatus> {
@@ -32,6 +35,12 @@ export class VectorNameOperations {
 
   async delete(request: DeleteVectorNameRequest, wait: boolean): Promise<UpdateStatus> {
     this.names.checkDelete(request);
+    // Every peer holding shards would have to drop the vectors durably before the catalog forgets
+    // the name; only this one can here, so another peer could bring them back after a restart.
+    if (this.peers)
+      throw DomainError.unimplemented(
+        'Cluster mode does not delete vector names yet: every peer must drop the vectors first (docs/cluster.md)',
+      );
     const { record, storage } = this.contexts.resolve(request.collectionName);
     await storage.schemaLock.exclusive(() =>
       this.names.delete({ ...request, collectionName: record.name }, async (current) => {

@@ -93,7 +93,7 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
         this.storages.set(record.id, storage);
       }
       try {
-        const dropped = await storage.reconcile(record);
+        const dropped = await storage.reconcile(record, state.collections.get(record.name)?.shards);
         for (const handle of dropped) await fs.rm(storage.shardDir(handle.shardId), { recursive: true, force: true });
         storage.markLoaded();
       } catch (error) {

@@ -46,7 +46,13 @@ export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Ou
       operation = defined({ peerOperation: r.operation, transfer: transfer && transferFromProto(transfer) });
       break;
     }
-    case 'dropReplica':
+    case 'dropReplica': {
+      const replica = r.dropReplica;
+      issues.range('drop_replica.shard_id', replica?.shardId, 0);
+      if (!replica?.peerId) issues.add('drop_replica.peer_id', 'is required');
+      if (replica?.peerId) operation = { dropReplica: { shardId: replica.shardId ?? 0, peerId: replica.peerId } };
+      break;
+    }
     case 'replicatePoints':
       operation = { peerOperation: r.operation };
       break;

@@ -7,8 +7,13 @@ import type { UpdateOperation } from '@vectorstore/points';
 import { deserialize, serialize } from 'node:v8';
 import { GrpcPeerTransport } from './peer-client';
 
-/** How long one shard's part of a request may take on another peer (a large batch, an exact scan). */
-const DATA_PLANE_TIMEOUT_MS = 60_000;
+/**
+ * How long one shard's part may take on another peer. A write waits for every replica before it is
+ * acknowledged (a replica that does not answer is then marked Dead), so its bound is shorter than a
+ * read's (an exact scan of a large shard).
+ */
+const UPDATE_TIMEOUT_MS = 30_000;
+const READ_TIMEOUT_MS = 60_000;
 
 export class GrpcPointsPeers implements PointsPeers {
   constructor(
@@ -24,26 +29,33 @@ export class GrpcPointsPeers implements PointsPeers {
     this.node.assertWritable();
   }
 
-  update(peerId: string, collection: CollectionRecord, shardId: number, operation: UpdateOperation): Promise<number> {
-    return this.transport.shardUpdate(
+  async update(
+    peerId: string,
+    collection: CollectionRecord,
+    shardId: number,
+    operation: UpdateOperation,
+  ): Promise<number> {
+    return await this.transport.shardUpdate(
       this.addressOf(peerId),
       { id: collection.id, name: collection.name },
       shardId,
       encodeOperation(operation),
-      DATA_PLANE_TIMEOUT_MS,
+      UPDATE_TIMEOUT_MS,
     );
   }
 
   async read<K extends ShardRead['kind']>(
     peerId: string,
     collection: CollectionRecord,
+    shardIds: readonly number[],
     read: Extract<ShardRead, { kind: K }>,
   ): Promise<ShardReadResults[K]> {
     const result = await this.transport.shardRead(
       this.addressOf(peerId),
       { id: collection.id, name: collection.name },
-      serialize(read),
-      DATA_PLANE_TIMEOUT_MS,
+      serialize({ shardIds, read }),
+      // The client's own `timeout` (seconds) bounds each peer's part too.
+      Math.min(READ_TIMEOUT_MS, timeoutOf(read) * 1000),
     );
     return deserialize(result) as ShardReadResults[K];
   }
@@ -58,4 +70,9 @@ export class GrpcPointsPeers implements PointsPeers {
       );
     return address;
   }
+}
+
+function timeoutOf(read: ShardRead): number {
+  const timeout = 'timeout' in read.request ? read.request.timeout : undefined;
+  return typeof timeout === 'number' && timeout > 0 ? timeout : Infinity;
 }

@@ -11,7 +11,7 @@ import {
 import { DomainError, type DomainErrorOptions, ErrorKind } from '@vectorstore/common';
 import type { PeerClient } from '../../grpc/generated/vectorstore/internal/Peer';
 import { loadPeerProto } from './peer-proto';
-import { DOMAIN_ERROR_TRAILER, identityFromProto } from './peer-server';
+import { DOMAIN_ERROR_TRAILER, identityFromProto, PEER_CHANNEL_OPTIONS } from './peer-server';
 
 /** A collection as a coordinator routes to it. */
 export interface RoutedCollection {
@@ -101,7 +101,11 @@ export class GrpcPeerTransport implements PeerTransport {
     let client = this.clients.get(uri);
     if (!client) {
       const address = new URL(uri).host;
-      client = new this.proto.vectorstore.internal.Peer(address, grpc.credentials.createInsecure());
+      client = new this.proto.vectorstore.internal.Peer(
+        address,
+        grpc.credentials.createInsecure(),
+        PEER_CHANNEL_OPTIONS,
+      );
       this.clients.set(uri, client);
     }
     return client;
@@ -114,8 +118,8 @@ export class GrpcPeerTransport implements PeerTransport {
  */
 function peerFailure(uri: string, error: grpc.ServiceError | null): DomainError {
   const carried = error?.metadata?.get(DOMAIN_ERROR_TRAILER)[0];
-  if (typeof carried === 'string') {
-    const fields = JSON.parse(carried) as DomainErrorOptions & { kind: ErrorKind; message: string };
+  if (Buffer.isBuffer(carried)) {
+    const fields = JSON.parse(carried.toString('utf8')) as DomainErrorOptions & { kind: ErrorKind; message: string };
     return new DomainError(fields.kind, fields.message, {
       retryAfterSeconds: fields.retryAfterSeconds,
       validationIssues: fields.validationIssues,
@@ -125,6 +129,8 @@ function peerFailure(uri: string, error: grpc.ServiceError | null): DomainError 
   const reason = error?.details || 'no answer';
   if (error?.code === grpc.status.DEADLINE_EXCEEDED)
     return DomainError.deadlineExceeded(`Timeout error: peer ${uri} did not answer in time (${reason})`, error);
+  if (error?.code === grpc.status.RESOURCE_EXHAUSTED)
+    return DomainError.resourceExhausted(`Resource exhausted: the exchange with peer ${uri} is too large (${reason})`);
   if (error?.code === grpc.status.INTERNAL)
     return DomainError.internal(`Service internal error: peer ${uri} failed: ${reason}`, error);
   return DomainError.unavailable(`Service unavailable: peer ${uri} cannot be reached: ${reason}`, error ?? undefined);

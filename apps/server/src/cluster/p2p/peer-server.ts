@@ -23,15 +23,27 @@ import type { ShardUpdateReply } from '../../grpc/generated/vectorstore/internal
 import type { ShardUpdateRequest__Output } from '../../grpc/generated/vectorstore/internal/ShardUpdateRequest';
 import { loadPeerProto } from './peer-proto';
 
-/** Carries a domain failure across the peer service whole (kind, message, validation issues). */
-export const DOMAIN_ERROR_TRAILER = 'x-vs-domain-error';
+/**
+ * Carries a domain failure across the peer service whole (kind, message, validation issues), as UTF-8
+ * JSON in a binary trailer: messages may quote payload keys or names in any script.
+ */
+export const DOMAIN_ERROR_TRAILER = 'x-vs-domain-error-bin';
+
+/**
+ * Messages between peers carry whole shard parts (a large upsert, a page of vectors): far beyond
+ * gRPC's 4 MB default, so both ends allow up to 512 MB.
+ */
+export const PEER_CHANNEL_OPTIONS = {
+  'grpc.max_receive_message_length': 512 * 1024 * 1024,
+  'grpc.max_send_message_length': 512 * 1024 * 1024,
+};
 
 export async function startPeerServer(
   config: ClusterConfig,
   node: ClusterNode,
   shards: ShardEndpoint,
 ): Promise<grpc.Server> {
-  const server = new grpc.Server();
+  const server = new grpc.Server(PEER_CHANNEL_OPTIONS);
   const proto = loadPeerProto();
   server.addService(proto.vectorstore.internal.Peer.service, {
     Hello: unary<HelloRequest__Output, HelloReply>(config.secret, (request) => {
@@ -47,10 +59,11 @@ export async function startPeerServer(
       return { operationId };
     }),
     ShardRead: unary<ShardReadRequest__Output, ShardReadReply>(config.secret, async (request) => {
-      const result = await shards.read(
-        routedCollection(request.collection),
-        deserialize(request.read ?? Buffer.alloc(0)) as ShardRead,
-      );
+      const { shardIds, read } = deserialize(request.read ?? Buffer.alloc(0)) as {
+        shardIds: number[];
+        read: ShardRead;
+      };
+      const result = await shards.read(routedCollection(request.collection), shardIds, read);
       return { result: serialize(result) };
     }),
   });
@@ -95,24 +108,7 @@ function unary<Req, Res>(secret: string, handle: (request: Req) => Res | Promise
       .then(() => handle(call.request))
       .then(
         (reply) => callback(null, reply),
-        (error: unknown) => {
-          if (!isDomainError(error)) {
-            callback({ code: grpc.status.INTERNAL, details: 'peer service: internal error' });
-            return;
-          }
-          const metadata = new grpc.Metadata();
-          metadata.set(
-            DOMAIN_ERROR_TRAILER,
-            JSON.stringify({
-              kind: error.kind,
-              message: error.message,
-              retryAfterSeconds: error.retryAfterSeconds,
-              validationIssues: error.validationIssues,
-              validationLocation: error.validationLocation,
-            }),
-          );
-          callback({ code: toGrpcCode(error.kind), details: error.message, metadata });
-        },
+        (error: unknown) => callback(failureStatus(error)),
       );
   };
 }
@@ -129,4 +125,24 @@ export function identityFromProto(identity: PeerIdentity__Output | null | undefi
 
 function routedCollection(collection: RoutedCollection__Output | null | undefined): { id: string; name: string } {
   return { id: collection?.id ?? '', name: collection?.name ?? '' };
+}
+
+/** The status a failed call answers with; never throws (a throw here would take the process down). */
+function failureStatus(error: unknown): Partial<grpc.StatusObject> {
+  if (!isDomainError(error)) return { code: grpc.status.INTERNAL, details: 'peer service: internal error' };
+  try {
+    const metadata = new grpc.Metadata();
+    const fields = {
+      kind: error.kind,
+      message: error.message,
+      retryAfterSeconds: error.retryAfterSeconds,
+      validationIssues: error.validationIssues,
+      validationLocation: error.validationLocation,
+    };
+    metadata.set(DOMAIN_ERROR_TRAILER, Buffer.from(JSON.stringify(fields), 'utf8'));
+    // `details` travels as a header too: ASCII only there; the trailer keeps the exact message.
+    return { code: toGrpcCode(error.kind), details: error.message.replace(/[^\x20-\x7e]/g, '?'), metadata };
+  } catch {
+    return { code: grpc.status.INTERNAL, details: 'peer service: internal error' };
+  }
 }

@@ -66,11 +66,14 @@ const PEER_OPERATIONS: Record<string, [PeerTransferOperation, Decoder<unknown>]>
   replicate_shard: ['replicateShard', transfer],
   abort_transfer: ['abortTransfer', transfer],
   restart_transfer: ['restartTransfer', transfer],
-  drop_replica: ['dropReplica', object({ shard_id: u32, peer_id: u64Text }, ['shard_id', 'peer_id'])],
   start_resharding: ['startResharding', object({ direction: enumOf({ up: 'up', down: 'down' }) }, ['direction'])],
   abort_resharding: ['abortResharding', objectValue],
   replicate_points: ['replicatePoints', object({ from_shard_key: shardKeyDecoder, to_shard_key: shardKeyDecoder })],
 };
+const dropReplicaDecoder = object<{ shardId: number; peerId: string }>({ shard_id: u32, peer_id: u64Text }, [
+  'shard_id',
+  'peer_id',
+]);
 const TRANSFERS = new Set<string>(['move_shard', 'replicate_shard', 'abort_transfer', 'restart_transfer']);
 
 /** `POST /collections/{c}/cluster`: exactly one operation. */
@@ -81,6 +84,10 @@ export function clusterOperationFromRest(body: unknown): ClusterSetupOperation {
   }
   if (input.drop_sharding_key !== undefined) {
     return { deleteShardKey: dropShardKeyDecoder(input.drop_sharding_key, 'drop_sharding_key').shardKey };
+  }
+  if (input.drop_replica !== undefined) {
+    const replica = dropReplicaDecoder(input.drop_replica, 'drop_replica');
+    return { dropReplica: { shardId: replica.shardId, peerId: replica.peerId } };
   }
   for (const [name, [peerOperation, decode]] of Object.entries(PEER_OPERATIONS)) {
     if (input[name] !== undefined) {

@@ -1,5 +1,6 @@
 import { SCROLL_DEFAULT_LIMIT, FACET_DEFAULT_LIMIT } from '@vectorstore/points';
 import { ValidationIssues } from '@vectorstore/common';
+import { readConsistencyFromProto } from './read-consistency.mapper';
 import type { CountRequest, FacetRequest, GetRequest, ScrollRequest } from '@vectorstore/points';
 import type { CountPoints__Output } from '../../grpc/generated/vectorstore/CountPoints';
 import type { FacetCounts__Output } from '../../grpc/generated/vectorstore/FacetCounts';
@@ -29,6 +30,7 @@ export function getPointsFromProto(r: GetPoints__Output): PointsReadMapping<GetR
     withVectors: vectorSelectorFromProto(issues, 'with_vectors', r.withVectors),
     shardKeySelector: shardKeySelectorFromProto(issues, 'shard_key_selector', r.shardKeySelector),
     timeout: readU64(issues, 'timeout', r.timeout),
+    readConsistency: readConsistencyFromProto(issues, 'read_consistency', r.readConsistency),
   });
   issues.throwIfAny();
   return { collectionName: r.collectionName ?? '', request };
@@ -46,6 +48,7 @@ export function scrollPointsFromProto(r: ScrollPoints__Output): PointsReadMappin
     orderBy: orderByFromProto(issues, 'order_by', r.orderBy),
     shardKeySelector: shardKeySelectorFromProto(issues, 'shard_key_selector', r.shardKeySelector),
     timeout: readU64(issues, 'timeout', r.timeout),
+    readConsistency: readConsistencyFromProto(issues, 'read_consistency', r.readConsistency),
   });
   issues.throwIfAny();
   return { collectionName: r.collectionName ?? '', request };
@@ -59,6 +62,7 @@ export function countPointsFromProto(r: CountPoints__Output): PointsReadMapping<
     exact: r.exact ?? true,
     shardKeySelector: shardKeySelectorFromProto(issues, 'shard_key_selector', r.shardKeySelector),
     timeout: readU64(issues, 'timeout', r.timeout),
+    readConsistency: readConsistencyFromProto(issues, 'read_consistency', r.readConsistency),
   });
   issues.throwIfAny();
   return { collectionName: r.collectionName ?? '', request };
@@ -74,6 +78,7 @@ export function facetCountsFromProto(r: FacetCounts__Output): PointsReadMapping<
     exact: r.exact ?? false,
     shardKeySelector: shardKeySelectorFromProto(issues, 'shard_key_selector', r.shardKeySelector),
     timeout: readU64(issues, 'timeout', r.timeout),
+    readConsistency: readConsistencyFromProto(issues, 'read_consistency', r.readConsistency),
   });
   issues.throwIfAny();
   return { collectionName: r.collectionName ?? '', request };

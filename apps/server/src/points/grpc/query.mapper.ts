@@ -1,5 +1,6 @@
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { QUERY_DEFAULT_LIMIT, sparseVectorOf } from '@vectorstore/points';
+import { readConsistencyFromProto } from './read-consistency.mapper';
 import type {
   ContextPair,
   DiscoverRequest,
@@ -83,6 +84,7 @@ export function searchSourceFromProto(
     withVectors: vectorSelectorFromProto(issues, at(prefix, 'with_vectors'), r.withVectors),
     shardKeySelector: shardKeySelectorFromProto(issues, at(prefix, 'shard_key_selector'), r.shardKeySelector),
     timeout: readU64(issues, at(prefix, 'timeout'), r.timeout),
+    readConsistency: readConsistencyFromProto(issues, at(prefix, 'read_consistency'), r.readConsistency),
   });
 }
 
@@ -181,6 +183,7 @@ export function recommendSourceFromProto(
     lookupFrom: lookupLocationFromProto(r.lookupFrom),
     shardKeySelector: shardKeySelectorFromProto(issues, 'shard_key_selector', r.shardKeySelector),
     timeout: readU64(issues, 'timeout', r.timeout),
+    readConsistency: readConsistencyFromProto(issues, 'read_consistency', r.readConsistency),
   });
 }
 
@@ -282,6 +285,7 @@ export function discoverRequestFromProto(
     lookupFrom: lookupLocationFromProto(r.lookupFrom),
     shardKeySelector: shardKeySelectorFromProto(issues, at(prefix, 'shard_key_selector'), r.shardKeySelector),
     timeout: readU64(issues, at(prefix, 'timeout'), r.timeout),
+    readConsistency: readConsistencyFromProto(issues, at(prefix, 'read_consistency'), r.readConsistency),
   });
 }
 
@@ -452,6 +456,7 @@ export function querySourceFromProto(
     shardKeySelector: shardKeySelectorFromProto(issues, at(prefix, 'shard_key_selector'), r.shardKeySelector),
     lookupFrom: lookupLocationFromProto(r.lookupFrom),
     timeout: readU64(issues, at(prefix, 'timeout'), r.timeout),
+    readConsistency: readConsistencyFromProto(issues, at(prefix, 'read_consistency'), r.readConsistency),
   });
 }
 

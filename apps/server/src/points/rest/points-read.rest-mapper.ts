@@ -9,6 +9,7 @@ import type {
   OrderValue,
   PointGroup,
   PointId,
+  ReadConsistency,
   RetrievedPoint,
   ScoredPoint,
   ScrollRequest,
@@ -40,28 +41,44 @@ import { namedVectorsToRest } from './vectors.rest-mapper';
 
 /** Point reads in Qdrant's JSON: retrieve, scroll, count, facet, distance matrix, and the shapes they answer. */
 
-const CONSISTENCY = ['majority', 'quorum', 'all'];
+const CONSISTENCY: Record<string, 'All' | 'Majority' | 'Quorum'> = {
+  majority: 'Majority',
+  quorum: 'Quorum',
+  all: 'All',
+};
 
 /**
- * `?consistency&timeout` of a read. A single node satisfies every consistency, so it is only
- * checked; `timeout` is seconds and must not be 0 (serde's NonZeroU64: a 400).
+ * `?consistency&timeout` of a read: `consistency` is `all`, `majority`, `quorum` or a number of
+ * replicas (cluster mode; a single server satisfies every level); `timeout` is seconds and must not be
+ * 0 (serde's NonZeroU64: a 400).
  */
-export function readOptionsFromRest(query: RestQuery): { timeout?: number } {
-  const consistency = query.consistency;
-  if (consistency !== undefined && consistency !== '') {
-    const text = String(consistency);
-    if (!CONSISTENCY.includes(text) && !/^[1-9]\d*$/.test(text)) {
-      throw queryFormatError('consistency', `data did not match any variant of untagged enum ReadConsistency`);
-    }
-  }
+export function readOptionsFromRest(query: RestQuery): { timeout?: number; readConsistency?: ReadConsistency } {
+  const readConsistency = readConsistencyFromRest(query.consistency);
   const raw = query.timeout;
-  if (raw === undefined) return {};
+  if (raw === undefined) return readConsistency ? { readConsistency } : {};
   if (typeof raw !== 'string' || !/^\d+$/.test(raw)) {
     throw queryFormatError('timeout', `invalid digit found in string`);
   }
   const timeout = Number(raw);
   if (timeout === 0) throw queryFormatError('timeout', 'number would be zero for non-zero type');
-  return { timeout };
+  return readConsistency ? { timeout, readConsistency } : { timeout };
+}
+
+/** `request` with the read's `?consistency`, for requests built from the body alone (query, search, ...). */
+export function withReadConsistency<T extends object>(request: T, query: RestQuery): T {
+  const { readConsistency } = readOptionsFromRest(query);
+  return readConsistency ? { ...request, readConsistency } : request;
+}
+
+function readConsistencyFromRest(consistency: unknown): ReadConsistency | undefined {
+  if (consistency === undefined || consistency === '') return undefined;
+  const text = String(consistency);
+  const type = CONSISTENCY[text];
+  if (type) return { type };
+  if (!/^[1-9]\d*$/.test(text)) {
+    throw queryFormatError('consistency', `data did not match any variant of untagged enum ReadConsistency`);
+  }
+  return { factor: Number(text) };
 }
 
 type Body = Record<string, unknown>;
@@ -75,7 +92,7 @@ function decode<T>(body: unknown, build: (b: Body, issues: ValidationIssues) => 
 
 /** `POST /points`: ids in the order asked; `with_payload` absent means none (as Qdrant's retrieve does). */
 export function retrieveFromRest(body: unknown, query: RestQuery): GetRequest {
-  const { timeout } = readOptionsFromRest(query);
+  const { timeout, readConsistency } = readOptionsFromRest(query);
   return decode(body, (b) => {
     if (b.ids === undefined) throw bodyFormatError('', 'missing field `ids`');
     return defined({
@@ -84,6 +101,7 @@ export function retrieveFromRest(body: unknown, query: RestQuery): GetRequest {
       withVectors: vectorSelectorFromRest(aliased(b, 'with_vector', 'with_vectors'), 'with_vector'),
       shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
       timeout,
+      readConsistency,
     });
   });
 }
@@ -100,7 +118,7 @@ export function getPointRequest(id: PointId, query: RestQuery): GetRequest {
 
 /** `POST /points/scroll`: limit 10, payload on, vectors off by default. */
 export function scrollFromRest(body: unknown, query: RestQuery): ScrollRequest {
-  const { timeout } = readOptionsFromRest(query);
+  const { timeout, readConsistency } = readOptionsFromRest(query);
   return decode(body ?? {}, (b, issues) =>
     defined({
       filter: optionalFilter(b.filter, 'filter'),
@@ -111,26 +129,28 @@ export function scrollFromRest(body: unknown, query: RestQuery): ScrollRequest {
       orderBy: orderByFromRest(b.order_by, 'order_by'),
       shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
       timeout,
+      readConsistency,
     }),
   );
 }
 
 /** `POST /points/count`: exact by default. */
 export function countFromRest(body: unknown, query: RestQuery): CountRequest {
-  const { timeout } = readOptionsFromRest(query);
+  const { timeout, readConsistency } = readOptionsFromRest(query);
   return decode(body ?? {}, (b) =>
     defined({
       filter: optionalFilter(b.filter, 'filter'),
       exact: b.exact === undefined || b.exact === null ? true : bool(b.exact, 'exact'),
       shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
       timeout,
+      readConsistency,
     }),
   );
 }
 
 /** `POST /collections/{c}/facet`: limit 10, approximate by default. */
 export function facetFromRest(body: unknown, query: RestQuery): FacetRequest {
-  const { timeout } = readOptionsFromRest(query);
+  const { timeout, readConsistency } = readOptionsFromRest(query);
   return decode(body, (b, issues) => {
     if (b.key === undefined) throw bodyFormatError('', 'missing field `key`');
     return defined({
@@ -140,13 +160,14 @@ export function facetFromRest(body: unknown, query: RestQuery): FacetRequest {
       exact: b.exact === undefined || b.exact === null ? false : bool(b.exact, 'exact'),
       shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
       timeout,
+      readConsistency,
     });
   });
 }
 
 /** Both matrix endpoints: sample 10 (≥2), limit 3 (≥1), the default vector unless `using`. */
 export function matrixFromRest(body: unknown, query: RestQuery): DistanceMatrixRequest {
-  const { timeout } = readOptionsFromRest(query);
+  const { timeout, readConsistency } = readOptionsFromRest(query);
   return decode(body ?? {}, (b, issues) => {
     const sample = optionalU64(b.sample, 'sample');
     issues.range('sample', sample, 2);
@@ -157,6 +178,7 @@ export function matrixFromRest(body: unknown, query: RestQuery): DistanceMatrixR
       using: b.using === undefined || b.using === null ? '' : str(b.using, 'using'),
       shardKeySelector: shardKeySelectorFromRest(b.shard_key, 'shard_key'),
       timeout,
+      readConsistency,
     });
   });
 }

@@ -19,6 +19,8 @@ import { deferredPointsFrom } from '../deferred-points';
 export class CollectionStorage {
   private readonly shardHandles = new Map<number, ShardHandle>();
   private currentRecord: CollectionRecord;
+  /** Every shard (replica) of the collection, on any peer: shard keys are known by these. */
+  private knownShards: CollectionRecord['shards'];
   private currentSpaces: Map<string, VectorSpace>;
   private loadFailure: Error | undefined;
   /**
@@ -34,6 +36,7 @@ export class CollectionStorage {
     private readonly openLog: OpenShardLog,
   ) {
     this.currentRecord = record;
+    this.knownShards = record.shards;
     this.currentSpaces = vectorSpacesOf(record.config);
   }
 
@@ -67,8 +70,12 @@ export class CollectionStorage {
     this.loadFailure = error;
   }
 
-  /** Opens shards the record has and we don't; closes (and reports) shards it no longer has. */
-  async reconcile(record: CollectionRecord): Promise<ShardHandle[]> {
+  /**
+   * Opens shards the record has and we don't; closes (and reports) shards it no longer has. `record`
+   * lists the shards stored here; `known`, every shard of the collection (cluster mode: on any peer).
+   */
+  async reconcile(record: CollectionRecord, known: CollectionRecord['shards'] = record.shards): Promise<ShardHandle[]> {
+    this.knownShards = known;
     // A changed config may leave segments built with the old one: let the optimizer look again.
     const configChanged = stringifyJson(record.config) !== stringifyJson(this.record.config);
     this.currentRecord = record;
@@ -181,7 +188,7 @@ export class CollectionStorage {
 
   /** Shards a read fans out to: all of them, or those of the selected shard keys. */
   readShards(selector: ShardKeySelector | undefined): ShardHandle[] {
-    return readShards(this.shards, selector, this.record.shards);
+    return readShards(this.shards, selector, this.knownShards);
   }
 
   /** The shard each point is written to. */
