@@ -6,6 +6,7 @@
 // data folder (Dead replicas stay Dead: no transfers yet), DropReplica.
 //
 // The tests run in order and share the peers: the SIGKILLed peer stays down until the restart test.
+// REPLICATION_TEST_DEBUG=1 prints the writers' acknowledgements and errors.
 import { randomBytes } from 'node:crypto';
 import { etcdOrSkip, RunningEtcd, startEtcd } from './support/etcd-harness';
 import { freePort, RunningServer, startServer } from './support/server-harness';
@@ -57,8 +58,16 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
   };
   const suffix = randomBytes(3).toString('hex');
 
-  const rest = (peer: Peer) =>
-    new QdrantClient({ url: peer.server.httpUrl, apiKey: peer.server.apiKey, checkCompatibility: false });
+  // One client per peer address (each construction warns about the API key on plain HTTP).
+  const restClients = new Map<string, InstanceType<typeof QdrantClient>>();
+  const rest = (peer: Peer) => {
+    let client = restClients.get(peer.server.httpUrl);
+    if (!client) {
+      client = new QdrantClient({ url: peer.server.httpUrl, apiKey: peer.server.apiKey, checkCompatibility: false });
+      restClients.set(peer.server.httpUrl, client);
+    }
+    return client;
+  };
   const grpcOf = (peer: Peer) =>
     new GrpcClient({
       host: '127.0.0.1',
@@ -167,6 +176,20 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
     return http(peer, 'POST', `/collections/${collection}/points${query}`, body, timeoutMs);
   }
 
+  /** The replicas of a collection as its catalog record in etcd holds them (read straight from etcd). */
+  async function replicasInEtcd(collection: string): Promise<Array<{ shard: number; peer: string; state: string }>> {
+    const key = `/vectorstore/default/catalog/collections/${encodeURIComponent(collection)}`;
+    const response = await fetch(`${etcd.endpoint}/v3/kv/range`, {
+      method: 'POST',
+      body: JSON.stringify({ key: Buffer.from(key).toString('base64') }),
+    });
+    const kvs = ((await response.json()) as Json).kvs as Json[] | undefined;
+    expect(kvs).toHaveLength(1);
+    const text = Buffer.from(kvs![0].value, 'base64').toString('utf8');
+    const record = JSON.parse(text.replace(/([:[,]\s*)(\d{16,})(?=\s*[,}\]])/g, '$1"$2"')) as Json;
+    return (record.shards as Json[]).map((s) => ({ shard: s.shardId, peer: String(s.peerId), state: s.state }));
+  }
+
   beforeAll(async () => {
     etcd = await startEtcd(etcdBin!);
     for (let i = 0; i < 3; i++) peers.push(await startPeer());
@@ -239,6 +262,11 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
       .get({ collectionName: basic, ids: ids.map(num), withPayload, readConsistency: readAll });
     expect(viaGrpc.result.map((p) => Number(p.id?.pointIdOptions.value))).toEqual(ids);
     expect(viaGrpc.result.map((p) => Number(p.payload.i?.kind.value))).toEqual(basicPoints.map((p) => p.payload.i));
+
+    const grpcCount = await grpcOf(peers[1])
+      .api('points')
+      .count({ collectionName: basic, exact: true, readConsistency: { value: { case: 'factor', value: 2n } } });
+    expect(Number(grpcCount.result?.count)).toBe(40);
 
     // Each peer's own replicas hold every point: with the two other peers frozen, a default read through the
     // third answers from its own replicas (local first) without waiting for anyone.
@@ -316,6 +344,17 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
     }
 
     // The last Active replica stays.
+    // A replica the shard does not have, or a shard the collection does not have.
+    expect((await drop(peers[1], peers[1])).status).toBe(404);
+    const noShard = await http(
+      peers[1],
+      'POST',
+      `/collections/${name}/cluster`,
+      `{"drop_replica":{"shard_id":7,"peer_id":${peers[0].id}}}`,
+    );
+    expect(noShard.status).toBeGreaterThanOrEqual(400);
+    expect(noShard.status).toBeLessThan(500);
+
     const last = await drop(peers[1], peers[0]);
     expect(last.status).toBe(400);
     expect(typeof last.body?.status?.error).toBe('string');
@@ -331,6 +370,8 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
   const acked = `acked-${suffix}`;
   const raised = `raised-${suffix}`;
   const failover = `failover-${suffix}`;
+  const strict = `strict-${suffix}`;
+  const capped = `capped-${suffix}`;
   const failoverPoints = Array.from({ length: 30 }, (_, i) => ({ id: i + 1, vector: [1, i / 30], payload: { i } }));
   /** Per id: the last acknowledged seq and when it was acknowledged, and the highest seq ever sent. */
   const lastAcked = new Map<number, { seq: number; at: number }>();
@@ -364,6 +405,12 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
       replication_factor: 3,
       write_consistency_factor: 2,
     });
+    await createEverywhere(peers[0], strict, {
+      vectors: { size: 2, distance: 'Dot' },
+      shard_number: 1,
+      replication_factor: 3,
+      write_consistency_factor: 3,
+    });
     await createEverywhere(peers[2], failover, {
       vectors: { size: 2, distance: 'Dot' },
       shard_number: 3,
@@ -376,6 +423,8 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
     const IDS_PER_WRITER = 25;
     const RUN_MS = 7000;
     const KILL_AT_MS = 3000;
+    const MAX_RUN_MS = 20_000;
+    const MIN_ACKS_AFTER_KILL = 15;
     const errors = new Map<string, number>();
     let acks = 0;
     let acksAfterKill = 0;
@@ -383,7 +432,11 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
 
     const writer = async (w: number) => {
       let seq = 0;
-      for (let i = 0; Date.now() - started < RUN_MS; i++) {
+      let mineAfterKill = 0;
+      // RUN_MS, longer (up to MAX_RUN_MS) until this writer had enough writes acknowledged since the kill.
+      const more = () =>
+        Date.now() - started < RUN_MS || (mineAfterKill < MIN_ACKS_AFTER_KILL && Date.now() - started < MAX_RUN_MS);
+      for (let i = 0; more(); i++) {
         const peer = peers[(w + i) % peers.length];
         // Two of the writer's own ids per request, usually on different shards.
         const ids = [w * 1000 + ((i * 7) % IDS_PER_WRITER), w * 1000 + ((i * 7 + 3) % IDS_PER_WRITER)];
@@ -396,7 +449,10 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
             const at = Date.now();
             for (const id of ids) lastAcked.set(id, { seq, at });
             acks++;
-            if (killedAt && at > killedAt) acksAfterKill++;
+            if (killedAt && at > killedAt) {
+              acksAfterKill++;
+              mineAfterKill++;
+            }
           } else {
             const key = `${answer.status} ${String(answer.body?.status?.error ?? '').slice(0, 80)}`;
             errors.set(key, (errors.get(key) ?? 0) + 1);
@@ -417,13 +473,14 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
     })();
     await Promise.all([killer, ...Array.from({ length: WRITERS }, (_, w) => writer(w))]);
     const summary = { acks, acksAfterKill, errors: Object.fromEntries(errors) };
+    if (process.env.REPLICATION_TEST_DEBUG) console.log(JSON.stringify(summary));
 
     // The writers went on through the survivors after the kill.
     expect(summary.acks).toBeGreaterThan(40);
-    expect(summary.acksAfterKill).toBeGreaterThan(20);
-    // Every id written after the kill was acknowledged at least once since (wcf 2, two survivors).
+    expect(summary.acksAfterKill).toBeGreaterThanOrEqual(WRITERS * MIN_ACKS_AFTER_KILL);
+    // Most ids were acknowledged again after the kill: the victim's copies of them are stale (see the restart test).
     const touchedAfterKill = [...lastAcked.values()].filter((a) => a.at > killedAt).length;
-    expect(touchedAfterKill).toBeGreaterThan(WRITERS * IDS_PER_WRITER * 0.8);
+    expect(touchedAfterKill).toBeGreaterThan(WRITERS * IDS_PER_WRITER * 0.5);
 
     const ackedIds = [...lastAcked.keys()].sort((a, b) => a - b);
     for (const peer of alive()) {
@@ -447,6 +504,18 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
       })),
       `gRPC read_consistency All via ${peers[1].id}`,
     );
+
+    // Points that exist only since the kill (on the Active replicas, not on the victim's).
+    const fresh = Array.from({ length: 10 }, (_, i) => 9000 + i);
+    await upsert(
+      peers[0],
+      acked,
+      fresh.map((id) => ({ id, vector: [1, 0], payload: { seq: 1, w: -1 } })),
+    );
+    for (const id of fresh) {
+      lastSent.set(id, 1);
+      lastAcked.set(id, { seq: 1, at: Date.now() });
+    }
 
     // Writes touched both shards after the kill, so the survivors marked the victim's replicas Dead.
     await eventually(5000, async () => {
@@ -489,14 +558,37 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
       expect(all.status).toBe(200);
       expect(all.body?.result).toHaveLength(30);
     }
+
+    // A collection created now gets at most one replica per live peer.
+    await createEverywhere(peers[1], capped, {
+      vectors: { size: 2, distance: 'Dot' },
+      shard_number: 2,
+      replication_factor: 3,
+      write_consistency_factor: 2,
+    });
+    const live = alive()
+      .map((p) => p.id)
+      .sort();
+    for (const peer of alive()) {
+      const placed = await replicas(peer, capped);
+      expect(placed.shardCount).toBe(2);
+      expect(placed.replicas.map((r) => [r.shard, r.peer, r.state])).toEqual(
+        [0, 1].flatMap((shard) => live.map((id) => [shard, id, 'Active'])),
+      );
+    }
+    await upsert(peers[0], capped, failoverPoints);
+    expect((await retrieve(peers[1], capped, ids, 'all')).body?.result).toHaveLength(30);
   });
 
   // 3 --------------------------------------------------------------------------------------------------
   it('should refuse a write up front (503) when fewer non-Dead replicas remain than write_consistency_factor', async () => {
     expect(killed).toBeDefined();
     const [a, b] = alive();
-    // One write with wcf 2 succeeds on the two survivors and marks the victim's replica Dead.
+    // One write with wcf 2 succeeds on the two survivors and marks the victim's replica Dead, in etcd, before
+    // it is acknowledged (and the coordinator's own view has it: read-your-writes).
     await upsert(a, raised, [{ id: 1, vector: [1, 0], payload: { v: 1 } }]);
+    expect((await replicasInEtcd(raised)).find((r) => r.peer === killed!.id)?.state).toBe('Dead');
+    expect((await replicas(a, raised)).replicas.find((r) => r.peer === killed!.id)?.state).toBe('Dead');
     await eventually(3000, async () => {
       const view = await replicas(b, raised);
       expect(view.replicas.find((r) => r.peer === killed!.id)?.state).toBe('Dead');
@@ -561,6 +653,23 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
     }
   });
 
+  it('should fail a write that too few replicas took (wcf 3, a replica unreachable) and mark nothing Dead', async () => {
+    expect(killed).toBeDefined();
+    for (const peer of alive()) {
+      const answer = await http(peer, 'PUT', `/collections/${strict}/points?wait=true`, {
+        points: [{ id: 1, vector: [1, 0], payload: { v: 1 } }],
+      });
+      expect(answer.status).toBeGreaterThanOrEqual(500);
+      expect(answer.body?.status?.error).toEqual(expect.any(String));
+    }
+    // Not enough successes: the failed replica is not marked Dead (it may hold the op or not).
+    await sleep(300);
+    expect((await replicasInEtcd(strict)).map((r) => r.state)).toEqual(['Active', 'Active', 'Active']);
+    for (const peer of alive()) {
+      expect((await replicas(peer, strict)).replicas.map((r) => r.state)).toEqual(['Active', 'Active', 'Active']);
+    }
+  });
+
   // 5 --------------------------------------------------------------------------------------------------
   it('should let a restarted peer read through Active replicas while its Dead replicas stay Dead', async () => {
     expect(killed).toBeDefined();
@@ -607,9 +716,13 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
       })),
       `gRPC read_consistency All via restarted ${back.id}`,
     );
+    const scrolled = await rest(back).scroll(acked, { limit: 1000, with_payload: true });
+    checkAcked(scrolled.points, `REST scroll via restarted ${back.id}`);
     const counted = (await rest(back).count(acked, { exact: true })).count;
     expect(counted).toBe((await rest(peers[0]).count(acked, { exact: true })).count);
     expect(counted).toBeGreaterThanOrEqual(ackedIds.length);
+    // Collection info counts one readable replica per shard, not its own Dead ones.
+    expect((await rest(back).getCollection(acked)).points_count).toBe(counted);
 
     // A write through it goes to the Active replicas only; nothing revives the Dead ones.
     const newest = Math.max(...[...lastSent.values()]) + 1;
@@ -628,6 +741,17 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
       const view = await replicas(back, raised);
       expect(view.replicas.map((r) => r.peer).includes(back.id)).toBe(false);
     });
+    // A collection created while it was down has no replica on it; it reads through the others.
+    const cappedView = await replicas(back, capped);
+    expect(cappedView.replicas.filter((r) => r.local)).toEqual([]);
+    expect(cappedView.replicas.map((r) => r.peer).includes(back.id)).toBe(false);
+    const cappedRead = await retrieve(
+      back,
+      capped,
+      failoverPoints.map((p) => p.id),
+    );
+    expect(cappedRead.body?.result.map((p: Json) => p.id)).toEqual(failoverPoints.map((p) => p.id));
+
     // The collection it did not miss any write of still reads the same through it.
     const basicAnswer = await retrieve(
       back,
