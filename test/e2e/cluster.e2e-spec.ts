@@ -368,6 +368,8 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
       replication_factor: 3,
       write_consistency_factor: 2,
     });
+    for (const peer of peers)
+      await eventually(1000, async () => expect((await rest(peer).collectionExists(name)).exists).toBe(true));
     const upsert = await http(peers[1], 'PUT', `/collections/${name}/points?wait=true`, {
       points: Array.from({ length: 10 }, (_, i) => ({ id: i + 1, vector: [1, i] })),
     });
@@ -389,6 +391,18 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
       const all = await http(peer, 'POST', `/collections/${name}/points/count?consistency=all`, { exact: true });
       expect(all.body?.result.count).toBe(10);
     }
+    // Ordered writes go through the shard's ordering leader, which passes them on to every replica.
+    for (const [i, ordering] of ['medium', 'strong'].entries()) {
+      const ordered = await http(peers[2], 'PUT', `/collections/${name}/points?wait=true&ordering=${ordering}`, {
+        points: [{ id: 100 + i, vector: [0, 1] }],
+      });
+      expect(ordered.status).toBe(200);
+    }
+    for (const peer of peers) {
+      const all = await http(peer, 'POST', `/collections/${name}/points/count?consistency=all`, { exact: true });
+      expect(all.body?.result.count).toBe(12);
+    }
+    await http(peers[0], 'POST', `/collections/${name}/points/delete?wait=true`, { points: [100, 101] });
     const drop = (peerIndex: number) =>
       http(
         peers[0],

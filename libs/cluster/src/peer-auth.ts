@@ -44,6 +44,21 @@ export function verifyPeerCredential(
   return ok;
 }
 
+/**
+ * Signatures already computed: every call between two peers in one minute carries the same one, and a
+ * call costs four HMACs otherwise (one to sign, three to verify). Bounded: cleared when it fills up.
+ */
+const signatures = new Map<string, string>();
+const MAX_SIGNATURES = 1024;
+
 function sign(secret: string, peerId: string, incarnation: string, minute: number): string {
-  return createHmac('sha256', secret).update(`${peerId}|${incarnation}|${minute}`).digest('hex');
+  const message = `${peerId}|${incarnation}|${minute}`;
+  const key = `${secret}\u0000${message}`;
+  let signature = signatures.get(key);
+  if (signature === undefined) {
+    if (signatures.size >= MAX_SIGNATURES) signatures.clear();
+    signature = createHmac('sha256', secret).update(message).digest('hex');
+    signatures.set(key, signature);
+  }
+  return signature;
 }

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { POINTS_PEERS, PointsPeers } from './cluster/points-peers';
 import { ReadRouter } from './cluster/read-router';
+import { ReplicaWriter } from './cluster/replica-writer';
 import { ShardEndpoint } from './cluster/shard-endpoint';
 import { OptimizerService } from './optimizer/optimizer.service';
 import { CollectionContexts } from './service/collection-context';
@@ -43,6 +44,7 @@ export class PointsModule {
         QueryEngine,
         DistanceMatrixService,
         ReadRouter,
+        ReplicaWriter,
         ShardEndpoint,
         VectorNameOperations,
         OptimizerService,

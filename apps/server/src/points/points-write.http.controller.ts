@@ -75,11 +75,11 @@ export class PointsWriteHttpController {
   @Post('batch')
   @HttpCode(200)
   async batch(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
-    const { writes, wait, timeout } = batchFromRest(body, q);
+    const { writes, wait, ordering, timeout } = batchFromRest(body, q);
     const results = await this.writer.updateBatch(
       c,
       writes.map((w) => w.operation),
-      { wait, timeout, shardKeySelectors: writes.map((w) => w.shardKeySelector) },
+      { wait, ordering, timeout, shardKeySelectors: writes.map((w) => w.shardKeySelector) },
     );
     return results.map(updateResultToRest);
   }

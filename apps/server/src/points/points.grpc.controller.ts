@@ -116,6 +116,7 @@ export class PointsGrpcController {
     const m = map.updateBatchFromProto(r);
     const results = await this.writer.updateBatch(m.collectionName, m.operations, {
       wait: m.wait,
+      ordering: m.ordering,
       timeout: m.timeout,
       shardKeySelectors: m.shardKeySelectors,
     });

@@ -40,8 +40,17 @@ export interface PointsPeers {
   readonly selfId: string;
   /** Throws UNAVAILABLE while this peer cannot confirm its lease: it must not acknowledge writes. */
   assertWritable(): void;
-  /** Applies one operation to shard `shardId` of `collection` on `peerId`; its operation number. */
-  update(peerId: string, collection: CollectionRecord, shardId: number, operation: UpdateOperation): Promise<number>;
+  /**
+   * Applies one operation to shard `shardId` of `collection` on `peerId`; its operation number. With
+   * `lead`, `peerId` is the shard's ordering leader: it passes the operation on to every replica.
+   */
+  update(
+    peerId: string,
+    collection: CollectionRecord,
+    shardId: number,
+    operation: UpdateOperation,
+    lead?: boolean,
+  ): Promise<number>;
   /** Runs a read on `peerId` over its replicas of shards `shardIds` of `collection`. */
   read<K extends ShardRead['kind']>(
     peerId: string,

@@ -162,17 +162,17 @@ export class ReadRouter {
   }
 
   searchGroups(collectionName: string, request: GroupsRequest<SearchRequest>): PointGroup[] {
-    this.requireLocal(collectionName, request.source.shardKeySelector, 'grouped search');
+    this.requireLocalGroups(collectionName, request, 'grouped search');
     return this.engine.searchGroups(collectionName, request);
   }
 
   recommendGroups(collectionName: string, request: GroupsRequest<RecommendRequest>): PointGroup[] {
-    this.requireLocal(collectionName, request.source.shardKeySelector, 'grouped recommend');
+    this.requireLocalGroups(collectionName, request, 'grouped recommend');
     return this.engine.recommendGroups(collectionName, request);
   }
 
   queryGroups(collectionName: string, request: GroupsRequest<QueryRequest>): PointGroup[] {
-    this.requireLocal(collectionName, request.source.shardKeySelector, 'grouped query');
+    this.requireLocalGroups(collectionName, request, 'grouped query');
     return this.engine.queryGroups(collectionName, request);
   }
 
@@ -271,6 +271,17 @@ export class ReadRouter {
     });
     const exclude = excluded.length > 0 ? { mustNot: [{ hasId: excluded }] } : undefined;
     return { ...resolved, filter: mergeFilters(resolved.filter, exclude) };
+  }
+
+  /** A grouped read answers here alone: its collection, its lookup source and its `with_lookup` collection. */
+  private requireLocalGroups(
+    collectionName: string,
+    request: GroupsRequest<{ shardKeySelector?: ShardKeySelector; lookupFrom?: { collectionName: string } }>,
+    what: string,
+  ): void {
+    this.requireLocal(collectionName, request.source.shardKeySelector, what);
+    if (request.source.lookupFrom) this.requireLocal(request.source.lookupFrom.collectionName, undefined, what);
+    if (request.withLookup) this.requireLocal(request.withLookup.collectionName, undefined, what);
   }
 
   /** Refuses a read this peer cannot answer alone (no merge for it yet), in cluster mode. */

@@ -6,6 +6,7 @@ import { CollectionStatsReporter } from '../service/collection-stats.reporter';
 import { PointsReader } from '../service/points-reader';
 import { QueryEngine } from '../service/query-engine';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
+import { ReplicaWriter } from './replica-writer';
 
 /** The collection a coordinator routed with: its name, and its id to tell a re-created one apart. */
 export interface RoutedCollection {
@@ -27,13 +28,23 @@ export class ShardEndpoint {
     private readonly reader: PointsReader,
     private readonly engine: QueryEngine,
     private readonly stats: CollectionStatsReporter,
+    private readonly replicas: ReplicaWriter,
     @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
   ) {}
 
-  /** Applies a coordinator's part of a write to local shard `shardId`; its operation number. */
-  async update(collection: RoutedCollection, shardId: number, operation: UpdateOperation): Promise<number> {
+  /**
+   * Applies a coordinator's part of a write to local shard `shardId`; its operation number. With
+   * `lead`, this peer is the shard's ordering leader and passes it on to every replica.
+   */
+  async update(
+    collection: RoutedCollection,
+    shardId: number,
+    operation: UpdateOperation,
+    lead = false,
+  ): Promise<number> {
     this.peers?.assertWritable();
-    const context = await this.caughtUp(collection, [shardId]);
+    const context = await this.caughtUp(collection, lead ? [] : [shardId]);
+    if (lead) return context.storage.schemaLock.shared(() => this.replicas.lead(context, shardId, operation));
     return context.storage.schemaLock.shared(() => {
       const handle = context.storage.shards.get(shardId);
       if (!handle) throw notHere(collection, shardId);

@@ -39,9 +39,17 @@ export interface WriteOptions {
 }
 
 /** A write as the API hands it to the points service. */
+/**
+ * Write ordering (cluster mode, with replicas), as Qdrant: Weak applies a write on each replica as it
+ * arrives; Medium and Strong send it through one replica of the shard (its ordering leader), which
+ * passes writes on one at a time, so every replica applies them in the same order.
+ */
+export type WriteOrdering = 'Weak' | 'Medium' | 'Strong';
+
 export interface UpdateRequest {
   operation: UpdateOperation;
   wait: boolean;
+  ordering?: WriteOrdering;
   /** Seconds (see WriteOptions). */
   timeout?: number;
   shardKeySelector?: ShardKeySelector;

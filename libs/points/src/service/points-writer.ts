@@ -1,17 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { turbo4Stored } from './turbo4-vectors';
-import {
-  ClusterService,
-  CollectionRecord,
-  isShardOf,
-  PAYLOAD_SCHEMA_TYPES,
-  ReplicaState,
-  ShardRecord,
-} from '@vectorstore/collections';
+import { CollectionRecord, isShardOf, PAYLOAD_SCHEMA_TYPES, ShardRecord } from '@vectorstore/collections';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { parsePath } from '../filter/payload-path';
-import { UpdateOperation, UpdateRequest, UpdateResult, UpdateStatus } from '../model/operations.model';
+import { UpdateOperation, UpdateRequest, UpdateResult, UpdateStatus, WriteOrdering } from '../model/operations.model';
 import { PointId, pointIdKey } from '../model/point-id.model';
 import { PointsSelector, ShardKeySelector } from '../model/selectors.model';
 import { NamedVectors } from '../model/vectors.model';
@@ -19,6 +12,7 @@ import { validateIndexParams } from '../payload-index/field-index';
 import { routeWrite, writeShardsForFilter } from '../storage/collection-storage/shard-routing';
 import { POINTS_PEERS, PointsPeers } from '../cluster/points-peers';
 import { ReadRouter } from '../cluster/read-router';
+import { ReplicaWriter } from '../cluster/replica-writer';
 import { CollectionContext, CollectionContexts } from './collection-context';
 import { checkNamedVectors, fitVectorKinds, throwVectorIssues } from './vector-validation';
 
@@ -32,8 +26,8 @@ export class PointsWriter {
   constructor(
     private readonly contexts: CollectionContexts,
     private readonly reads: ReadRouter,
+    private readonly replicas: ReplicaWriter,
     @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
-    @Optional() private readonly cluster?: ClusterService,
   ) {}
 
   async update(collectionName: string, request: UpdateRequest): Promise<UpdateResult> {
@@ -47,6 +41,7 @@ export class PointsWriter {
     operations: UpdateOperation[],
     options: {
       wait: boolean;
+      ordering?: WriteOrdering;
       timeout?: number;
       shardKeySelector?: ShardKeySelector;
       shardKeySelectors?: Array<ShardKeySelector | undefined>;
@@ -71,7 +66,8 @@ export class PointsWriter {
       );
       operations = operations.map((operation) => turbo4Stored(operation, context.storage.spaces));
       for (const [i, operation] of operations.entries()) {
-        const opNum = await this.apply(context, operation, options.shardKeySelectors?.[i] ?? options.shardKeySelector);
+        const selector = options.shardKeySelectors?.[i] ?? options.shardKeySelector;
+        const opNum = await this.apply(context, operation, selector, options.ordering);
         results.push({ operationId: opNum, status: options.wait ? 'Completed' : 'Acknowledged' });
       }
     });
@@ -295,85 +291,13 @@ export class PointsWriter {
     context: CollectionContext,
     operation: UpdateOperation,
     selector: ShardKeySelector | undefined,
+    ordering: WriteOrdering | undefined,
   ): Promise<number> {
     const parts = this.split(context.record, operation, selector);
     const opNums = await Promise.all(
-      [...parts].map(([shard, part]) =>
-        this.peers
-          ? this.applyToReplicas(context, shard.shardId, part, this.peers)
-          : this.applyLocal(context, shard.shardId, part),
-      ),
+      [...parts].map(([shard, part]) => this.replicas.apply(context, shard.shardId, part, ordering)),
     );
     return opNums.length === 0 ? 0 : Math.max(...opNums);
-  }
-
-  /**
-   * Cluster mode: one shard's part to each of its replicas that takes writes (here or on their peers).
-   * It stands when at least `min(write_consistency_factor, replicas)` of them applied it; the others
-   * are marked Dead before the write is acknowledged, so no read counts on a replica that missed it.
-   */
-  private async applyToReplicas(
-    context: CollectionContext,
-    shardId: number,
-    part: UpdateOperation,
-    peers: PointsPeers,
-  ): Promise<number> {
-    const record = context.record;
-    const replicas = record.shards.filter((replica) => replica.shardId === shardId);
-    const targets = replicas.filter((replica) => UPDATABLE.has(replica.state));
-    const factor = record.config.params.writeConsistencyFactor ?? 1;
-    const required = Math.min(factor, replicas.length);
-    if (targets.length < required || targets.length === 0) {
-      throw DomainError.unavailable(
-        `Service unavailable: write_consistency_factor ${factor} needs ${required} replicas of shard ${shardId} to take the write, and only ${targets.length} of its ${replicas.length} can (the others are ${describeStates(replicas, targets)})`,
-      );
-    }
-    const peerOf = (replica: ShardRecord) => replica.peerId ?? peers.selfId;
-    const results = await Promise.allSettled(
-      targets.map((replica) =>
-        peerOf(replica) === peers.selfId
-          ? this.applyLocal(context, shardId, part)
-          : peers.update(peerOf(replica), record, shardId, part),
-      ),
-    );
-    const applied = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-    const failed = targets.flatMap((replica, i) => {
-      const result = results[i];
-      return result.status === 'rejected' ? [{ peerId: peerOf(replica), error: result.reason as unknown }] : [];
-    });
-    const activeApplied = targets.some((replica, i) => results[i].status === 'fulfilled' && replica.state === 'Active');
-    if (applied.length < required || !activeApplied)
-      throw failed[0]?.error ?? DomainError.unavailable('Service unavailable: no Active replica took the write');
-    if (failed.length > 0) {
-      try {
-        await this.cluster!.markReplicasDead(
-          record.id,
-          failed.map((failure) => ({ shardId, peerId: failure.peerId })),
-        );
-      } catch (error) {
-        throw DomainError.internal(
-          `Service internal error: the write was applied on ${applied.length} replica(s) of shard ${shardId}, but the replicas on peers ${failed.map((f) => f.peerId).join(', ')} failed and could not be marked Dead (${error instanceof Error ? error.message : String(error)}); consistency is not guaranteed, retry the write`,
-          error,
-        );
-      }
-    }
-    return Math.max(...applied);
-  }
-
-  /** One shard's part applied to this peer's replica (waiting briefly for storage to open a new shard). */
-  private async applyLocal(context: CollectionContext, shardId: number, part: UpdateOperation): Promise<number> {
-    const deadline = Date.now() + SHARD_OPEN_WAIT_MS;
-    let handle = context.storage.shards.get(shardId);
-    while (!handle && Date.now() < deadline) {
-      await delay(50);
-      handle = context.storage.shards.get(shardId);
-    }
-    if (!handle) {
-      throw DomainError.unavailable(
-        `Service unavailable: shard ${shardId} of collection \`${context.record.name}\` is not open on this peer`,
-      );
-    }
-    return handle.shard.update(part);
   }
 
   /** Each shard (of every peer) an operation touches, with its part of the operation. */
@@ -405,27 +329,6 @@ export class PointsWriter {
     }
     return parts;
   }
-}
-
-/** Replica states that take writes (not Dead, not waiting for a transfer). */
-const UPDATABLE: ReadonlySet<ReplicaState> = new Set([
-  'Active',
-  'Initializing',
-  'Listener',
-  'Resharding',
-  'ReshardingScaleDown',
-  'ActiveRead',
-]);
-
-/** How long a write waits for this peer's storage to open a shard the catalog just created. */
-const SHARD_OPEN_WAIT_MS = 2000;
-
-/** `2 Dead, 1 Partial`: the states of the replicas that cannot take a write. */
-function describeStates(replicas: readonly ShardRecord[], targets: readonly ShardRecord[]): string {
-  const counts = new Map<string, number>();
-  for (const replica of replicas)
-    if (!targets.includes(replica)) counts.set(replica.state, (counts.get(replica.state) ?? 0) + 1);
-  return [...counts].map(([state, count]) => `${count} ${state}`).join(', ') || 'none';
 }
 
 /** Ids an update batch creates or deletes before a later operation of the same batch runs. */

@@ -19,6 +19,7 @@ import { VectorNameOperations } from './vector-names';
 import { QueryEngine } from './query-engine';
 import { DistanceMatrixService } from './distance-matrix';
 import { ReadRouter } from '../cluster/read-router';
+import { ReplicaWriter } from '../cluster/replica-writer';
 
 const dense = (...values: number[]) => ({ kind: 'dense' as const, values: Float32Array.from(values) });
 
@@ -42,7 +43,7 @@ async function open(dir: string) {
     storage,
     collections: new CollectionsService(catalog, new EmptyCollectionStatsProvider()),
     names: new VectorNameOperations(contexts, new VectorNamesService(catalog)),
-    writer: new PointsWriter(contexts, reads),
+    writer: new PointsWriter(contexts, reads, new ReplicaWriter()),
     reader,
     contexts,
     close: () => storage.onApplicationShutdown(),

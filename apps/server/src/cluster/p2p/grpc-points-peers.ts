@@ -34,13 +34,16 @@ export class GrpcPointsPeers implements PointsPeers {
     collection: CollectionRecord,
     shardId: number,
     operation: UpdateOperation,
+    lead = false,
   ): Promise<number> {
     return await this.transport.shardUpdate(
       this.addressOf(peerId),
       { id: collection.id, name: collection.name },
       shardId,
       encodeOperation(operation),
-      UPDATE_TIMEOUT_MS,
+      // A leader waits for the replicas it passes the write to.
+      lead ? 2 * UPDATE_TIMEOUT_MS : UPDATE_TIMEOUT_MS,
+      lead,
     );
   }
 

@@ -55,11 +55,12 @@ export class GrpcPeerTransport implements PeerTransport {
     shardId: number,
     operation: Uint8Array,
     timeoutMs: number,
+    lead = false,
   ): Promise<number> {
     const client = this.clientFor(uri);
     const reply = await new Promise<{ operationId?: string }>((resolve, reject) =>
       client.ShardUpdate(
-        { collection, shardId, operation },
+        { collection, shardId, operation, lead },
         this.metadata(),
         { deadline: Date.now() + timeoutMs },
         (error, response) => (error || !response ? reject(peerFailure(uri, error)) : resolve(response)),

@@ -55,6 +55,7 @@ export async function startPeerServer(
         routedCollection(request.collection),
         request.shardId ?? 0,
         decodeOperation(request.operation ?? Buffer.alloc(0)),
+        request.lead ?? false,
       );
       return { operationId };
     }),

@@ -8,7 +8,9 @@ import type {
   UpdateMode,
   UpdateOperation,
   UpdateRequest,
+  WriteOrdering,
 } from '@vectorstore/points';
+import type { WriteOrdering__Output } from '../../grpc/generated/vectorstore/WriteOrdering';
 import type { ClearPayloadPoints__Output } from '../../grpc/generated/vectorstore/ClearPayloadPoints';
 import type { CreateFieldIndexCollection__Output } from '../../grpc/generated/vectorstore/CreateFieldIndexCollection';
 import type { DeleteFieldIndexCollection__Output } from '../../grpc/generated/vectorstore/DeleteFieldIndexCollection';
@@ -48,6 +50,7 @@ export interface UpdateBatchMapping {
   operations: UpdateOperation[];
   shardKeySelectors: Array<ShardKeySelector | undefined>;
   wait: boolean;
+  ordering?: WriteOrdering;
   timeout?: number;
 }
 
@@ -59,6 +62,7 @@ const at = (prefix: string, name: string): string => (prefix ? `${prefix}.${name
 interface WriteEnvelope {
   collectionName?: string;
   wait?: boolean;
+  ordering?: WriteOrdering__Output | null;
   timeout?: string;
   shardKeySelector?: ShardKeySelector__Output;
 }
@@ -74,7 +78,13 @@ function finishWrite(
   if (!operation) throw DomainError.validation(['request: malformed operation']);
   return {
     collectionName: r.collectionName ?? '',
-    request: defined({ operation, wait: r.wait ?? false, timeout, shardKeySelector }),
+    request: defined({
+      operation,
+      wait: r.wait ?? false,
+      ordering: orderingFromProto(r.ordering),
+      timeout,
+      shardKeySelector,
+    }),
   };
 }
 
@@ -376,6 +386,15 @@ export function updateBatchFromProto(r: UpdateBatchPoints__Output): UpdateBatchM
     operations,
     shardKeySelectors,
     wait: r.wait ?? false,
+    ordering: orderingFromProto(r.ordering),
     timeout,
   });
+}
+
+const ORDERINGS = { 0: 'Weak', 1: 'Medium', 2: 'Strong', Weak: 'Weak', Medium: 'Medium', Strong: 'Strong' } as const;
+
+/** `ordering` of a write; Weak (the default) is left out. */
+function orderingFromProto(ordering: WriteOrdering__Output | null | undefined): WriteOrdering | undefined {
+  const type = ORDERINGS[(ordering?.type ?? 0) as keyof typeof ORDERINGS];
+  return type === undefined || type === 'Weak' ? undefined : type;
 }

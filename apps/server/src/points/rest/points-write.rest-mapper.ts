@@ -7,6 +7,7 @@ import type {
   UpdateMode,
   UpdateOperation,
   UpdateRequest,
+  WriteOrdering,
   UpdateResult,
 } from '@vectorstore/points';
 import { array, decodeBody, enumOf, isPlainObject, jsonObject, objectValue, str } from '../../core/rest/rest-decoders';
@@ -155,7 +156,7 @@ function decodeWrite(issues: ValidationIssues, kind: string, value: unknown, pat
 }
 
 /** `?wait&timeout&ordering` of a point write. */
-export function writeOptionsFromRest(query: RestQuery): { wait: boolean; timeout?: number } {
+export function writeOptionsFromRest(query: RestQuery): { wait: boolean; ordering?: WriteOrdering; timeout?: number } {
   const ordering = query.ordering;
   if (ordering !== undefined && !(typeof ordering === 'string' && ORDERINGS.includes(ordering))) {
     throw queryFormatError(
@@ -163,7 +164,9 @@ export function writeOptionsFromRest(query: RestQuery): { wait: boolean; timeout
       `unknown variant \`${String(ordering)}\`, expected one of \`weak\`, \`medium\`, \`strong\``,
     );
   }
-  return defined({ wait: readWait(query), timeout: readUintParam(query, 'timeout') });
+  // Weak, the default, is left out.
+  const strength = ordering === 'medium' ? 'Medium' : ordering === 'strong' ? 'Strong' : undefined;
+  return defined({ wait: readWait(query), ordering: strength, timeout: readUintParam(query, 'timeout') });
 }
 
 /** One of the single-operation write endpoints. */
@@ -179,7 +182,7 @@ export function writeFromRest(kind: WriteKind, body: unknown, query: RestQuery):
 export function batchFromRest(
   body: unknown,
   query: RestQuery,
-): { writes: RestWrite[]; wait: boolean; timeout?: number } {
+): { writes: RestWrite[]; wait: boolean; ordering?: WriteOrdering; timeout?: number } {
   const options = writeOptionsFromRest(query);
   const issues = new ValidationIssues();
   const writes = decodeBody(body, (value) => {

@@ -1,0 +1,173 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ClusterService, CollectionRecord, ReplicaState, ShardRecord } from '@vectorstore/collections';
+import { DomainError, KeyedMutex } from '@vectorstore/common';
+import type { UpdateOperation, WriteOrdering } from '../model/operations.model';
+import type { CollectionContext } from '../service/collection-context';
+import { POINTS_PEERS, PointsPeers } from './points-peers';
+
+/** Replica states that take writes (not Dead, not waiting for a transfer). */
+const UPDATABLE: ReadonlySet<ReplicaState> = new Set([
+  'Active',
+  'Initializing',
+  'Listener',
+  'Resharding',
+  'ReshardingScaleDown',
+  'ActiveRead',
+]);
+
+/** How long a write waits for this peer's storage to open a shard the catalog just created. */
+const SHARD_OPEN_WAIT_MS = 2000;
+
+/**
+ * One shard's part of a validated write, applied to the shard's replicas: here on a standalone server;
+ * in cluster mode on every replica that takes writes, with `write_consistency_factor` and Dead marking
+ * (docs/cluster.md, "Replication"), and through the shard's ordering leader for Medium/Strong ordering.
+ */
+@Injectable()
+export class ReplicaWriter {
+  /** An ordering leader passes one write per shard at a time. */
+  private readonly leading = new KeyedMutex();
+
+  constructor(
+    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
+    @Optional() private readonly cluster?: ClusterService,
+  ) {}
+
+  /** Applies `part` to shard `shardId`; its operation number. */
+  apply(
+    context: CollectionContext,
+    shardId: number,
+    part: UpdateOperation,
+    ordering: WriteOrdering | undefined,
+  ): Promise<number> {
+    const peers = this.peers;
+    if (!peers) return this.applyLocal(context, shardId, part);
+    if (!ordering || ordering === 'Weak') return this.applyToReplicas(context, shardId, part, peers);
+    const leader = orderingLeader(context.record, shardId, ordering, peers.selfId);
+    return leader === peers.selfId
+      ? this.lead(context, shardId, part)
+      : peers.update(leader, context.record, shardId, part, true);
+  }
+
+  /**
+   * This peer as the shard's ordering leader: the write goes to the replicas while no other ordered
+   * write of the shard does, so every replica applies ordered writes in the same order.
+   */
+  lead(context: CollectionContext, shardId: number, part: UpdateOperation): Promise<number> {
+    const peers = this.peers;
+    if (!peers) return this.applyLocal(context, shardId, part);
+    return this.leading.run(`${context.record.id}/${shardId}`, () =>
+      this.applyToReplicas(context, shardId, part, peers),
+    );
+  }
+
+  /**
+   * Cluster mode: one shard's part to each of its replicas that takes writes (here or on their peers).
+   * It stands when at least `min(write_consistency_factor, replicas)` of them applied it; the others
+   * are marked Dead before the write is acknowledged, so no read counts on a replica that missed it.
+   */
+  private async applyToReplicas(
+    context: CollectionContext,
+    shardId: number,
+    part: UpdateOperation,
+    peers: PointsPeers,
+  ): Promise<number> {
+    const record = context.record;
+    const replicas = record.shards.filter((replica) => replica.shardId === shardId);
+    const targets = replicas.filter((replica) => UPDATABLE.has(replica.state));
+    const factor = record.config.params.writeConsistencyFactor ?? 1;
+    const required = Math.min(factor, replicas.length);
+    if (targets.length < required || targets.length === 0) {
+      throw DomainError.unavailable(
+        `Service unavailable: write_consistency_factor ${factor} needs ${required} replicas of shard ${shardId} to take the write, and only ${targets.length} of its ${replicas.length} can (the others are ${describeStates(replicas, targets)})`,
+      );
+    }
+    const peerOf = (replica: ShardRecord) => replica.peerId ?? peers.selfId;
+    const results = await Promise.allSettled(
+      targets.map((replica) =>
+        peerOf(replica) === peers.selfId
+          ? this.applyLocal(context, shardId, part)
+          : peers.update(peerOf(replica), record, shardId, part),
+      ),
+    );
+    const applied = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failed = targets.flatMap((replica, i) => {
+      const result = results[i];
+      return result.status === 'rejected' ? [{ peerId: peerOf(replica), error: result.reason as unknown }] : [];
+    });
+    const activeApplied = targets.some((replica, i) => results[i].status === 'fulfilled' && replica.state === 'Active');
+    if (applied.length < required || !activeApplied) {
+      throw failed[0]?.error ?? DomainError.unavailable('Service unavailable: no Active replica took the write');
+    }
+    if (failed.length > 0) await this.markDead(record, shardId, applied.length, failed);
+    return Math.max(...applied);
+  }
+
+  private async markDead(
+    record: CollectionRecord,
+    shardId: number,
+    applied: number,
+    failed: Array<{ peerId: string; error: unknown }>,
+  ): Promise<void> {
+    try {
+      if (!this.cluster) throw new Error('no cluster service');
+      await this.cluster.markReplicasDead(
+        record.id,
+        failed.map((failure) => ({ shardId, peerId: failure.peerId })),
+      );
+    } catch (error) {
+      throw DomainError.internal(
+        `Service internal error: the write was applied on ${applied} replica(s) of shard ${shardId}, but the replicas on peers ${failed.map((f) => f.peerId).join(', ')} failed and could not be marked Dead (${error instanceof Error ? error.message : String(error)}); consistency is not guaranteed, retry the write`,
+        error,
+      );
+    }
+  }
+
+  /** One shard's part applied to this peer's replica (waiting briefly for storage to open a new shard). */
+  async applyLocal(context: CollectionContext, shardId: number, part: UpdateOperation): Promise<number> {
+    const deadline = Date.now() + SHARD_OPEN_WAIT_MS;
+    let handle = context.storage.shards.get(shardId);
+    while (!handle && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      handle = context.storage.shards.get(shardId);
+    }
+    if (!handle) {
+      throw DomainError.unavailable(
+        `Service unavailable: shard ${shardId} of collection \`${context.record.name}\` is not open on this peer`,
+      );
+    }
+    return handle.shard.update(part);
+  }
+}
+
+/**
+ * The replica that orders a shard's writes: Strong, the first replica by peer id, whatever its state
+ * (a write fails while it cannot take writes, as Qdrant's permanent leader); Medium, the first one that
+ * takes writes (it moves when that one is Dead).
+ */
+function orderingLeader(record: CollectionRecord, shardId: number, ordering: WriteOrdering, selfId: string): string {
+  const replicas = record.shards
+    .filter((replica) => replica.shardId === shardId)
+    .sort((a, b) => compareIds(a.peerId ?? selfId, b.peerId ?? selfId));
+  const leader = ordering === 'Strong' ? replicas[0] : replicas.find((replica) => UPDATABLE.has(replica.state));
+  if (!leader || !UPDATABLE.has(leader.state)) {
+    throw DomainError.unavailable(
+      `Service unavailable: shard ${shardId} has no replica that can order writes (${ordering.toLowerCase()} ordering)`,
+    );
+  }
+  return leader.peerId ?? selfId;
+}
+
+/** `2 Dead, 1 Partial`: the states of the replicas that cannot take a write. */
+function describeStates(replicas: readonly ShardRecord[], targets: readonly ShardRecord[]): string {
+  const counts = new Map<string, number>();
+  for (const replica of replicas)
+    if (!targets.includes(replica)) counts.set(replica.state, (counts.get(replica.state) ?? 0) + 1);
+  return [...counts].map(([state, count]) => `${count} ${state}`).join(', ') || 'none';
+}
+
+function compareIds(a: string, b: string): number {
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
