@@ -344,8 +344,10 @@ describeWithEtcd('cluster replication (e2e, 3 peers + etcd)', () => {
     }
 
     // The last Active replica stays.
-    // A replica the shard does not have, or a shard the collection does not have.
-    expect((await drop(peers[1], peers[1])).status).toBe(404);
+    // A replica the shard does not have, or a shard the collection does not have: 400, as Qdrant.
+    const absent = await drop(peers[1], peers[1]);
+    expect(absent.status).toBe(400);
+    expect(absent.body?.status.error).toContain('has no replica of shard');
     const noShard = await http(
       peers[1],
       'POST',

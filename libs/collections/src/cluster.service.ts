@@ -195,10 +195,12 @@ export class ClusterService {
     if (!this.membership) return this.rejectPeerOperation('dropReplica');
     await this.catalog.mutate((draft) => {
       const record = resolveDraft(draft, collectionName);
+      if (!record.shards.some((s) => s.shardId === replica.shardId))
+        throw DomainError.invalidArgument(`Bad request: Shard ${replica.shardId} of ${record.name} not found`);
       const index = record.shards.findIndex((s) => s.shardId === replica.shardId && s.peerId === replica.peerId);
       if (index < 0)
-        throw DomainError.notFound(
-          `Not found: Shard ${replica.shardId} of ${record.name} does not have a replica on peer ${replica.peerId}`,
+        throw DomainError.invalidArgument(
+          `Bad request: Peer ${replica.peerId} has no replica of shard ${replica.shardId}`,
         );
       const othersActive = record.shards.some(
         (s, i) => i !== index && s.shardId === replica.shardId && s.state === 'Active',

@@ -50,6 +50,7 @@ export class CollectionsService {
         ),
         shardKeys: [],
         nextShardId: 0,
+        ...(this.membership ? { router: 'Ring' as const } : {}),
       };
       record.nextShardId = record.shards.length;
       draft.collections.set(request.name, record);

@@ -54,6 +54,12 @@ export interface CollectionRecord {
   shards: ShardRecord[];
   shardKeys: ShardKeyRecord[];
   nextShardId: number;
+  /**
+   * How point ids map to shards: absent, `sha1(id) % shards` (every collection made before cluster mode,
+   * and every standalone one); `Ring`, a consistent-hash ring (collections made in cluster mode), so
+   * that a shard added later takes about 1/(n+1) of the points.
+   */
+  router?: 'Ring';
 }
 
 export const PAYLOAD_SCHEMA_TYPES = ['Keyword', 'Integer', 'Float', 'Geo', 'Text', 'Bool', 'Datetime', 'Uuid'] as const;

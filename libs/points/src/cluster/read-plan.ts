@@ -53,7 +53,8 @@ export function planReads(
 
 function copiesNeeded(consistency: ReadConsistency | undefined, readable: number, total: number): number {
   if (!consistency) return 1;
-  if ('factor' in consistency) return consistency.factor;
+  // As Qdrant, a factor above the replica count asks for every replica.
+  if ('factor' in consistency) return Math.min(Math.max(1, consistency.factor), total);
   switch (consistency.type) {
     case 'All':
       return Math.max(1, readable);

@@ -51,6 +51,8 @@ interface Spread {
 
 /** Failures after which the same shards are asked of another replica: the peer, not the request, failed. */
 const RETRIED_FAILURES: ReadonlySet<ErrorKind> = new Set([
+  // A replica that its own peer knows is Dead (this coordinator's catalog lags).
+  ErrorKind.FailedPrecondition,
   ErrorKind.Unavailable,
   ErrorKind.DeadlineExceeded,
   ErrorKind.Internal,
@@ -77,6 +79,20 @@ export class ReadRouter {
     const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
     if (!spread) return this.reader.get(collectionName, request);
     this.reader.admit(collectionName, { timeout: request.timeout }, request.ids.length);
+    return this.getAdmitted(spread, request);
+  }
+
+  /**
+   * Points by id for the server's own use (existence checks of a write, a query's examples): the
+   * client's request was admitted by strict mode already, so this read is not charged again.
+   */
+  async fetch(collectionName: string, request: GetRequest): Promise<RetrievedPoint[]> {
+    const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
+    if (!spread) return this.reader.get(collectionName, request);
+    return this.getAdmitted(spread, request);
+  }
+
+  private async getAdmitted(spread: Spread, request: GetRequest): Promise<RetrievedPoint[]> {
     const lists = await this.gather(spread, { kind: 'get', request });
     return mergeGot(request.ids, lists.flat());
   }
@@ -88,17 +104,18 @@ export class ReadRouter {
     const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
     if (!spread) return this.reader.scroll(collectionName, request);
     this.reader.admit(collectionName, { limit: request.limit, timeout: request.timeout, filter: request.filter });
-    const pages = (await this.gather(spread, { kind: 'scroll', request })).flat();
+    const copies = await this.gather(spread, { kind: 'scroll', request });
     if (request.orderBy) {
+      // A point appears once per value of the key, so copies are not merged by id: one copy answers.
       return {
         points: mergeOrderedPages(
-          pages.map((page) => page.points),
+          copies[0].map((page) => page.points),
           request.orderBy,
           request.limit,
         ),
       };
     }
-    return mergeScrollPages(pages, request.limit);
+    return mergeScrollPages(copies.flat(), request.limit);
   }
 
   async count(collectionName: string, request: CountRequest): Promise<number> {
@@ -248,7 +265,7 @@ export class ReadRouter {
     if (wanted.size === 0) return request;
     const vectors = new Map<string, VectorInput>();
     for (const [key, entry] of wanted) {
-      const points = await this.get(entry.collection, {
+      const points = await this.fetch(entry.collection, {
         ids: entry.ids,
         withPayload: { enable: false },
         withVectors: { include: [entry.vector] },
@@ -287,12 +304,11 @@ export class ReadRouter {
   /** Refuses a read this peer cannot answer alone (no merge for it yet), in cluster mode. */
   private requireLocal(collectionName: string, selector: ShardKeySelector | undefined, what: string): void {
     const spread = this.spread(collectionName, selector, undefined);
-    const answering = spread && new Set(spread.replicas.map((replica) => replica.peerId));
-    const allActiveHere =
-      spread?.replicas.every((replica) => replica.state === 'Active') &&
-      answering?.size === 1 &&
-      answering.has(this.peers?.selfId);
-    if (spread && !allActiveHere) {
+    // Answerable here when this peer holds a readable replica of every selected shard (planReads puts
+    // this peer first for each shard it can answer).
+    const copies = spread && planReads(spread.replicas, this.peers!.selfId, undefined);
+    const hereAlone = copies?.length === 1 && copies[0].length === 1 && copies[0][0].peerId === this.peers?.selfId;
+    if (spread && !hereAlone) {
       throw DomainError.unimplemented(
         `Cluster mode does not serve ${what} over shards on several peers yet (docs/cluster.md)`,
       );

@@ -141,21 +141,21 @@ export class ReplicaWriter {
 }
 
 /**
- * The replica that orders a shard's writes: Strong, the first replica by peer id, whatever its state
- * (a write fails while it cannot take writes, as Qdrant's permanent leader); Medium, the first one that
- * takes writes (it moves when that one is Dead).
+ * The peer that orders a shard's writes, as Qdrant: Strong, the highest peer id holding a replica,
+ * whatever that replica's state (a permanent leader: writes fail while it is unreachable); Medium, the
+ * highest peer id whose replica takes writes (it moves when that one is Dead). The leader passes each
+ * write to the replicas that take writes, its own only if it does.
  */
 function orderingLeader(record: CollectionRecord, shardId: number, ordering: WriteOrdering, selfId: string): string {
   const replicas = record.shards
-    .filter((replica) => replica.shardId === shardId)
-    .sort((a, b) => compareIds(a.peerId ?? selfId, b.peerId ?? selfId));
-  const leader = ordering === 'Strong' ? replicas[0] : replicas.find((replica) => UPDATABLE.has(replica.state));
-  if (!leader || !UPDATABLE.has(leader.state)) {
+    .filter((replica) => replica.shardId === shardId && (ordering === 'Strong' || UPDATABLE.has(replica.state)))
+    .sort((a, b) => compareIds(b.peerId ?? selfId, a.peerId ?? selfId));
+  if (replicas.length === 0) {
     throw DomainError.unavailable(
       `Service unavailable: shard ${shardId} has no replica that can order writes (${ordering.toLowerCase()} ordering)`,
     );
   }
-  return leader.peerId ?? selfId;
+  return replicas[0].peerId ?? selfId;
 }
 
 /** `2 Dead, 1 Partial`: the states of the replicas that cannot take a write. */

@@ -14,6 +14,17 @@ export interface RoutedCollection {
   name: string;
 }
 
+/** States of this peer's replica in which it takes a coordinator's writes, or answers its reads. */
+const UPDATABLE_HERE: ReadonlySet<string> = new Set([
+  'Active',
+  'Initializing',
+  'Listener',
+  'Resharding',
+  'ReshardingScaleDown',
+  'ActiveRead',
+]);
+const READABLE_HERE: ReadonlySet<string> = new Set(['Active', 'ActiveRead', 'ReshardingScaleDown']);
+
 /** How long a peer waits for its own catalog (and storage) to catch up with a coordinator's. */
 const CATCH_UP_MS = 2000;
 
@@ -44,12 +55,29 @@ export class ShardEndpoint {
   ): Promise<number> {
     this.peers?.assertWritable();
     const context = await this.caughtUp(collection, lead ? [] : [shardId]);
-    if (lead) return context.storage.schemaLock.shared(() => this.replicas.lead(context, shardId, operation));
-    return context.storage.schemaLock.shared(() => {
-      const handle = context.storage.shards.get(shardId);
-      if (!handle) throw notHere(collection, shardId);
-      return handle.shard.update(operation);
-    });
+    // No schema lock here: the coordinator holds its own for the whole request, and this peer may be
+    // that coordinator (its replica is one of the targets); taking the shared side again could queue
+    // behind an exclusive waiter that waits for the coordinator's: a deadlock across peers.
+    if (lead) return this.replicas.lead(context, shardId, operation);
+    this.requireReplica(context, shardId, UPDATABLE_HERE, 'take writes');
+    const handle = context.storage.shards.get(shardId);
+    if (!handle) throw notHere(collection, shardId);
+    return handle.shard.update(operation);
+  }
+
+  /**
+   * Refuses a part for a replica this peer's catalog shows Dead (or gone): a coordinator whose catalog
+   * lags must not count it toward `write_consistency_factor`, nor read from it.
+   */
+  private requireReplica(context: CollectionContext, shardId: number, states: ReadonlySet<string>, what: string): void {
+    const selfId = this.peers?.selfId;
+    if (selfId === undefined) return;
+    const replica = context.record.shards.find((s) => s.shardId === shardId && (s.peerId ?? selfId) === selfId);
+    if (!replica || !states.has(replica.state)) {
+      throw DomainError.failedPrecondition(
+        `Failed precondition: the replica of shard ${shardId} of \`${context.record.name}\` on peer ${selfId} cannot ${what} (${replica?.state ?? 'not placed here'})`,
+      );
+    }
   }
 
   /** Runs a read over this peer's replicas of shards `shardIds` of the collection (and no other shard). */
@@ -59,6 +87,7 @@ export class ShardEndpoint {
     read: Extract<ShardRead, { kind: K }>,
   ): Promise<ShardReadResults[K]> {
     const context = await this.caughtUp(collection, shardIds);
+    for (const shardId of shardIds) this.requireReplica(context, shardId, READABLE_HERE, 'answer reads');
     return this.readLocal(context, shardIds, read);
   }
 

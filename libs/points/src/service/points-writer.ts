@@ -278,7 +278,7 @@ export class PointsWriter {
       if (selector && 'ids' in selector) ids.push(...selector.ids);
     }
     if (ids.length === 0) return new Set();
-    const found = await this.reads.get(context.record.name, {
+    const found = await this.reads.fetch(context.record.name, {
       ids,
       withPayload: { enable: false },
       withVectors: { enable: false },

@@ -7,6 +7,7 @@ import type {
   PrefetchQuery,
   QueryRequest,
   QueryVariant,
+  ReadConsistency,
   RecommendInput,
   RecommendRequest,
   SearchRequest,
@@ -132,15 +133,25 @@ export function searchPointsFromProto(r: SearchPoints__Output): SearchMapping<Se
 export function searchBatchFromProto(r: SearchBatchPoints__Output): BatchMapping<SearchRequest> {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
+  const batchConsistency = readConsistencyFromProto(issues, 'read_consistency', r.readConsistency);
   const requests = (r.searchPoints ?? []).map((s, i) =>
-    withTimeout(searchRequestFromProto(issues, `search_points[${i}]`, s), timeout),
+    withTimeout(searchRequestFromProto(issues, `search_points[${i}]`, s), timeout, batchConsistency),
   );
   issues.throwIfAny();
   return defined({ collectionName: r.collectionName ?? '', requests, timeout });
 }
 
-function withTimeout<T extends { timeout?: number }>(request: T, timeout: number | undefined): T {
-  return timeout === undefined ? request : { ...request, timeout };
+/**
+ * A batch's inner request with the batch's `timeout` and `read_consistency` (as Qdrant, the batch's
+ * own consistency applies to every request of it).
+ */
+function withTimeout<T extends { timeout?: number; readConsistency?: ReadConsistency }>(
+  request: T,
+  timeout: number | undefined,
+  readConsistency?: ReadConsistency,
+): T {
+  const timed = timeout === undefined ? request : { ...request, timeout };
+  return readConsistency === undefined ? timed : { ...timed, readConsistency };
 }
 
 // ---------------------------------------------------------------------------
@@ -209,12 +220,17 @@ export function recommendPointsFromProto(r: RecommendPoints__Output): SearchMapp
 export function recommendBatchFromProto(r: RecommendBatchPoints__Output): BatchMapping<RecommendRequest> {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
+  const batchConsistency = readConsistencyFromProto(issues, 'read_consistency', r.readConsistency);
   (r.recommendPoints ?? []).forEach((inner, i) => {
     if (!inner.collectionName) issues.add(`recommend_points[${i}].collection_name`, 'must be from 1 to 255 characters');
   });
   issues.throwIfAny();
   const requests = (r.recommendPoints ?? []).map((inner) =>
-    withTimeout(recommendPointsFromProto({ ...inner, collectionName: r.collectionName }).request, timeout),
+    withTimeout(
+      recommendPointsFromProto({ ...inner, collectionName: r.collectionName }).request,
+      timeout,
+      batchConsistency,
+    ),
   );
   return defined({ collectionName: r.collectionName ?? '', requests, timeout });
 }
@@ -300,8 +316,9 @@ export function discoverPointsFromProto(r: DiscoverPoints__Output): SearchMappin
 export function discoverBatchFromProto(r: DiscoverBatchPoints__Output): BatchMapping<DiscoverRequest> {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
+  const batchConsistency = readConsistencyFromProto(issues, 'read_consistency', r.readConsistency);
   const requests = (r.discoverPoints ?? []).map((d, i) =>
-    withTimeout(discoverRequestFromProto(issues, `discover_points[${i}]`, d), timeout),
+    withTimeout(discoverRequestFromProto(issues, `discover_points[${i}]`, d), timeout, batchConsistency),
   );
   issues.throwIfAny();
   return defined({ collectionName: r.collectionName ?? '', requests, timeout });
@@ -480,8 +497,9 @@ export function queryPointsFromProto(r: QueryPoints__Output): SearchMapping<Quer
 export function queryBatchFromProto(r: QueryBatchPoints__Output): BatchMapping<QueryRequest> {
   const issues = new ValidationIssues();
   const timeout = readU64(issues, 'timeout', r.timeout);
+  const batchConsistency = readConsistencyFromProto(issues, 'read_consistency', r.readConsistency);
   const requests = (r.queryPoints ?? []).map((q, i) =>
-    withTimeout(queryRequestFromProto(issues, `query_points[${i}]`, q), timeout),
+    withTimeout(queryRequestFromProto(issues, `query_points[${i}]`, q), timeout, batchConsistency),
   );
   issues.throwIfAny();
   return defined({ collectionName: r.collectionName ?? '', requests, timeout });
