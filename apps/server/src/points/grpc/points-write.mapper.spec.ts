@@ -50,6 +50,7 @@ describe('upsertPointsFromProto', () => {
       collectionName: 'c',
       request: {
         wait: true,
+        ordering: 'Strong',
         timeout: 30,
         shardKeySelector: { shardKeys: [{ keyword: 'tenant' }, { number: '7' }], fallback: { keyword: 'default' } },
         operation: {

@@ -40,7 +40,10 @@ describe('read requests', () => {
         readConsistency: { type: 'Majority' },
       }),
     );
-    expect(r).toEqual({ collectionName: 'c', request: { ids: [1n], withPayload: none, withVectors: none } });
+    expect(r).toEqual({
+      collectionName: 'c',
+      request: { ids: [1n], withPayload: none, withVectors: none, readConsistency: { type: 'Majority' } },
+    });
     const selected = getPointsFromProto(
       wireRequest<GetPoints__Output>('Get', {
         collectionName: 'c',
@@ -378,6 +381,7 @@ describe('queryPointsFromProto', () => {
       lookupFrom: { collectionName: 'x' },
       shardKeySelector: { shardKeys: [{ keyword: 'a' }] },
       timeout: 9,
+      readConsistency: { factor: 2 },
     });
   });
 
@@ -462,6 +466,7 @@ describe('queryPointsFromProto', () => {
         withPayload: none,
         withVectors: none,
         lookupFrom: { collectionName: 'o', vectorName: 'w' },
+        readConsistency: { type: 'All' },
       },
     });
     expect(discover({ context: [], limit: 1 }).request).toMatchObject({ context: [], using: '' });
