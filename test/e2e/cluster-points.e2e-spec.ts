@@ -81,7 +81,7 @@ for (let i = points.length - 1; i > 0; i--) {
   const j = int(i + 1);
   [points[i], points[j]] = [points[j], points[i]];
 }
-const queries = Array.from({ length: 4 }, randomVector);
+const queries = Array.from({ length: 5 }, randomVector);
 // Points removed by the write phase: by id (through B) and by filter (blue, n >= 150).
 const deletedByIdIndex = (i: number) => i % 15 === 7;
 const survivors = points.filter((p, i) => !deletedByIdIndex(i) && p.payload.color !== 'blue');
@@ -556,6 +556,30 @@ describeWithEtcd('cluster mode: points routed and merged across 3 peers, equal t
             discover: { target: examples[6], context: [{ positive: examples[7], negative: examples[8] }] },
           },
           limit: 10,
+          params: { exact: true },
+        }),
+    ],
+    [
+      'query groups by color (exact), with a payload selector',
+      (t) =>
+        rest(t).queryGroups(collection, {
+          query: queries[3],
+          group_by: 'color',
+          limit: 3,
+          group_size: 4,
+          params: { exact: true },
+          with_payload: ['n'],
+        }),
+    ],
+    [
+      'search groups by color with a filter (exact)',
+      (t) =>
+        result(t, 'POST', `/collections/${collection}/points/search/groups`, {
+          vector: queries[4],
+          filter: { must: [nRange({ gte: 100 })] },
+          group_by: 'color',
+          limit: 2,
+          group_size: 3,
           params: { exact: true },
         }),
     ],

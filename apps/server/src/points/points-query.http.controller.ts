@@ -49,8 +49,12 @@ export class PointsQueryHttpController {
   @Operation('Points/QueryGroups')
   @Post('groups')
   @HttpCode(200)
-  queryGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
+  async queryGroups(
+    @Param('collection_name') c: string,
+    @Body() body: unknown,
+    @Query() q: RestQuery,
+  ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
-    return groupsToRest(this.reads.queryGroups(c, queryGroupsFromRest(body, timeout)));
+    return groupsToRest(await this.reads.queryGroups(c, queryGroupsFromRest(body, timeout)));
   }
 }

@@ -59,8 +59,12 @@ export class PointsSearchHttpController {
   @Operation('Points/SearchGroups')
   @Post('search/groups')
   @HttpCode(200)
-  searchGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return groupsToRest(this.reads.searchGroups(c, searchGroupsFromRest(body, readOptionsFromRest(q).timeout)));
+  async searchGroups(
+    @Param('collection_name') c: string,
+    @Body() body: unknown,
+    @Query() q: RestQuery,
+  ): Promise<unknown> {
+    return groupsToRest(await this.reads.searchGroups(c, searchGroupsFromRest(body, readOptionsFromRest(q).timeout)));
   }
 
   @Operation('Points/Recommend')
@@ -93,8 +97,14 @@ export class PointsSearchHttpController {
   @Operation('Points/RecommendGroups')
   @Post('recommend/groups')
   @HttpCode(200)
-  recommendGroups(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return groupsToRest(this.reads.recommendGroups(c, recommendGroupsFromRest(body, readOptionsFromRest(q).timeout)));
+  async recommendGroups(
+    @Param('collection_name') c: string,
+    @Body() body: unknown,
+    @Query() q: RestQuery,
+  ): Promise<unknown> {
+    return groupsToRest(
+      await this.reads.recommendGroups(c, recommendGroupsFromRest(body, readOptionsFromRest(q).timeout)),
+    );
   }
 
   @Operation('Points/Discover')

@@ -196,23 +196,23 @@ export class PointsGrpcController {
 
   @Operation('Points/QueryGroups')
   @GrpcMethod('Points', 'QueryGroups')
-  queryGroups(r: QueryPointGroups__Output): Response {
+  async queryGroups(r: QueryPointGroups__Output): Promise<Response> {
     const m = map.queryGroupsFromProto(r);
-    return map.groupsResponseToProto(this.reads.queryGroups(m.collectionName, m.request));
+    return map.groupsResponseToProto(await this.reads.queryGroups(m.collectionName, m.request));
   }
 
   @Operation('Points/SearchGroups')
   @GrpcMethod('Points', 'SearchGroups')
-  searchGroups(r: SearchPointGroups__Output): Response {
+  async searchGroups(r: SearchPointGroups__Output): Promise<Response> {
     const m = map.searchGroupsFromProto(r);
-    return map.groupsResponseToProto(this.reads.searchGroups(m.collectionName, m.request));
+    return map.groupsResponseToProto(await this.reads.searchGroups(m.collectionName, m.request));
   }
 
   @Operation('Points/RecommendGroups')
   @GrpcMethod('Points', 'RecommendGroups')
-  recommendGroups(r: RecommendPointGroups__Output): Response {
+  async recommendGroups(r: RecommendPointGroups__Output): Promise<Response> {
     const m = map.recommendGroupsFromProto(r);
-    return map.groupsResponseToProto(this.reads.recommendGroups(m.collectionName, m.request));
+    return map.groupsResponseToProto(await this.reads.recommendGroups(m.collectionName, m.request));
   }
 
   @Operation('Points/Discover')

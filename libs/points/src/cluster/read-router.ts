@@ -9,6 +9,7 @@ import {
   FacetHit,
   FacetRequest,
   GetRequest,
+  GroupId,
   GroupsRequest,
   PointGroup,
   PrefetchQuery,
@@ -18,6 +19,7 @@ import {
   ScrollRequest,
   SearchRequest,
   VectorInput,
+  WithLookup,
 } from '../model/query.model';
 import { ShardKeySelector } from '../model/selectors.model';
 import { DEFAULT_VECTOR_NAME } from '../model/vectors.model';
@@ -27,12 +29,16 @@ import { dbsf, rrf } from '../service/fusion';
 import { PointsReader } from '../service/points-reader';
 import { DEFAULT_RRF_K, QueryEngine } from '../service/query-engine';
 import {
+  boundedProduct,
   DEFAULT_PREFETCH_LIMIT,
   discoverQuery,
+  growPrefetchLimits,
   mergeFilters,
   recommendQuery,
   searchQuery,
 } from '../service/query-requests';
+import { collectGroupsAsync, groupIdKey, groupPointId } from '../service/grouping';
+import { selectPayload } from '../service/payload-selection';
 import { mapQueryInputs, stagesOf } from './query-inputs';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
 import { planReads } from './read-plan';
@@ -156,6 +162,11 @@ export class ReadRouter {
     if (rootHasMmr(request))
       this.requireLocal(collectionName, request.shardKeySelector, 'maximal marginal relevance (mmr)');
     const resolved = await this.withExampleVectors(spread.record, request);
+    return this.answer(collectionName, spread, resolved);
+  }
+
+  /** An admitted query, its examples resolved, answered over the peers and merged. */
+  private async answer(collectionName: string, spread: Spread, resolved: QueryRequest): Promise<ScoredPoint[]> {
     const root = resolved.query;
     if (root && ('fusion' in root || 'rrf' in root)) return this.fused(collectionName, spread, resolved);
     const order = this.engine.resultOrder(collectionName, resolved);
@@ -178,19 +189,107 @@ export class ReadRouter {
     return results;
   }
 
-  searchGroups(collectionName: string, request: GroupsRequest<SearchRequest>): PointGroup[] {
-    this.requireLocalGroups(collectionName, request, 'grouped search');
-    return this.engine.searchGroups(collectionName, request);
+  searchGroups(collectionName: string, request: GroupsRequest<SearchRequest>): Promise<PointGroup[]> {
+    return this.groups(collectionName, searchQuery(request.source), request, () =>
+      this.engine.searchGroups(collectionName, request),
+    );
   }
 
-  recommendGroups(collectionName: string, request: GroupsRequest<RecommendRequest>): PointGroup[] {
-    this.requireLocalGroups(collectionName, request, 'grouped recommend');
-    return this.engine.recommendGroups(collectionName, request);
+  recommendGroups(collectionName: string, request: GroupsRequest<RecommendRequest>): Promise<PointGroup[]> {
+    return this.groups(collectionName, recommendQuery(request.source), request, () =>
+      this.engine.recommendGroups(collectionName, request),
+    );
   }
 
-  queryGroups(collectionName: string, request: GroupsRequest<QueryRequest>): PointGroup[] {
-    this.requireLocalGroups(collectionName, request, 'grouped query');
-    return this.engine.queryGroups(collectionName, request);
+  queryGroups(collectionName: string, request: GroupsRequest<QueryRequest>): Promise<PointGroup[]> {
+    return this.groups(collectionName, request.source, request, () => this.engine.queryGroups(collectionName, request));
+  }
+
+  /**
+   * A grouped query. In cluster mode the coordinator runs the grouping rounds itself (as one server
+   * does over its shards), each round a query over the peers merged as `query` merges; hits carry
+   * their whole payload for the grouping and are cut to the client's selector after.
+   */
+  private async groups(
+    collectionName: string,
+    source: QueryRequest,
+    request: GroupsRequest<unknown>,
+    local: () => PointGroup[],
+  ): Promise<PointGroup[]> {
+    const spread = this.spread(collectionName, source.shardKeySelector, source.readConsistency);
+    if (!spread) return local();
+    this.engine.admitGroups(collectionName, source, request);
+    const resolved = await this.withExampleVectors(spread.record, source);
+    const size = boundedProduct(request.limit, request.groupSize);
+    const stage: QueryRequest = {
+      ...resolved,
+      prefetch: growPrefetchLimits(resolved, request.limit).prefetch,
+      limit: size,
+      offset: 0,
+      withPayload: { enable: true },
+    };
+    const order = this.engine.resultOrder(collectionName, stage);
+    const groups = await collectGroupsAsync(
+      {
+        groupBy: request.groupBy,
+        groupSize: request.groupSize,
+        limit: request.limit,
+        higherIsBetter: order.by === 'score' ? order.higherIsBetter : true,
+      },
+      async (extra) => {
+        const hits = await this.answer(collectionName, spread, { ...stage, filter: mergeFilters(stage.filter, extra) });
+        return hits.map((point) => ({ key: pointIdKey(point.id), score: point.score, point }));
+      },
+      (hit) => hit.point.payload ?? {},
+    );
+    const lookups = request.withLookup
+      ? await this.lookups(
+          request.withLookup,
+          groups.map((g) => g.id),
+        )
+      : undefined;
+    return groups.map((group) => {
+      const result: PointGroup = {
+        id: group.id,
+        hits: group.hits.map(({ point }) => {
+          const payload = point.payload && selectPayload(point.payload, source.withPayload);
+          const { payload: _all, ...rest } = point;
+          return payload ? { ...rest, payload } : rest;
+        }),
+      };
+      const found = lookups?.get(groupIdKey(group.id));
+      if (found) result.lookup = found;
+      return result;
+    });
+  }
+
+  /** The points of the `with_lookup` collection whose ids are the group ids, by group id key. */
+  private async lookups(withLookup: WithLookup, ids: GroupId[]): Promise<Map<string, RetrievedPoint>> {
+    const pointIds = ids.flatMap((id) => {
+      const pointId = groupPointId(id);
+      return pointId === undefined ? [] : [pointId];
+    });
+    let points: RetrievedPoint[];
+    try {
+      points = await this.fetch(withLookup.collectionName, {
+        ids: pointIds,
+        withPayload: withLookup.withPayload,
+        withVectors: withLookup.withVectors,
+      });
+    } catch (error) {
+      // As the local engine words it.
+      if (isDomainError(error) && error.kind === ErrorKind.NotFound)
+        throw DomainError.notFound(`Not found: Collection ${withLookup.collectionName} not found`);
+      throw error;
+    }
+    const byId = new Map(points.map((point) => [pointIdKey(point.id), point]));
+    const result = new Map<string, RetrievedPoint>();
+    for (const id of ids) {
+      const pointId = groupPointId(id);
+      const point = pointId === undefined ? undefined : byId.get(pointIdKey(pointId));
+      if (point) result.set(groupIdKey(id), point);
+    }
+    return result;
   }
 
   distanceMatrix(collectionName: string, request: DistanceMatrixRequest): DistanceMatrix {
@@ -288,17 +387,6 @@ export class ReadRouter {
     });
     const exclude = excluded.length > 0 ? { mustNot: [{ hasId: excluded }] } : undefined;
     return { ...resolved, filter: mergeFilters(resolved.filter, exclude) };
-  }
-
-  /** A grouped read answers here alone: its collection, its lookup source and its `with_lookup` collection. */
-  private requireLocalGroups(
-    collectionName: string,
-    request: GroupsRequest<{ shardKeySelector?: ShardKeySelector; lookupFrom?: { collectionName: string } }>,
-    what: string,
-  ): void {
-    this.requireLocal(collectionName, request.source.shardKeySelector, what);
-    if (request.source.lookupFrom) this.requireLocal(request.source.lookupFrom.collectionName, undefined, what);
-    if (request.withLookup) this.requireLocal(request.withLookup.collectionName, undefined, what);
   }
 
   /** Refuses a read this peer cannot answer alone (no merge for it yet), in cluster mode. */

@@ -186,6 +186,40 @@ export function collectGroups<H extends GroupableHit>(
   return aggregator.distill();
 }
 
+/** `collectGroups` over a search that answers asynchronously (a coordinator asking other peers). */
+export async function collectGroupsAsync<H extends GroupableHit>(
+  options: GroupingOptions,
+  search: (extra: Filter) => Promise<H[]>,
+  payloadOf: (hit: H) => JsonObject,
+): Promise<Array<HitGroup<H>>> {
+  const aggregator = new GroupsAggregator<H>(options.limit, options.groupSize, options.higherIsBetter);
+  const round = async (extra: Condition[]): Promise<boolean> => {
+    const exclusions = aggregator.pointKeys.size > 0 ? [{ hasId: [...aggregator.pointKeys].map(pointIdFromKey) }] : [];
+    const filter: Filter = {
+      must: extra,
+      // Points without the key would be dropped anyway; asking for them would waste the round.
+      mustNot: [{ isEmpty: { key: options.groupBy } }, ...exclusions],
+    };
+    const hits = await search(filter);
+    for (const hit of hits) {
+      const ids = groupIdsOf(payloadOf(hit), options.groupBy);
+      if (ids) aggregator.add(hit, ids);
+    }
+    return hits.length > 0;
+  };
+
+  let filled = false;
+  for (let i = 0; i < GROUP_FINDING_ROUNDS && !filled; i++) {
+    if (!(await round(exceptGroups(options.groupBy, aggregator.filledGroupIds())))) break;
+    filled = aggregator.filledBestCount() >= options.limit;
+  }
+  for (let i = 0; i < GROUP_FILLING_ROUNDS && !filled; i++) {
+    if (!(await round(onlyGroups(options.groupBy, aggregator.unfilledBestGroupIds())))) break;
+    filled = aggregator.filledBestCount() >= options.limit;
+  }
+  return aggregator.distill();
+}
+
 function split(ids: readonly GroupId[]): { keywords: string[]; integers: bigint[] } {
   return {
     keywords: ids.filter((id): id is string => typeof id === 'string'),

@@ -123,6 +123,22 @@ export class QueryEngine {
     this.chargeRead(context, this.rootStage(context, request, request.limit + request.offset), request.lookupFrom);
   }
 
+  /** A grouped query's admission (cluster mode: at the coordinator), as `groups` does before it runs. */
+  admitGroups(collectionName: string, source: QueryRequest, request: GroupsRequest<unknown>): void {
+    const context = this.contexts.resolve(collectionName);
+    this.checkRequest(context, { ...source, limit: boundedProduct(request.limit, request.groupSize) });
+    checkGroupBy(
+      context.record.config.strictModeConfig,
+      request.groupBy,
+      (key) => [...context.storage.shards.values()][0]?.shard.fieldIndexes.get(key)?.type,
+    );
+    this.chargeRead(
+      context,
+      this.rootStage(context, source, boundedProduct(request.limit, request.groupSize)),
+      source.lookupFrom,
+    );
+  }
+
   /** How the results of `request` are ordered, so that answers over different shards can be merged. */
   resultOrder(collectionName: string, request: QueryRequest): ResultOrder {
     const query = request.query;
