@@ -7,6 +7,7 @@ import {
   groupsToRest,
   readOptionsFromRest,
   scoredPointToRest,
+  withGroupsReadConsistency,
   withReadConsistency,
 } from './rest/points-read.rest-mapper';
 import { batchOf, queryFromRest, queryGroupsFromRest, queryRequestAt } from './rest/query.rest-mapper';
@@ -55,6 +56,8 @@ export class PointsQueryHttpController {
     @Query() q: RestQuery,
   ): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
-    return groupsToRest(await this.reads.queryGroups(c, queryGroupsFromRest(body, timeout)));
+    return groupsToRest(
+      await this.reads.queryGroups(c, withGroupsReadConsistency(queryGroupsFromRest(body, timeout), q)),
+    );
   }
 }

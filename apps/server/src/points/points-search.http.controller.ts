@@ -6,6 +6,7 @@ import {
   groupsToRest,
   readOptionsFromRest,
   scoredPointToRest,
+  withGroupsReadConsistency,
   withReadConsistency,
 } from './rest/points-read.rest-mapper';
 import { batchOf } from './rest/query.rest-mapper';
@@ -64,7 +65,12 @@ export class PointsSearchHttpController {
     @Body() body: unknown,
     @Query() q: RestQuery,
   ): Promise<unknown> {
-    return groupsToRest(await this.reads.searchGroups(c, searchGroupsFromRest(body, readOptionsFromRest(q).timeout)));
+    return groupsToRest(
+      await this.reads.searchGroups(
+        c,
+        withGroupsReadConsistency(searchGroupsFromRest(body, readOptionsFromRest(q).timeout), q),
+      ),
+    );
   }
 
   @Operation('Points/Recommend')
@@ -103,7 +109,10 @@ export class PointsSearchHttpController {
     @Query() q: RestQuery,
   ): Promise<unknown> {
     return groupsToRest(
-      await this.reads.recommendGroups(c, recommendGroupsFromRest(body, readOptionsFromRest(q).timeout)),
+      await this.reads.recommendGroups(
+        c,
+        withGroupsReadConsistency(recommendGroupsFromRest(body, readOptionsFromRest(q).timeout), q),
+      ),
     );
   }
 

@@ -218,7 +218,11 @@ export class ReadRouter {
   ): Promise<PointGroup[]> {
     const spread = this.spread(collectionName, source.shardKeySelector, source.readConsistency);
     if (!spread) return local();
+    // As the local engine: a missing lookup collection is refused before anything is read or charged.
+    if (request.withLookup) this.requireLookupCollection(request.withLookup.collectionName);
     this.engine.admitGroups(collectionName, source, request);
+    if (rootHasMmr(source))
+      this.requireLocal(collectionName, source.shardKeySelector, 'maximal marginal relevance (mmr)');
     const resolved = await this.withExampleVectors(spread.record, source);
     const size = boundedProduct(request.limit, request.groupSize);
     const stage: QueryRequest = {
@@ -261,6 +265,16 @@ export class ReadRouter {
       if (found) result.lookup = found;
       return result;
     });
+  }
+
+  private requireLookupCollection(name: string): void {
+    try {
+      this.catalog.require(name);
+    } catch (error) {
+      if (isDomainError(error) && error.kind === ErrorKind.NotFound)
+        throw DomainError.notFound(`Not found: Collection ${name} not found`);
+      throw error;
+    }
   }
 
   /** The points of the `with_lookup` collection whose ids are the group ids, by group id key. */

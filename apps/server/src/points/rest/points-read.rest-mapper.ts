@@ -70,6 +70,11 @@ export function withReadConsistency<T extends object>(request: T, query: RestQue
   return readConsistency ? { ...request, readConsistency } : request;
 }
 
+/** A grouped request with the read's `?consistency` on its source query. */
+export function withGroupsReadConsistency<T extends { source: object }>(request: T, query: RestQuery): T {
+  return { ...request, source: withReadConsistency(request.source, query) };
+}
+
 function readConsistencyFromRest(consistency: unknown): ReadConsistency | undefined {
   if (consistency === undefined || consistency === '') return undefined;
   const text = String(consistency);
