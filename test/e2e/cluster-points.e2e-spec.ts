@@ -5,8 +5,9 @@
 // point writes within its lease TTL while the others keep reading, and takes writes again once reconnected.
 import { randomBytes } from 'node:crypto';
 import { etcdOrSkip, RunningEtcd, startEtcd } from './support/etcd-harness';
-import { freePort, RunningServer, startServer } from './support/server-harness';
-import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
+import { RunningServer, startServer } from './support/server-harness';
+import { TcpProxy } from './support/tcp-proxy';
+import { clusterSecrets, eventually, startClusterPeer } from './support/cluster-harness';
 import { ringShard } from '../../libs/points/src/storage/collection-storage/shard-routing';
 
 const { QdrantClient } = require('@qdrant/js-client-rest') as typeof import('@qdrant/js-client-rest');
@@ -171,12 +172,7 @@ describeWithEtcd('cluster mode: points routed and merged across 3 peers, equal t
   const peers: Peer[] = [];
   const names = new Map<RunningServer, string>();
   const collection = `pts-${randomBytes(4).toString('hex')}`;
-  const shared = {
-    VECTORSTORE_CLUSTER_SECRET: randomBytes(24).toString('hex'),
-    VECTORSTORE_JWT_SECRET: randomBytes(24).toString('hex'),
-    VECTORSTORE_API_KEY: `test-key-${randomBytes(16).toString('hex')}`,
-    VECTORSTORE_READ_ONLY_API_KEY: `test-ro-key-${randomBytes(16).toString('hex')}`,
-  };
+  const shared = clusterSecrets();
   const A = () => peers[0].server;
   const B = () => peers[1].server;
   const C = () => peers[2].server;
@@ -206,33 +202,12 @@ describeWithEtcd('cluster mode: points routed and merged across 3 peers, equal t
   }
 
   async function startPeer(name: string): Promise<Peer> {
-    const etcdPort = Number(new URL(etcd.endpoint).port);
-    const proxy = await startTcpProxy('127.0.0.1', etcdPort);
-    const server = await startServer({
-      env: {
-        ...shared,
-        VECTORSTORE_CLUSTER_ENABLED: 'true',
-        VECTORSTORE_ETCD_ENDPOINTS: proxy.url,
-        VECTORSTORE_P2P_PORT: String(await freePort()),
-        VECTORSTORE_LEASE_TTL: String(LEASE_TTL_S),
-        VECTORSTORE_ETCD_TIMEOUT_MS: String(ETCD_TIMEOUT_MS),
-      },
+    const { server, proxy } = await startClusterPeer(etcd, shared, {
+      leaseTtlS: LEASE_TTL_S,
+      etcdTimeoutMs: ETCD_TIMEOUT_MS,
     });
     names.set(server, `peer ${name}`);
     return { name, server, proxy };
-  }
-
-  /** Polls `check` until it returns without throwing, for at most `ms`. */
-  async function eventually<T>(ms: number, check: () => Promise<T>, every = 50): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      try {
-        return await check();
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, every));
-      }
-    }
   }
 
   async function peerId(server: RunningServer): Promise<string> {

@@ -6,8 +6,9 @@ import { nodeMajor, peerCredential } from '@vectorstore/cluster';
 import { randomBytes } from 'node:crypto';
 import { loadPeerProto } from '../../apps/server/src/cluster/p2p/peer-proto';
 import { etcdOrSkip, RunningEtcd, startEtcd } from './support/etcd-harness';
-import { freePort, RunningServer, startServer } from './support/server-harness';
-import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
+import { RunningServer } from './support/server-harness';
+import { TcpProxy } from './support/tcp-proxy';
+import { clusterSecrets, eventually, startClusterPeer } from './support/cluster-harness';
 
 const { QdrantClient } = require('@qdrant/js-client-rest') as typeof import('@qdrant/js-client-rest');
 const GrpcClient = (require('@qdrant/js-client-grpc') as typeof import('@qdrant/js-client-grpc')).QdrantClient;
@@ -26,12 +27,7 @@ interface Peer {
 describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + etcd)', () => {
   let etcd: RunningEtcd;
   const peers: Peer[] = [];
-  const shared = {
-    VECTORSTORE_CLUSTER_SECRET: randomBytes(24).toString('hex'),
-    VECTORSTORE_JWT_SECRET: randomBytes(24).toString('hex'),
-    VECTORSTORE_API_KEY: `test-key-${randomBytes(16).toString('hex')}`,
-    VECTORSTORE_READ_ONLY_API_KEY: `test-ro-key-${randomBytes(16).toString('hex')}`,
-  };
+  const shared = clusterSecrets();
 
   const rest = (peer: Peer) =>
     new QdrantClient({ url: peer.server.httpUrl, apiKey: peer.server.apiKey, checkCompatibility: false });
@@ -54,32 +50,11 @@ describeWithEtcd('cluster mode on etcd: catalog, peers, fencing (e2e, 3 peers + 
   }
 
   async function startPeer(): Promise<Peer> {
-    const etcdPort = Number(new URL(etcd.endpoint).port);
-    const proxy = await startTcpProxy('127.0.0.1', etcdPort);
-    const server = await startServer({
-      env: {
-        ...shared,
-        VECTORSTORE_CLUSTER_ENABLED: 'true',
-        VECTORSTORE_ETCD_ENDPOINTS: proxy.url,
-        VECTORSTORE_P2P_PORT: String(await freePort()),
-        VECTORSTORE_LEASE_TTL: String(LEASE_TTL_S),
-        VECTORSTORE_ETCD_TIMEOUT_MS: String(ETCD_TIMEOUT_MS),
-      },
+    const { server, proxy } = await startClusterPeer(etcd, shared, {
+      leaseTtlS: LEASE_TTL_S,
+      etcdTimeoutMs: ETCD_TIMEOUT_MS,
     });
     return { server, proxy };
-  }
-
-  /** Polls `check` until it returns without throwing, for at most `ms`. */
-  async function eventually<T>(ms: number, check: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      try {
-        return await check();
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
   }
 
   async function peerIds(peer: Peer): Promise<string[]> {

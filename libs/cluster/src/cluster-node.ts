@@ -2,7 +2,7 @@
 // election and catalog store, started before the app and stopped after it.
 import { Logger } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
-import { CatalogState, ClusterMembership, ClusterStatusView } from '@vectorstore/collections';
+import { CatalogState, ClusterMembership, ClusterStatusView, comparePeerIds } from '@vectorstore/collections';
 import type { ClusterConfig } from '@vectorstore/config';
 import { randomBytes } from 'node:crypto';
 import { ClusterKeys } from './cluster-keys';
@@ -177,7 +177,7 @@ export class ClusterNode implements ClusterMembership {
   status(): ClusterStatusView {
     const peers = [...this.registry.peers.values()]
       .map((peer) => ({ peerId: peer.peerId, uri: peer.p2pUri }))
-      .sort((a, b) => (BigInt(a.peerId) < BigInt(b.peerId) ? -1 : 1));
+      .sort((a, b) => comparePeerIds(a.peerId, b.peerId));
     return {
       peerId: this.registry.self.peerId,
       peers,

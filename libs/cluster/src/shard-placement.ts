@@ -2,7 +2,7 @@
 // places on each), ties by peer id, so that a collection's shards land on distinct peers when it can. The
 // replicas of one shard always land on distinct peers (as many as there are candidates, at most).
 import { DomainError } from '@vectorstore/common';
-import type { CatalogState } from '@vectorstore/collections';
+import { type CatalogState, comparePeerIds } from '@vectorstore/collections';
 
 export function placeShards(
   count: number,
@@ -30,17 +30,11 @@ export function placeShards(
   const replicas = Math.min(Math.max(1, replicationFactor), candidates.length);
   for (let i = 0; i < count; i++) {
     const chosen = [...load]
-      .sort(([a, la], [b, lb]) => la - lb || compareIds(a, b))
+      .sort(([a, la], [b, lb]) => la - lb || comparePeerIds(a, b))
       .slice(0, replicas)
       .map(([peerId]) => peerId);
     for (const peerId of chosen) load.set(peerId, load.get(peerId)! + 1);
     placed.push(chosen);
   }
   return placed;
-}
-
-function compareIds(a: string, b: string): number {
-  const x = BigInt(a);
-  const y = BigInt(b);
-  return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -10,7 +10,15 @@ export { TOKENIZER_TYPES } from './model/payload-index.model';
 export type * from './model/requests.model';
 export { PAYLOAD_SCHEMA_TYPES } from './model/collection.model';
 export { MEMORY_PLACEMENTS } from './model/index-config.model';
-export { shardKeyEquals, describeShardKey, isShardOf, REPLICA_STATES } from './model/cluster.model';
+export {
+  comparePeerIds,
+  describeShardKey,
+  isShardOf,
+  READABLE_REPLICA_STATES,
+  REPLICA_STATES,
+  shardKeyEquals,
+  UPDATABLE_REPLICA_STATES,
+} from './model/cluster.model';
 
 // Services the transports call.
 export { CollectionsModule } from './collections.module';

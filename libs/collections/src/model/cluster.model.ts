@@ -18,6 +18,30 @@ export const REPLICA_STATES = [
 ] as const;
 export type ReplicaState = (typeof REPLICA_STATES)[number];
 
+/** Replica states that take writes (not Dead, not waiting for a transfer), as Qdrant's updatable peers. */
+export const UPDATABLE_REPLICA_STATES: ReadonlySet<ReplicaState> = new Set([
+  'Active',
+  'Initializing',
+  'Listener',
+  'Resharding',
+  'ReshardingScaleDown',
+  'ActiveRead',
+]);
+
+/** Replica states a read may be answered from, as Qdrant's readable peers. */
+export const READABLE_REPLICA_STATES: ReadonlySet<ReplicaState> = new Set([
+  'Active',
+  'ActiveRead',
+  'ReshardingScaleDown',
+]);
+
+/** Peer ids (u64 decimal text) in numeric order. */
+export function comparePeerIds(a: string, b: string): number {
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 export type ShardingMethod = 'Auto' | 'Custom';
 
 /** One shard of a collection. */

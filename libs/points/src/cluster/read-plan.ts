@@ -1,4 +1,4 @@
-import type { ReplicaState, ShardRecord } from '@vectorstore/collections';
+import { comparePeerIds, READABLE_REPLICA_STATES, type ShardRecord } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import type { ReadConsistency } from '../model/query.model';
 
@@ -7,9 +7,6 @@ export interface ReadPart {
   peerId: string;
   shardIds: number[];
 }
-
-/** Replica states a read may be answered from (as Qdrant: not Dead, not being built). */
-const READABLE: ReadonlySet<ReplicaState> = new Set(['Active', 'ActiveRead', 'ReshardingScaleDown']);
 
 /**
  * Who answers a read, as copies: each copy reads every selected shard once, from a different replica
@@ -30,9 +27,9 @@ export function planReads(
   for (const [shardId, all] of [...byShard].sort(([a], [b]) => a - b)) {
     const peerOf = (replica: ShardRecord) => replica.peerId ?? selfId;
     const readable = all
-      .filter((replica) => READABLE.has(replica.state) && !unreachable.has(peerOf(replica)))
+      .filter((replica) => READABLE_REPLICA_STATES.has(replica.state) && !unreachable.has(peerOf(replica)))
       .map(peerOf)
-      .sort(compareIds);
+      .sort(comparePeerIds);
     // Spread shards over their replicas' peers; this peer's own replica first (no network hop).
     const rotated = readable.map((_, i) => readable[(i + shardId) % readable.length]);
     const ordered = rotated.includes(selfId) ? [selfId, ...rotated.filter((p) => p !== selfId)] : rotated;
@@ -67,10 +64,4 @@ function copiesNeeded(consistency: ReadConsistency | undefined, readable: number
 
 function describe(consistency: ReadConsistency): string {
   return 'factor' in consistency ? String(consistency.factor) : consistency.type.toLowerCase();
-}
-
-function compareIds(a: string, b: string): number {
-  const x = BigInt(a);
-  const y = BigInt(b);
-  return x < y ? -1 : x > y ? 1 : 0;
 }

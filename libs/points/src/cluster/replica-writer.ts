@@ -1,19 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ClusterService, CollectionRecord, ReplicaState, ShardRecord } from '@vectorstore/collections';
+import {
+  ClusterService,
+  CollectionRecord,
+  comparePeerIds,
+  ShardRecord,
+  UPDATABLE_REPLICA_STATES,
+} from '@vectorstore/collections';
 import { DomainError, KeyedMutex } from '@vectorstore/common';
 import type { UpdateOperation, WriteOrdering } from '../model/operations.model';
 import type { CollectionContext } from '../service/collection-context';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
-
-/** Replica states that take writes (not Dead, not waiting for a transfer). */
-const UPDATABLE: ReadonlySet<ReplicaState> = new Set([
-  'Active',
-  'Initializing',
-  'Listener',
-  'Resharding',
-  'ReshardingScaleDown',
-  'ActiveRead',
-]);
 
 /** How long a write waits for this peer's storage to open a shard the catalog just created. */
 const SHARD_OPEN_WAIT_MS = 2000;
@@ -74,7 +70,7 @@ export class ReplicaWriter {
   ): Promise<number> {
     const record = context.record;
     const replicas = record.shards.filter((replica) => replica.shardId === shardId);
-    const targets = replicas.filter((replica) => UPDATABLE.has(replica.state));
+    const targets = replicas.filter((replica) => UPDATABLE_REPLICA_STATES.has(replica.state));
     const factor = record.config.params.writeConsistencyFactor ?? 1;
     const required = Math.min(factor, replicas.length);
     if (targets.length < required || targets.length === 0) {
@@ -148,8 +144,11 @@ export class ReplicaWriter {
  */
 function orderingLeader(record: CollectionRecord, shardId: number, ordering: WriteOrdering, selfId: string): string {
   const replicas = record.shards
-    .filter((replica) => replica.shardId === shardId && (ordering === 'Strong' || UPDATABLE.has(replica.state)))
-    .sort((a, b) => compareIds(b.peerId ?? selfId, a.peerId ?? selfId));
+    .filter(
+      (replica) =>
+        replica.shardId === shardId && (ordering === 'Strong' || UPDATABLE_REPLICA_STATES.has(replica.state)),
+    )
+    .sort((a, b) => comparePeerIds(b.peerId ?? selfId, a.peerId ?? selfId));
   if (replicas.length === 0) {
     throw DomainError.unavailable(
       `Service unavailable: shard ${shardId} has no replica that can order writes (${ordering.toLowerCase()} ordering)`,
@@ -164,10 +163,4 @@ function describeStates(replicas: readonly ShardRecord[], targets: readonly Shar
   for (const replica of replicas)
     if (!targets.includes(replica)) counts.set(replica.state, (counts.get(replica.state) ?? 0) + 1);
   return [...counts].map(([state, count]) => `${count} ${state}`).join(', ') || 'none';
-}
-
-function compareIds(a: string, b: string): number {
-  const x = BigInt(a);
-  const y = BigInt(b);
-  return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { READABLE_REPLICA_STATES, ReplicaState, UPDATABLE_REPLICA_STATES } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import type { UpdateOperation } from '../model/operations.model';
 import { CollectionContext, CollectionContexts } from '../service/collection-context';
@@ -13,17 +14,6 @@ export interface RoutedCollection {
   id: string;
   name: string;
 }
-
-/** States of this peer's replica in which it takes a coordinator's writes, or answers its reads. */
-const UPDATABLE_HERE: ReadonlySet<string> = new Set([
-  'Active',
-  'Initializing',
-  'Listener',
-  'Resharding',
-  'ReshardingScaleDown',
-  'ActiveRead',
-]);
-const READABLE_HERE: ReadonlySet<string> = new Set(['Active', 'ActiveRead', 'ReshardingScaleDown']);
 
 /** How long a peer waits for its own catalog (and storage) to catch up with a coordinator's. */
 const CATCH_UP_MS = 2000;
@@ -59,7 +49,7 @@ export class ShardEndpoint {
     // that coordinator (its replica is one of the targets); taking the shared side again could queue
     // behind an exclusive waiter that waits for the coordinator's: a deadlock across peers.
     if (lead) return this.replicas.lead(context, shardId, operation);
-    this.requireReplica(context, shardId, UPDATABLE_HERE, 'take writes');
+    this.requireReplica(context, shardId, UPDATABLE_REPLICA_STATES, 'take writes');
     const handle = context.storage.shards.get(shardId);
     if (!handle) throw notHere(collection, shardId);
     return handle.shard.update(operation);
@@ -69,7 +59,12 @@ export class ShardEndpoint {
    * Refuses a part for a replica this peer's catalog shows Dead (or gone): a coordinator whose catalog
    * lags must not count it toward `write_consistency_factor`, nor read from it.
    */
-  private requireReplica(context: CollectionContext, shardId: number, states: ReadonlySet<string>, what: string): void {
+  private requireReplica(
+    context: CollectionContext,
+    shardId: number,
+    states: ReadonlySet<ReplicaState>,
+    what: string,
+  ): void {
     const selfId = this.peers?.selfId;
     if (selfId === undefined) return;
     const replica = context.record.shards.find((s) => s.shardId === shardId && (s.peerId ?? selfId) === selfId);
@@ -87,7 +82,7 @@ export class ShardEndpoint {
     read: Extract<ShardRead, { kind: K }>,
   ): Promise<ShardReadResults[K]> {
     const context = await this.caughtUp(collection, shardIds);
-    for (const shardId of shardIds) this.requireReplica(context, shardId, READABLE_HERE, 'answer reads');
+    for (const shardId of shardIds) this.requireReplica(context, shardId, READABLE_REPLICA_STATES, 'answer reads');
     return this.readLocal(context, shardIds, read);
   }
 
