@@ -535,6 +535,55 @@ describeWithEtcd('cluster mode: points routed and merged across 3 peers, equal t
         }),
     ],
     [
+      'query nearest with mmr (exact): candidates merged over the peers, picked at the coordinator',
+      (t) =>
+        rest(t).query(collection, {
+          query: { nearest: queries[4], mmr: { diversity: 0.6, candidates_limit: 40 } },
+          limit: 8,
+          params: { exact: true },
+          with_payload: ['color'],
+        }),
+    ],
+    [
+      'query nearest with mmr, a filter, offset 2 and vectors (exact)',
+      (t) =>
+        rest(t).query(collection, {
+          query: { nearest: queries[0], mmr: { diversity: 0.3 } },
+          filter: filterA,
+          limit: 6,
+          offset: 2,
+          params: { exact: true },
+          with_vector: true,
+        }),
+    ],
+    [
+      'query groups by color with an mmr root (exact)',
+      (t) =>
+        rest(t).queryGroups(collection, {
+          query: { nearest: queries[1], mmr: { diversity: 0.5, candidates_limit: 30 } },
+          group_by: 'color',
+          limit: 2,
+          group_size: 3,
+          params: { exact: true },
+        }),
+    ],
+    // A sample at least as large as the matching points holds all of them, so the matrix is exact.
+    [
+      'search matrix pairs and offsets over a filter whose points all fit the sample',
+      async (t) => [
+        await result(t, 'POST', `/collections/${collection}/points/search/matrix/pairs`, {
+          filter: { must: [colorIs('yellow'), nRange({ lt: 120 })] },
+          sample: 200,
+          limit: 3,
+        }),
+        await result(t, 'POST', `/collections/${collection}/points/search/matrix/offsets`, {
+          filter: { must: [colorIs('green'), nRange({ gte: 200 })] },
+          sample: 200,
+          limit: 2,
+        }),
+      ],
+    ],
+    [
       'query groups by color (exact), with a payload selector',
       (t) =>
         rest(t).queryGroups(collection, {
@@ -651,6 +700,76 @@ describeWithEtcd('cluster mode: points routed and merged across 3 peers, equal t
         expectedQuery.points.map((p) => ({ id: p.id, score: p.score })),
       ),
     ).toEqual([]);
+  });
+
+  it('should sample a search matrix from every peer: distinct matching points, exact neighbour scores, over REST and gRPC', async () => {
+    const byId = new Map(points.map((p) => [String(p.id), p]));
+    const cosine = (a: number[], b: number[]) => {
+      let dot = 0;
+      let na = 0;
+      let nb = 0;
+      for (let i = 0; i < a.length; i++) {
+        dot += a[i] * b[i];
+        na += a[i] * a[i];
+        nb += b[i] * b[i];
+      }
+      return dot / Math.sqrt(na * nb);
+    };
+    const shardsSeen = new Set<number>();
+    for (const peer of peers) {
+      const matrix = await result(peer.server, 'POST', `/collections/${collection}/points/search/matrix/offsets`, {
+        filter: { must_not: [colorIs('red')] },
+        sample: 40,
+        limit: 4,
+      });
+      const ids: Id[] = matrix.ids;
+      expect(ids).toHaveLength(40);
+      expect(new Set(ids.map(String)).size).toBe(40);
+      for (const id of ids) {
+        expect(byId.get(String(id))?.payload.color).not.toBe('red');
+        shardsSeen.add(ringShard(typeof id === 'number' ? BigInt(id) : id, [0, 1, 2]));
+      }
+      // Every row keeps its 4 best among the sample, best first, with the exact cosine score.
+      const rows = new Map<number, Array<[number, number]>>();
+      matrix.offsets_row.forEach((row: number, i: number) => {
+        rows.set(row, [...(rows.get(row) ?? []), [matrix.offsets_col[i], matrix.scores[i]]]);
+      });
+      expect(rows.size).toBe(40);
+      for (const [row, cells] of rows) {
+        const vector = byId.get(String(ids[row]))!.vector;
+        const best = ids
+          .map((id, col) => [col, cosine(vector, byId.get(String(id))!.vector)] as [number, number])
+          .filter(([col]) => col !== row)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 4);
+        expect(cells.map(([, score]) => score)).toEqual(best.map(([, score]) => expect.closeTo(score, 4)));
+      }
+    }
+    // Samples of 40 out of ~480 points spread over 3 shards reach every shard.
+    expect([...shardsSeen].sort()).toEqual([0, 1, 2]);
+
+    const client = new GrpcClient({
+      host: '127.0.0.1',
+      port: B().grpcPort,
+      https: false,
+      apiKey: B().apiKey,
+      checkCompatibility: false,
+      timeout: 20_000,
+    });
+    const pairs = await client.api('points').searchMatrixPairs({
+      collectionName: collection,
+      sample: 30n,
+      limit: 2n,
+    });
+    type GrpcId = { pointIdOptions: { case?: string; value?: unknown } } | undefined;
+    const idOf = (id: GrpcId) => String(id?.pointIdOptions.value);
+    expect(pairs.result!.pairs).toHaveLength(60);
+    expect(new Set(pairs.result!.pairs.map((pair) => idOf(pair.a))).size).toBe(30);
+    for (const pair of pairs.result!.pairs) {
+      expect(idOf(pair.a)).not.toBe(idOf(pair.b));
+      const expected = cosine(byId.get(idOf(pair.a))!.vector, byId.get(idOf(pair.b))!.vector);
+      expect(pair.score).toBeCloseTo(expected, 4);
+    }
   });
 
   it('should apply writes through any peer: deletes on B, set_payload by filter on C, upserts on A, delete by filter', async () => {

@@ -65,14 +65,18 @@ export class PointsReadHttpController {
   @Operation('Points/SearchMatrixPairs')
   @Post('points/search/matrix/pairs')
   @HttpCode(200)
-  matrixPairs(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return matrixPairsToRest(this.reads.distanceMatrix(c, matrixFromRest(body, q)));
+  async matrixPairs(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+    return matrixPairsToRest(await this.reads.distanceMatrix(c, matrixFromRest(body, q)));
   }
 
   @Operation('Points/SearchMatrixOffsets')
   @Post('points/search/matrix/offsets')
   @HttpCode(200)
-  matrixOffsets(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): unknown {
-    return matrixOffsetsToRest(this.reads.distanceMatrix(c, matrixFromRest(body, q)));
+  async matrixOffsets(
+    @Param('collection_name') c: string,
+    @Body() body: unknown,
+    @Query() q: RestQuery,
+  ): Promise<unknown> {
+    return matrixOffsetsToRest(await this.reads.distanceMatrix(c, matrixFromRest(body, q)));
   }
 }

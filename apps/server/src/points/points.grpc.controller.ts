@@ -245,15 +245,15 @@ export class PointsGrpcController {
 
   @Operation('Points/SearchMatrixPairs')
   @GrpcMethod('Points', 'SearchMatrixPairs')
-  searchMatrixPairs(r: SearchMatrixPoints__Output): Response {
+  async searchMatrixPairs(r: SearchMatrixPoints__Output): Promise<Response> {
     const m = map.searchMatrixFromProto(r);
-    return map.matrixPairsToProto(this.reads.distanceMatrix(m.collectionName, m.request));
+    return map.matrixPairsToProto(await this.reads.distanceMatrix(m.collectionName, m.request));
   }
 
   @Operation('Points/SearchMatrixOffsets')
   @GrpcMethod('Points', 'SearchMatrixOffsets')
-  searchMatrixOffsets(r: SearchMatrixPoints__Output): Response {
+  async searchMatrixOffsets(r: SearchMatrixPoints__Output): Promise<Response> {
     const m = map.searchMatrixFromProto(r);
-    return map.matrixOffsetsToProto(this.reads.distanceMatrix(m.collectionName, m.request));
+    return map.matrixOffsetsToProto(await this.reads.distanceMatrix(m.collectionName, m.request));
   }
 }

@@ -10,6 +10,7 @@ import type {
   QueryRequest,
   ScrollRequest,
 } from '../model/query.model';
+import type { DistanceMatrixRequest, MatrixSample } from '../service/distance-matrix';
 
 /**
  * A read one peer answers over its own shards of a collection (the `ShardRead` call of the peer
@@ -21,6 +22,8 @@ export type ShardRead =
   | { kind: 'count'; request: CountRequest }
   | { kind: 'facet'; request: FacetRequest }
   | { kind: 'query'; request: QueryRequest }
+  /** A distance matrix's sample of the peer's matching points, with their vectors. */
+  | { kind: 'sample'; request: DistanceMatrixRequest }
   /** The collection's state over the peer's shards (GET /collections/{c} sums them). */
   | { kind: 'stats'; request: Record<string, never> };
 
@@ -31,6 +34,7 @@ export interface ShardReadResults {
   /** Every value with its count over the peer's shards, best first (no limit: the coordinator cuts). */
   facet: FacetHit[];
   query: ScoredPoint[];
+  sample: MatrixSample;
   stats: CollectionRuntimeStats;
 }
 

@@ -21,10 +21,15 @@ import {
   VectorInput,
   WithLookup,
 } from '../model/query.model';
-import { ShardKeySelector } from '../model/selectors.model';
+import { ShardKeySelector, VectorSelector } from '../model/selectors.model';
 import { DEFAULT_VECTOR_NAME } from '../model/vectors.model';
 import { readShards } from '../storage/collection-storage/shard-routing';
-import { DistanceMatrix, DistanceMatrixRequest, DistanceMatrixService } from '../service/distance-matrix';
+import {
+  DistanceMatrix,
+  DistanceMatrixRequest,
+  DistanceMatrixService,
+  mergeSamples,
+} from '../service/distance-matrix';
 import { dbsf, rrf } from '../service/fusion';
 import { PointsReader } from '../service/points-reader';
 import { DEFAULT_RRF_K, QueryEngine } from '../service/query-engine';
@@ -38,7 +43,7 @@ import {
   searchQuery,
 } from '../service/query-requests';
 import { collectGroupsAsync, groupIdKey, groupPointId } from '../service/grouping';
-import { selectPayload } from '../service/payload-selection';
+import { selectPayload, selectVectors } from '../service/payload-selection';
 import { mapQueryInputs, stagesOf } from './query-inputs';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
 import { planReads } from './read-plan';
@@ -159,8 +164,6 @@ export class ReadRouter {
     const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
     if (!spread) return this.engine.query(collectionName, request);
     this.engine.admit(collectionName, request);
-    if (rootHasMmr(request))
-      this.requireLocal(collectionName, request.shardKeySelector, 'maximal marginal relevance (mmr)');
     const resolved = await this.withExampleVectors(spread.record, request);
     return this.answer(collectionName, spread, resolved);
   }
@@ -169,6 +172,7 @@ export class ReadRouter {
   private async answer(collectionName: string, spread: Spread, resolved: QueryRequest): Promise<ScoredPoint[]> {
     const root = resolved.query;
     if (root && ('fusion' in root || 'rrf' in root)) return this.fused(collectionName, spread, resolved);
+    if (root && 'nearest' in root && root.mmr) return this.diversified(collectionName, spread, resolved, root.nearest);
     const order = this.engine.resultOrder(collectionName, resolved);
     const window = resolved.offset + resolved.limit;
     const part: QueryRequest = { ...resolved, offset: 0, limit: window };
@@ -221,8 +225,6 @@ export class ReadRouter {
     // As the local engine: a missing lookup collection is refused before anything is read or charged.
     if (request.withLookup) this.requireLookupCollection(request.withLookup.collectionName);
     this.engine.admitGroups(collectionName, source, request);
-    if (rootHasMmr(source))
-      this.requireLocal(collectionName, source.shardKeySelector, 'maximal marginal relevance (mmr)');
     const resolved = await this.withExampleVectors(spread.record, source);
     const size = boundedProduct(request.limit, request.groupSize);
     const stage: QueryRequest = {
@@ -306,9 +308,45 @@ export class ReadRouter {
     return result;
   }
 
-  distanceMatrix(collectionName: string, request: DistanceMatrixRequest): DistanceMatrix {
-    this.requireLocal(collectionName, request.shardKeySelector, 'the search matrix');
-    return this.matrix.compute(collectionName, request);
+  /**
+   * The search matrix. In cluster mode every peer samples its own matching points (with their vectors)
+   * and the coordinator draws one uniform sample from those parts, then scores the pairs itself.
+   */
+  async distanceMatrix(collectionName: string, request: DistanceMatrixRequest): Promise<DistanceMatrix> {
+    const spread = this.spread(collectionName, request.shardKeySelector, undefined);
+    if (!spread) return this.matrix.compute(collectionName, request);
+    this.matrix.admit(collectionName, request);
+    const [parts] = await this.gather(spread, { kind: 'sample', request });
+    return this.matrix.fromSample(collectionName, request, mergeSamples(parts, request.sample));
+  }
+
+  /**
+   * A query whose root re-ranks by MMR: the root's nearest candidates are merged over the peers (with
+   * the vector MMR compares), then picked here, as one server picks over its shards' candidates.
+   */
+  private async diversified(
+    collectionName: string,
+    spread: Spread,
+    request: QueryRequest,
+    nearest: VectorInput,
+  ): Promise<ScoredPoint[]> {
+    const using = request.using ?? DEFAULT_VECTOR_NAME;
+    const window = request.offset + request.limit;
+    const mmr = request.query && 'nearest' in request.query ? request.query.mmr : undefined;
+    const pulled = mmr?.candidatesLimit ?? window;
+    const part: QueryRequest = {
+      ...request,
+      query: { nearest },
+      offset: 0,
+      limit: pulled,
+      withVectors: withVector(request.withVectors, using),
+    };
+    const lists = await this.gather(spread, { kind: 'query', request: part });
+    const candidates = mergeScored(lists.flat(), this.engine.resultOrder(collectionName, part), pulled);
+    return this.engine
+      .diversify(collectionName, request, candidates, window)
+      .slice(request.offset)
+      .map((point) => withSelectedVectors(point, request.withVectors));
   }
 
   /**
@@ -403,20 +441,6 @@ export class ReadRouter {
     return { ...resolved, filter: mergeFilters(resolved.filter, exclude) };
   }
 
-  /** Refuses a read this peer cannot answer alone (no merge for it yet), in cluster mode. */
-  private requireLocal(collectionName: string, selector: ShardKeySelector | undefined, what: string): void {
-    const spread = this.spread(collectionName, selector, undefined);
-    // Answerable here when this peer holds a readable replica of every selected shard (planReads puts
-    // this peer first for each shard it can answer).
-    const copies = spread && planReads(spread.replicas, this.peers!.selfId, undefined);
-    const hereAlone = copies?.length === 1 && copies[0].length === 1 && copies[0][0].peerId === this.peers?.selfId;
-    if (spread && !hereAlone) {
-      throw DomainError.unimplemented(
-        `Cluster mode does not serve ${what} over shards on several peers yet (docs/cluster.md)`,
-      );
-    }
-  }
-
   /** Where a read goes in cluster mode (undefined on a standalone server, which holds every shard). */
   private spread(
     collectionName: string,
@@ -476,9 +500,17 @@ export class ReadRouter {
   }
 }
 
-/** Whether the root of a query re-ranks by Maximal Marginal Relevance (which needs every candidate at once). */
-function rootHasMmr(request: QueryRequest): boolean {
-  return request.query !== undefined && 'nearest' in request.query && request.query.mmr !== undefined;
+/** `selector` widened to return vector `name` too. */
+function withVector(selector: VectorSelector, name: string): VectorSelector {
+  if ('enable' in selector) return selector.enable ? selector : { include: [name] };
+  return selector.include.includes(name) ? selector : { include: [...selector.include, name] };
+}
+
+/** The point with only the vectors the client's selector asks for. */
+function withSelectedVectors(point: ScoredPoint, selector: VectorSelector): ScoredPoint {
+  const { vectors, ...rest } = point;
+  const selected = vectors && selectVectors(vectors, selector);
+  return selected ? { ...rest, vectors: selected } : rest;
 }
 
 function inputsOfStage(stage: PrefetchQuery): VectorInput[] {

@@ -4,6 +4,7 @@ import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import type { UpdateOperation } from '../model/operations.model';
 import { CollectionContext, CollectionContexts } from '../service/collection-context';
 import { CollectionStatsReporter } from '../service/collection-stats.reporter';
+import { DistanceMatrixService } from '../service/distance-matrix';
 import { PointsReader } from '../service/points-reader';
 import { QueryEngine } from '../service/query-engine';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
@@ -28,6 +29,7 @@ export class ShardEndpoint {
     private readonly contexts: CollectionContexts,
     private readonly reader: PointsReader,
     private readonly engine: QueryEngine,
+    private readonly matrix: DistanceMatrixService,
     private readonly stats: CollectionStatsReporter,
     private readonly replicas: ReplicaWriter,
     @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
@@ -107,6 +109,8 @@ export class ShardEndpoint {
           return this.reader.facetAll(name, run.request) as ShardReadResults[K];
         case 'query':
           return this.engine.query(name, run.request) as ShardReadResults[K];
+        case 'sample':
+          return this.matrix.sample(name, run.request) as ShardReadResults[K];
       }
     });
   }

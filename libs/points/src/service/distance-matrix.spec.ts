@@ -3,7 +3,15 @@ import { NamedVectors } from '../model/vectors.model';
 import { Segment } from '../storage/segment';
 import { VectorSpace } from '../storage/vector-space';
 import { CollectionContexts } from './collection-context';
-import { DistanceMatrixService, MatrixNeighbour, nearestPerRow, Reservoir } from './distance-matrix';
+import {
+  DistanceMatrixService,
+  MatrixNeighbour,
+  MatrixSample,
+  mergeSamples,
+  nearestPerRow,
+  Reservoir,
+} from './distance-matrix';
+import { mmrOrder } from './mmr';
 import { StrictModeGuard } from './strict-mode';
 import { seeded } from '../../../../test/support/seeded-random';
 
@@ -161,6 +169,59 @@ describe('distance matrix', () => {
 
     it('should refuse an unknown vector name', () => {
       expect(() => service().compute('c', { sample: 2, limit: 3, using: 'nope' })).toThrow(DomainError);
+    });
+
+    it('should score a sample taken elsewhere (with its vectors) as compute does', () => {
+      const matrices = service();
+      const sample = matrices.sample('c', { sample: 10, limit: 2, using: 'v' });
+      expect(sample.seen).toBe(4);
+      expect(sample.points.map((p) => p.id).sort()).toEqual([1n, 2n, 3n, 4n]);
+      const request = { sample: 10, limit: 2, using: 'v' };
+      expect(matrices.fromSample('c', request, sample.points)).toEqual(matrices.compute('c', request));
+      expect(matrices.fromSample('c', request, sample.points.slice(0, 1))).toEqual({ ids: [], neighbours: [] });
+    });
+  });
+
+  describe(mergeSamples.name, () => {
+    const part = (from: number, seen: number, size: number): MatrixSample => ({
+      seen,
+      points: Array.from({ length: Math.min(seen, size) }, (_, i) => ({
+        id: BigInt(from + i),
+        vector: { kind: 'dense' as const, values: Float32Array.of(0) },
+      })),
+    });
+
+    it('should take everything when the parts hold fewer points than the sample', () => {
+      const merged = mergeSamples([part(0, 3, 10), part(100, 2, 10)], 10, seeded(4));
+      expect(merged.map((p) => Number(p.id)).sort((a, b) => a - b)).toEqual([0, 1, 2, 100, 101]);
+    });
+
+    it('should draw from each part in proportion to the points it sampled from', () => {
+      const random = seeded(5);
+      let fromSmall = 0;
+      for (let i = 0; i < 2000; i++) {
+        const merged = mergeSamples([part(0, 900, 10), part(1000, 100, 10)], 10, random);
+        expect(merged).toHaveLength(10);
+        expect(new Set(merged.map((p) => p.id)).size).toBe(10);
+        fromSmall += merged.filter((p) => p.id >= 1000n).length;
+      }
+      // 10% of 20 000 draws expected: 2000; a merge taking half from each part would give 10 000
+      expect(Math.abs(fromSmall - 2000)).toBeLessThan(250);
+    });
+  });
+
+  describe(mmrOrder.name, () => {
+    // Three candidates: 0 and 1 near-duplicates, 2 different and a little less relevant.
+    const relevance = [0.9, 0.89, 0.8];
+    const similarity = (i: number, j: number) => ((i === 0 && j === 1) || (i === 1 && j === 0) ? 0.99 : 0.1);
+
+    it('should pick the most relevant first, then the diverse one', () => {
+      expect(mmrOrder(relevance, similarity, 0.5, 3)).toEqual([0, 2, 1]);
+    });
+
+    it('should follow relevance alone with lambda 1, and stop at the limit', () => {
+      expect(mmrOrder(relevance, similarity, 1, 2)).toEqual([0, 1]);
+      expect(mmrOrder([0.3], similarity, 0.5, 3)).toEqual([0]);
     });
   });
 });

@@ -3,9 +3,11 @@ import { validateFilter } from '../filter/filter-validation';
 import { Filter } from '../model/filter.model';
 import { comparePointIds, PointId } from '../model/point-id.model';
 import { ShardKeySelector } from '../model/selectors.model';
+import { Vector } from '../model/vectors.model';
 import { Segment } from '../storage/segment';
 import { requireSpace, spaceHigherIsBetter } from '../storage/vector-space';
 import { CollectionContexts } from './collection-context';
+import { withScratchVectors } from './scratch-vectors';
 import { filterRateCost } from './strict-mode';
 
 /** Qdrant's defaults for the distance matrix API. */
@@ -58,6 +60,22 @@ export class DistanceMatrixService {
   constructor(private readonly contexts: CollectionContexts) {}
 
   compute(collectionName: string, request: DistanceMatrixRequest): DistanceMatrix {
+    this.admit(collectionName, request);
+    const context = this.contexts.resolve(collectionName);
+    const space = requireSpace(context.storage.spaces, request.using);
+    const sampled = this.reservoir(collectionName, request).items.sort((a, b) => comparePointIds(a.id, b.id));
+    if (sampled.length < 2) return { ids: [], neighbours: [] };
+    return {
+      ids: sampled.map((p) => p.id),
+      neighbours: nearestRows(sampled, request.using, request.limit, spaceHigherIsBetter(space)),
+    };
+  }
+
+  /**
+   * The request's checks and strict mode's charge, as `compute` does first (cluster mode: once at the
+   * coordinator, whose peers then sample without strict mode).
+   */
+  admit(collectionName: string, request: DistanceMatrixRequest): void {
     const context = this.contexts.resolve(collectionName);
     if (request.filter) validateFilter(request.filter);
     // Strict mode counts the whole matrix as the query's size, as Qdrant does (sample × limit).
@@ -73,8 +91,49 @@ export class DistanceMatrixService {
       context.record.config.strictModeConfig,
       request.sample * (1 + filterRateCost(request.filter)),
     );
+  }
+
+  /**
+   * A peer's part of a matrix over several peers: a uniform sample of up to `sample` of its matching
+   * points with their `using` vector, in random order, and how many points it sampled from (so the
+   * coordinator can draw from the parts in proportion, see mergeSamples).
+   */
+  sample(collectionName: string, request: DistanceMatrixRequest): MatrixSample {
+    const reservoir = this.reservoir(collectionName, request);
+    const points = shuffled(reservoir.items).map((p) => ({
+      id: p.id,
+      vector: p.segment.vectorStore(request.using)!.get(p.slot)!,
+    }));
+    return { seen: reservoir.seen, points };
+  }
+
+  /** The matrix of points sampled elsewhere (their vectors given), scored as `compute` scores. */
+  fromSample(collectionName: string, request: DistanceMatrixRequest, points: SampledVector[]): DistanceMatrix {
+    const context = this.contexts.resolve(collectionName);
     const space = requireSpace(context.storage.spaces, request.using);
-    // Sampled while scanning (reservoir), so a large collection is not copied out point by point.
+    const sampled = [...points].sort((a, b) => comparePointIds(a.id, b.id));
+    if (sampled.length < 2) return { ids: [], neighbours: [] };
+    const higher = spaceHigherIsBetter(space);
+    const neighbours = withScratchVectors(
+      space,
+      sampled.map((p) => p.vector),
+      (store, slots) =>
+        sampled.map((point, row) => {
+          const best = new BestNeighbours(request.limit, higher);
+          const hits = store.score(point.vector, slots);
+          for (let i = 0; i < hits.slots.length; i++) {
+            if (hits.slots[i] !== row) best.offer({ offset: hits.slots[i], score: hits.scores[i] });
+          }
+          return best.items;
+        }),
+    );
+    return { ids: sampled.map((p) => p.id), neighbours };
+  }
+
+  /** Sampled while scanning (reservoir), so a large collection is not copied out point by point. */
+  private reservoir(collectionName: string, request: DistanceMatrixRequest): Reservoir<SampledPoint> {
+    const context = this.contexts.resolve(collectionName);
+    requireSpace(context.storage.spaces, request.using);
     const reservoir = new Reservoir<SampledPoint>(request.sample);
     for (const handle of context.readShards(request.shardKeySelector)) {
       for (const segment of handle.shard.segments) {
@@ -86,33 +145,80 @@ export class DistanceMatrixService {
         }
       }
     }
-    const sampled = reservoir.items.sort((a, b) => comparePointIds(a.id, b.id));
-    if (sampled.length < 2) return { ids: [], neighbours: [] };
-    return {
-      ids: sampled.map((p) => p.id),
-      neighbours: nearestRows(sampled, request.using, request.limit, spaceHigherIsBetter(space)),
-    };
+    return reservoir;
   }
+}
+
+/** A sampled point with its vector, as a peer sends it to the coordinator. */
+export interface SampledVector {
+  id: PointId;
+  vector: Vector;
+}
+
+/** One peer's sample for a matrix: up to `sample` points in random order, drawn from `seen` points. */
+export interface MatrixSample {
+  seen: number;
+  points: SampledVector[];
+}
+
+/**
+ * A uniform sample of up to `size` points of the union of the parts: each draw takes the next point of
+ * a part chosen in proportion to the points that part has not given yet (drawing without replacement
+ * over the whole union, since each part's list is itself a uniform sample in random order).
+ */
+export function mergeSamples(
+  parts: readonly MatrixSample[],
+  size: number,
+  random: () => number = Math.random,
+): SampledVector[] {
+  const left = parts.map((part) => part.seen);
+  const taken = parts.map(() => 0);
+  const result: SampledVector[] = [];
+  let total = left.reduce((sum, n) => sum + n, 0);
+  while (result.length < size && total > 0) {
+    let r = Math.floor(random() * total);
+    let i = 0;
+    while (r >= left[i]) r -= left[i++];
+    const point = parts[i].points[taken[i]++];
+    left[i]--;
+    total--;
+    if (point) result.push(point);
+  }
+  return result;
+}
+
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
 }
 
 /** A uniform random sample of up to `size` of the items offered one by one (Algorithm R). */
 export class Reservoir<T> {
   readonly items: T[] = [];
-  private seen = 0;
+  private offered = 0;
 
   constructor(
     private readonly size: number,
     private readonly random: () => number = Math.random,
   ) {}
 
+  /** How many items were offered. */
+  get seen(): number {
+    return this.offered;
+  }
+
   /** `make` runs only for items that enter the sample. */
   offer(make: () => T): void {
-    this.seen++;
+    this.offered++;
     if (this.items.length < this.size) {
       this.items.push(make());
       return;
     }
-    const j = Math.floor(this.random() * this.seen);
+    const j = Math.floor(this.random() * this.offered);
     if (j < this.size) this.items[j] = make();
   }
 }
@@ -136,27 +242,46 @@ function nearestRows(
     group.slots.push(point.slot);
     group.offsets.set(point.slot, offset);
   });
-  const better = (a: MatrixNeighbour, b: MatrixNeighbour) =>
-    (higherIsBetter ? b.score - a.score : a.score - b.score) || a.offset - b.offset;
   return sampled.map((point, row) => {
     const query = point.segment.vectorStore(using)!.get(point.slot)!;
-    // the best `limit` so far, best first: a bounded insertion, not a sort of the whole row
-    const best: MatrixNeighbour[] = [];
+    const best = new BestNeighbours(limit, higherIsBetter);
     for (const [segment, group] of bySegment) {
       const hits = segment.vectorStore(using)!.score(query, group.slots);
       for (let i = 0; i < hits.slots.length; i++) {
         const offset = group.offsets.get(hits.slots[i]);
-        if (offset === undefined || offset === row) continue;
-        const candidate = { offset, score: hits.scores[i] };
-        if (best.length === limit && better(candidate, best[limit - 1]) >= 0) continue;
-        let at = best.length === limit ? limit - 1 : best.length;
-        while (at > 0 && better(candidate, best[at - 1]) < 0) at--;
-        best.splice(at, 0, candidate);
-        if (best.length > limit) best.pop();
+        if (offset !== undefined && offset !== row) best.offer({ offset, score: hits.scores[i] });
       }
     }
-    return best;
+    return best.items;
   });
+}
+
+/**
+ * The best `limit` neighbours offered so far, best first (ascending scores for distances; ties to the
+ * lower offset): a bounded insertion, not a sort of the whole row.
+ */
+class BestNeighbours {
+  readonly items: MatrixNeighbour[] = [];
+
+  constructor(
+    private readonly limit: number,
+    private readonly higherIsBetter: boolean,
+  ) {}
+
+  offer(candidate: MatrixNeighbour): void {
+    const best = this.items;
+    const limit = this.limit;
+    if (limit <= 0) return;
+    if (best.length === limit && this.compare(candidate, best[limit - 1]) >= 0) return;
+    let at = best.length === limit ? limit - 1 : best.length;
+    while (at > 0 && this.compare(candidate, best[at - 1]) < 0) at--;
+    best.splice(at, 0, candidate);
+    if (best.length > limit) best.pop();
+  }
+
+  private compare(a: MatrixNeighbour, b: MatrixNeighbour): number {
+    return (this.higherIsBetter ? b.score - a.score : a.score - b.score) || a.offset - b.offset;
+  }
 }
 
 /**

@@ -32,6 +32,8 @@ import { CollectionContext, CollectionContexts } from './collection-context';
 import { referencedIdsOf, rawSimilarity, scoreContextQuery } from './discovery';
 import { dbsf, rrf } from './fusion';
 import { collectGroups, groupPointId } from './grouping';
+import { mmrOrder } from './mmr';
+import { withScratchVectors } from './scratch-vectors';
 import { retrievedPoint, scoredPoint } from './point-materializer';
 import { orderedPoints, PointsReader } from './points-reader';
 import {
@@ -137,6 +139,33 @@ export class QueryEngine {
       this.rootStage(context, source, boundedProduct(request.limit, request.groupSize)),
       source.lookupFrom,
     );
+  }
+
+  /**
+   * A query's root MMR over candidates merged from several peers (cluster mode): `candidates` are the
+   * root's nearest hits, best first, each carrying its `using` vector; the picked ones keep their
+   * query scores, in the order picked, at most `limit`. Scores the pairs as a segment would.
+   */
+  diversify(collectionName: string, request: QueryRequest, candidates: ScoredPoint[], limit: number): ScoredPoint[] {
+    const query = request.query;
+    const mmr = query && 'nearest' in query ? query.mmr : undefined;
+    if (!mmr) return candidates.slice(0, limit);
+    const using = request.using ?? DEFAULT_VECTOR_NAME;
+    const space = requireSpace(this.contexts.resolve(collectionName).storage.spaces, using);
+    const vectors = candidates.map((c) => c.vectors?.[using]);
+    const present = vectors.filter((v): v is Vector => v !== undefined);
+    const slotOf = new Map<number, number>();
+    vectors.forEach((v, i) => v && slotOf.set(i, slotOf.size));
+    return withScratchVectors(space, present, (store) => {
+      const similarity = (i: number, j: number): number => {
+        const slot = slotOf.get(i);
+        const other = vectors[j];
+        const scored = slot !== undefined && other ? store.score(other, [slot]) : undefined;
+        return scored && scored.scores.length > 0 ? rawSimilarity(space, scored.scores[0]) : 0;
+      };
+      const relevance = candidates.map((c) => rawSimilarity(space, c.score));
+      return mmrOrder(relevance, similarity, 1 - (mmr.diversity ?? 0.5), limit).map((i) => candidates[i]);
+    });
   }
 
   /** How the results of `request` are ordered, so that answers over different shards can be merged. */
@@ -765,10 +794,8 @@ function shuffle<T>(items: T[]): T[] {
 }
 
 /**
- * Qdrant's Maximal Marginal Relevance: the most relevant candidate first, then repeatedly the one
- * maximizing `lambda * relevance - (1 - lambda) * (greatest similarity to one already picked)`, with
- * relevance and similarity in the space's similarity terms (rawSimilarity). The picked candidates keep
- * their query scores, in the order picked.
+ * Qdrant's Maximal Marginal Relevance over a stage's candidates (see mmrOrder); the picked candidates
+ * keep their query scores, in the order picked.
  */
 export function mmrSelect(
   candidates: Candidate[],
@@ -777,41 +804,13 @@ export function mmrSelect(
   lambda: number,
   limit: number,
 ): Candidate[] {
-  if (candidates.length < 2) return candidates.slice(0, limit);
   const vectors = candidates.map((c) => c.location.segment.vectorStore(using)?.get(c.location.slot));
-  const relevance = candidates.map((c) => rawSimilarity(space, c.score));
-  const cache = new Map<number, number>();
   const similarity = (i: number, j: number): number => {
-    const key = i < j ? i * candidates.length + j : j * candidates.length + i;
-    let value = cache.get(key);
-    if (value === undefined) {
-      const store = candidates[i].location.segment.vectorStore(using);
-      const other = vectors[j];
-      const scored = store && other ? store.score(other, [candidates[i].location.slot]) : undefined;
-      value = scored && scored.scores.length > 0 ? rawSimilarity(space, scored.scores[0]) : 0;
-      cache.set(key, value);
-    }
-    return value;
+    const store = candidates[i].location.segment.vectorStore(using);
+    const other = vectors[j];
+    const scored = store && other ? store.score(other, [candidates[i].location.slot]) : undefined;
+    return scored && scored.scores.length > 0 ? rawSimilarity(space, scored.scores[0]) : 0;
   };
-  const remaining = new Set(candidates.keys());
-  let first = 0;
-  for (const i of remaining) if (relevance[i] > relevance[first]) first = i;
-  const picked = [first];
-  remaining.delete(first);
-  while (picked.length < limit && remaining.size > 0) {
-    let best = -1;
-    let bestScore = -Infinity;
-    for (const i of remaining) {
-      let closest = -Infinity;
-      for (const j of picked) closest = Math.max(closest, similarity(i, j));
-      const score = lambda * relevance[i] - (1 - lambda) * closest;
-      if (score > bestScore) {
-        bestScore = score;
-        best = i;
-      }
-    }
-    picked.push(best);
-    remaining.delete(best);
-  }
-  return picked.map((i) => candidates[i]);
+  const relevance = candidates.map((c) => rawSimilarity(space, c.score));
+  return mmrOrder(relevance, similarity, lambda, limit).map((i) => candidates[i]);
 }
