@@ -5,6 +5,7 @@ import { AppConfig, ConfigModule } from '@vectorstore/config';
 import { PointsModule, type PointsPeers } from '@vectorstore/points';
 import { LoggerModule } from 'nestjs-pino';
 import { CoreModule } from './core/core.module';
+import { createRequestLog, REQUEST_LOG } from './core/logging/request-log';
 import { FEATURE_MODULES } from './features';
 
 /** One process: each feature serves HTTP and gRPC over the same domain modules. */
@@ -15,18 +16,16 @@ export class AppModule {
    * other peers as the points services route to them.
    */
   static forRoot(config: AppConfig, cluster?: ClusterNode, peers?: PointsPeers): DynamicModule {
+    const requestLog = createRequestLog(config.logLevel);
     return {
       module: AppModule,
+      // main.ts mounts the request log first among the HTTP middleware (core/logging/request-log.ts).
+      providers: [{ provide: REQUEST_LOG, useValue: requestLog }],
+      exports: [REQUEST_LOG],
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.logLevel,
-            // Health probes would drown the log.
-            autoLogging: { ignore: (req) => /^\/(healthz|livez|readyz)$/.test(req.url ?? '') },
-            redact: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers.cookie'],
-          },
-        }),
+        // The app's logger over the request log's root logger; no nestjs-pino middleware (no routes).
+        LoggerModule.forRoot({ pinoHttp: { logger: requestLog.logger, autoLogging: false }, forRoutes: [] }),
         CollectionsModule.forRoot({
           dataDir: config.dataDir,
           ...(cluster ? { catalogStore: cluster.catalogStore, membership: cluster } : {}),

@@ -7,6 +7,7 @@ import { credentialFromRequest } from '../auth/http/credential-from-request';
 import { rememberCredentialFailure } from './rest/credential-failure';
 import { normalisePathMiddleware, restBodyMiddleware } from './rest/rest-body.middleware';
 import { isAuthRoute } from './rest/rest-routes';
+import { REQUEST_LOG } from './logging/request-log';
 import { RequestMetrics } from './metrics/request-metrics';
 import { requestMetricsMiddleware } from './metrics/request-metrics.middleware';
 
@@ -23,6 +24,7 @@ export const JSON_BODY_LIMIT = '1mb';
 export function configureHttp(app: NestExpressApplication): void {
   app.set('trust proxy', false);
   app.disable('x-powered-by');
+  app.use(app.get<RequestHandler>(REQUEST_LOG));
   app.use(normalisePathMiddleware);
   app.use(requestMetricsMiddleware(app.get(RequestMetrics)));
   app.use(bodyForAuthenticated(app.get(CredentialVerifier)));

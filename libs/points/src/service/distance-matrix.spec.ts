@@ -203,7 +203,7 @@ describe('distance matrix', () => {
         const merged = mergeSamples([part(0, 900, 10), part(1000, 100, 10)], 10, random);
         expect(merged).toHaveLength(10);
         expect(new Set(merged.map((p) => p.id)).size).toBe(10);
-        fromSmall += merged.filter((p) => p.id >= 1000n).length;
+        fromSmall += merged.filter((p) => Number(p.id) >= 1000).length;
       }
       // 10% of 20 000 draws expected: 2000; a merge taking half from each part would give 10 000
       expect(Math.abs(fromSmall - 2000)).toBeLessThan(250);
