@@ -65,7 +65,11 @@ export class PointsReadHttpController {
   @Operation('Points/SearchMatrixPairs')
   @Post('points/search/matrix/pairs')
   @HttpCode(200)
-  async matrixPairs(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async matrixPairs(
+    @Param('collection_name') c: string,
+    @Body() body: unknown,
+    @Query() q: RestQuery,
+  ): Promise<unknown> {
     return matrixPairsToRest(await this.reads.distanceMatrix(c, matrixFromRest(body, q)));
   }
 

@@ -24,6 +24,8 @@ export type ShardRead =
   | { kind: 'query'; request: QueryRequest }
   /** A distance matrix's sample of the peer's matching points, with their vectors. */
   | { kind: 'sample'; request: DistanceMatrixRequest }
+  /** Several queries at once (a distance matrix's rows), answered in order. */
+  | { kind: 'queries'; request: { requests: QueryRequest[]; timeout?: number } }
   /** The collection's state over the peer's shards (GET /collections/{c} sums them). */
   | { kind: 'stats'; request: Record<string, never> };
 
@@ -35,6 +37,7 @@ export interface ShardReadResults {
   facet: FacetHit[];
   query: ScoredPoint[];
   sample: MatrixSample;
+  queries: ScoredPoint[][];
   stats: CollectionRuntimeStats;
 }
 

@@ -24,12 +24,7 @@ import {
 import { ShardKeySelector, VectorSelector } from '../model/selectors.model';
 import { DEFAULT_VECTOR_NAME } from '../model/vectors.model';
 import { readShards } from '../storage/collection-storage/shard-routing';
-import {
-  DistanceMatrix,
-  DistanceMatrixRequest,
-  DistanceMatrixService,
-  mergeSamples,
-} from '../service/distance-matrix';
+import { DistanceMatrix, DistanceMatrixRequest, DistanceMatrixService, mergeSamples } from '../service/distance-matrix';
 import { dbsf, rrf } from '../service/fusion';
 import { PointsReader } from '../service/points-reader';
 import { DEFAULT_RRF_K, QueryEngine } from '../service/query-engine';
@@ -310,14 +305,29 @@ export class ReadRouter {
 
   /**
    * The search matrix. In cluster mode every peer samples its own matching points (with their vectors)
-   * and the coordinator draws one uniform sample from those parts, then scores the pairs itself.
+   * and the coordinator draws one uniform sample from those parts; then each sampled point's nearest
+   * among the sample are searched over the peers, as Qdrant does, in one batch per peer.
    */
   async distanceMatrix(collectionName: string, request: DistanceMatrixRequest): Promise<DistanceMatrix> {
-    const spread = this.spread(collectionName, request.shardKeySelector, undefined);
+    const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
     if (!spread) return this.matrix.compute(collectionName, request);
     this.matrix.admit(collectionName, request);
+    // One copy samples (as count does); the rows are then read at the requested consistency.
     const [parts] = await this.gather(spread, { kind: 'sample', request });
-    return this.matrix.fromSample(collectionName, request, mergeSamples(parts, request.sample));
+    return this.matrix.fromSample(collectionName, request, mergeSamples(parts, request.sample), async (queries) => {
+      const order = this.engine.resultOrder(collectionName, queries[0]);
+      const copies = await this.gather(spread, {
+        kind: 'queries',
+        request: { requests: queries, timeout: request.timeout },
+      });
+      return queries.map((query, i) =>
+        mergeScored(
+          copies.flatMap((parts) => parts.map((answers) => answers[i])),
+          order,
+          query.limit,
+        ),
+      );
+    });
   }
 
   /**

@@ -111,6 +111,8 @@ export class ShardEndpoint {
           return this.engine.query(name, run.request) as ShardReadResults[K];
         case 'sample':
           return this.matrix.sample(name, run.request) as ShardReadResults[K];
+        case 'queries':
+          return run.request.requests.map((request) => this.engine.query(name, request)) as ShardReadResults[K];
       }
     });
   }

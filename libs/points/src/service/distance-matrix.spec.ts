@@ -1,4 +1,6 @@
 import { DomainError } from '@vectorstore/common';
+import { ScoredPoint } from '../model/point.model';
+import { QueryRequest } from '../model/query.model';
 import { NamedVectors } from '../model/vectors.model';
 import { Segment } from '../storage/segment';
 import { VectorSpace } from '../storage/vector-space';
@@ -171,14 +173,29 @@ describe('distance matrix', () => {
       expect(() => service().compute('c', { sample: 2, limit: 3, using: 'nope' })).toThrow(DomainError);
     });
 
-    it('should score a sample taken elsewhere (with its vectors) as compute does', () => {
+    it('should build a sample taken elsewhere into the matrix compute gives, one nearest query per point', async () => {
       const matrices = service();
       const sample = matrices.sample('c', { sample: 10, limit: 2, using: 'v' });
       expect(sample.seen).toBe(4);
-      expect(sample.points.map((p) => p.id).sort()).toEqual([1n, 2n, 3n, 4n]);
+      expect(sample.points.map((p) => Number(p.id)).sort()).toEqual([1, 2, 3, 4]);
       const request = { sample: 10, limit: 2, using: 'v' };
-      expect(matrices.fromSample('c', request, sample.points)).toEqual(matrices.compute('c', request));
-      expect(matrices.fromSample('c', request, sample.points.slice(0, 1))).toEqual({ ids: [], neighbours: [] });
+      // The queries as the peers would answer them: exact Euclid over the sample, best first.
+      const values = new Map(sample.points.map((p) => [p.id, (p.vector as { values: Float32Array }).values]));
+      const search = async (queries: QueryRequest[]): Promise<ScoredPoint[][]> =>
+        queries.map((query) => {
+          expect(query.limit).toBe(3);
+          expect(query.filter).toEqual({ must: [{ hasId: [1n, 2n, 3n, 4n] }] });
+          const q = (query.query as { nearest: { vector: { values: Float32Array } } }).nearest.vector.values;
+          return [...values]
+            .map(([id, v]) => ({ id, score: Math.hypot(q[0] - v[0], q[1] - v[1]), version: 0 }))
+            .sort((a, b) => a.score - b.score)
+            .slice(0, query.limit);
+        });
+      expect(await matrices.fromSample('c', request, sample.points, search)).toEqual(matrices.compute('c', request));
+      expect(await matrices.fromSample('c', request, sample.points.slice(0, 1), search)).toEqual({
+        ids: [],
+        neighbours: [],
+      });
     });
   });
 

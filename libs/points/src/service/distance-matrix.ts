@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { validateFilter } from '../filter/filter-validation';
 import { Filter } from '../model/filter.model';
-import { comparePointIds, PointId } from '../model/point-id.model';
+import { comparePointIds, PointId, pointIdKey } from '../model/point-id.model';
+import { ScoredPoint } from '../model/point.model';
+import { QueryRequest, ReadConsistency } from '../model/query.model';
 import { ShardKeySelector } from '../model/selectors.model';
 import { Vector } from '../model/vectors.model';
 import { Segment } from '../storage/segment';
 import { requireSpace, spaceHigherIsBetter } from '../storage/vector-space';
 import { CollectionContexts } from './collection-context';
-import { withScratchVectors } from './scratch-vectors';
 import { filterRateCost } from './strict-mode';
 
 /** Qdrant's defaults for the distance matrix API. */
@@ -26,6 +27,8 @@ export interface DistanceMatrixRequest {
   using: string;
   shardKeySelector?: ShardKeySelector;
   timeout?: number;
+  /** Cluster mode: how many replicas of each shard must answer. */
+  readConsistency?: ReadConsistency;
 }
 
 /** One neighbour of a sampled point: its position in {@link DistanceMatrix.ids} and its score. */
@@ -107,27 +110,45 @@ export class DistanceMatrixService {
     return { seen: reservoir.seen, points };
   }
 
-  /** The matrix of points sampled elsewhere (their vectors given), scored as `compute` scores. */
-  fromSample(collectionName: string, request: DistanceMatrixRequest, points: SampledVector[]): DistanceMatrix {
-    const context = this.contexts.resolve(collectionName);
-    const space = requireSpace(context.storage.spaces, request.using);
+  /**
+   * The matrix over points sampled on several peers, as Qdrant computes it: one nearest query per
+   * sampled point (its own vector) restricted to the sample, run over every shard, so each neighbour
+   * is scored by the shard holding it (as `compute` scores it, sparse IDF included). `search` runs the
+   * queries over the peers and merges each one's hits, best first.
+   */
+  async fromSample(
+    collectionName: string,
+    request: DistanceMatrixRequest,
+    points: SampledVector[],
+    search: (queries: QueryRequest[]) => Promise<ScoredPoint[][]>,
+  ): Promise<DistanceMatrix> {
     const sampled = [...points].sort((a, b) => comparePointIds(a.id, b.id));
     if (sampled.length < 2) return { ids: [], neighbours: [] };
-    const higher = spaceHigherIsBetter(space);
-    const neighbours = withScratchVectors(
-      space,
-      sampled.map((p) => p.vector),
-      (store, slots) =>
-        sampled.map((point, row) => {
-          const best = new BestNeighbours(request.limit, higher);
-          const hits = store.score(point.vector, slots);
-          for (let i = 0; i < hits.slots.length; i++) {
-            if (hits.slots[i] !== row) best.offer({ offset: hits.slots[i], score: hits.scores[i] });
-          }
-          return best.items;
-        }),
+    const ids = sampled.map((p) => p.id);
+    const offsets = new Map(ids.map((id, offset) => [pointIdKey(id), offset]));
+    const rows = await search(
+      sampled.map((point) => ({
+        prefetch: [],
+        query: { nearest: { vector: point.vector } },
+        using: request.using,
+        filter: { must: [{ hasId: ids }] },
+        params: { exact: true },
+        // one more, as the point itself is among its own nearest
+        limit: request.limit + 1,
+        offset: 0,
+        withPayload: { enable: false },
+        withVectors: { enable: false },
+        shardKeySelector: request.shardKeySelector,
+        timeout: request.timeout,
+      })),
     );
-    return { ids: sampled.map((p) => p.id), neighbours };
+    const neighbours = rows.map((hits, row) =>
+      hits
+        .map((hit) => ({ offset: offsets.get(pointIdKey(hit.id)) ?? -1, score: hit.score }))
+        .filter((n) => n.offset >= 0 && n.offset !== row)
+        .slice(0, request.limit),
+    );
+    return { ids, neighbours };
   }
 
   /** Sampled while scanning (reservoir), so a large collection is not copied out point by point. */

@@ -32,8 +32,7 @@ import { CollectionContext, CollectionContexts } from './collection-context';
 import { referencedIdsOf, rawSimilarity, scoreContextQuery } from './discovery';
 import { dbsf, rrf } from './fusion';
 import { collectGroups, groupPointId } from './grouping';
-import { mmrOrder } from './mmr';
-import { withScratchVectors } from './scratch-vectors';
+import { mmrPick } from './mmr';
 import { retrievedPoint, scoredPoint } from './point-materializer';
 import { orderedPoints, PointsReader } from './points-reader';
 import {
@@ -143,29 +142,29 @@ export class QueryEngine {
 
   /**
    * A query's root MMR over candidates merged from several peers (cluster mode): `candidates` are the
-   * root's nearest hits, best first, each carrying its `using` vector; the picked ones keep their
-   * query scores, in the order picked, at most `limit`. Scores the pairs as a segment would.
+   * root's nearest hits, best first, each carrying its `using` vector (the root's examples resolved to
+   * vectors already); the picked ones keep their query scores, in the order picked, at most `limit`.
+   * The same pick as one server's (mmrSelect).
    */
   diversify(collectionName: string, request: QueryRequest, candidates: ScoredPoint[], limit: number): ScoredPoint[] {
     const query = request.query;
-    const mmr = query && 'nearest' in query ? query.mmr : undefined;
-    if (!mmr) return candidates.slice(0, limit);
+    if (!query || !('nearest' in query) || !query.mmr) return candidates.slice(0, limit);
+    const context = this.contexts.resolve(collectionName);
     const using = request.using ?? DEFAULT_VECTOR_NAME;
-    const space = requireSpace(this.contexts.resolve(collectionName).storage.spaces, using);
-    const vectors = candidates.map((c) => c.vectors?.[using]);
-    const present = vectors.filter((v): v is Vector => v !== undefined);
-    const slotOf = new Map<number, number>();
-    vectors.forEach((v, i) => v && slotOf.set(i, slotOf.size));
-    return withScratchVectors(space, present, (store) => {
-      const similarity = (i: number, j: number): number => {
-        const slot = slotOf.get(i);
-        const other = vectors[j];
-        const scored = slot !== undefined && other ? store.score(other, [slot]) : undefined;
-        return scored && scored.scores.length > 0 ? rawSimilarity(space, scored.scores[0]) : 0;
-      };
-      const relevance = candidates.map((c) => rawSimilarity(space, c.score));
-      return mmrOrder(relevance, similarity, 1 - (mmr.diversity ?? 0.5), limit).map((i) => candidates[i]);
+    const space = requireSpace(context.storage.spaces, using);
+    const vector = this.resolveVector(context, query.nearest, space, undefined, 'query.nearest');
+    const withVector = candidates.flatMap((point) => {
+      const stored = point.vectors?.[using];
+      return stored ? [{ point, vector: stored }] : [];
     });
+    const picked = mmrPick(
+      space,
+      vector,
+      withVector.map((c) => c.vector),
+      1 - (query.mmr.diversity ?? 0.5),
+      limit,
+    );
+    return picked.map((i) => withVector[i].point);
   }
 
   /** How the results of `request` are ordered, so that answers over different shards can be merged. */
@@ -437,7 +436,7 @@ export class QueryEngine {
           : this.nearest(context, using, vector, stage.filter, stage.params, pulled, selector, higher);
         if (mmr) {
           const candidates = applyThreshold(result, stage.scoreThreshold, higher).slice(0, pulled);
-          return mmrSelect(candidates, space, using, 1 - (mmr.diversity ?? 0.5), limit);
+          return mmrSelect(candidates, space, using, vector, 1 - (mmr.diversity ?? 0.5), limit);
         }
       } else if ('relevanceFeedback' in query) {
         result = this.feedbackScores(
@@ -794,23 +793,27 @@ function shuffle<T>(items: T[]): T[] {
 }
 
 /**
- * Qdrant's Maximal Marginal Relevance over a stage's candidates (see mmrOrder); the picked candidates
- * keep their query scores, in the order picked.
+ * Qdrant's Maximal Marginal Relevance over a stage's candidates (see mmrPick): candidates without the
+ * vector are left out, as Qdrant does; the picked ones keep their query scores, in the order picked.
  */
 export function mmrSelect(
   candidates: Candidate[],
   space: VectorSpace,
   using: string,
+  query: Vector,
   lambda: number,
   limit: number,
 ): Candidate[] {
-  const vectors = candidates.map((c) => c.location.segment.vectorStore(using)?.get(c.location.slot));
-  const similarity = (i: number, j: number): number => {
-    const store = candidates[i].location.segment.vectorStore(using);
-    const other = vectors[j];
-    const scored = store && other ? store.score(other, [candidates[i].location.slot]) : undefined;
-    return scored && scored.scores.length > 0 ? rawSimilarity(space, scored.scores[0]) : 0;
-  };
-  const relevance = candidates.map((c) => rawSimilarity(space, c.score));
-  return mmrOrder(relevance, similarity, lambda, limit).map((i) => candidates[i]);
+  const withVector = candidates.flatMap((candidate) => {
+    const vector = candidate.location.segment.vectorStore(using)?.get(candidate.location.slot);
+    return vector ? [{ candidate, vector }] : [];
+  });
+  const picked = mmrPick(
+    space,
+    query,
+    withVector.map((c) => c.vector),
+    lambda,
+    limit,
+  );
+  return picked.map((i) => withVector[i].candidate);
 }

@@ -13,7 +13,7 @@ describe('distance matrix mapping', () => {
       expect(request({})).toEqual({ collectionName: 'c', request: { sample: 10, limit: 3, using: '' } });
     });
 
-    it('should map every field, accepting read_consistency and shard_key_selector', () => {
+    it('should map every field, read_consistency and shard_key_selector included', () => {
       const mapped = request({
         sample: 50,
         limit: 5,
@@ -32,6 +32,7 @@ describe('distance matrix mapping', () => {
           timeout: 7,
           filter: { must: [{ field: { key: 'tag', match: { keyword: 'a' } } }] },
           shardKeySelector: { shardKeys: [{ keyword: 'k' }] },
+          readConsistency: { type: 'Majority' },
         },
       });
     });

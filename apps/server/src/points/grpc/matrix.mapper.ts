@@ -11,6 +11,7 @@ import type { SearchMatrixPoints__Output } from '../../grpc/generated/vectorstor
 import { defined, readU64 } from '../../core/scalars';
 import { filterFromProto } from './filter.mapper';
 import { readLimit } from './params.mapper';
+import { readConsistencyFromProto } from './read-consistency.mapper';
 import { pointIdToProto } from './point-id.mapper';
 import type { PointsReadMapping } from './points-read.mapper';
 import { shardKeySelectorFromProto } from './selectors.mapper';
@@ -18,7 +19,7 @@ import { shardKeySelectorFromProto } from './selectors.mapper';
 /**
  * SearchMatrixPoints (both matrix RPCs): `sample` defaults to 10 and must be at least 2, `limit`
  * defaults to 3 and must be at least 1 (Qdrant's rules); `using` defaults to the unnamed vector.
- * `read_consistency` is accepted and ignored, as on every read.
+ * `read_consistency` applies in cluster mode, as on every read.
  */
 export function searchMatrixFromProto(r: SearchMatrixPoints__Output): PointsReadMapping<DistanceMatrixRequest> {
   const issues = new ValidationIssues();
@@ -31,6 +32,7 @@ export function searchMatrixFromProto(r: SearchMatrixPoints__Output): PointsRead
     using: r.using ?? '',
     shardKeySelector: shardKeySelectorFromProto(issues, 'shard_key_selector', r.shardKeySelector),
     timeout: readU64(issues, 'timeout', r.timeout),
+    readConsistency: readConsistencyFromProto(issues, 'read_consistency', r.readConsistency),
   });
   issues.throwIfAny();
   return { collectionName: r.collectionName ?? '', request };

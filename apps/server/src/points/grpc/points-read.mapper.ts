@@ -13,8 +13,8 @@ import { pointIdFromProto, pointIdsFromProto } from './point-id.mapper';
 import { payloadSelectorFromProto, shardKeySelectorFromProto, vectorSelectorFromProto } from './selectors.mapper';
 
 /**
- * Read RPCs mapped to the domain. `read_consistency` is accepted and ignored everywhere: a single
- * node has one replica, so every level is satisfied.
+ * Read RPCs mapped to the domain. `read_consistency` is mapped for cluster mode; a single node has one
+ * replica, so every level is satisfied there.
  */
 export interface PointsReadMapping<T> {
   collectionName: string;
