@@ -13,7 +13,6 @@ import {
   nearestPerRow,
   Reservoir,
 } from './distance-matrix';
-import { mmrOrder } from './mmr';
 import { StrictModeGuard } from './strict-mode';
 import { seeded } from '../../../../test/support/seeded-random';
 
@@ -224,21 +223,6 @@ describe('distance matrix', () => {
       }
       // 10% of 20 000 draws expected: 2000; a merge taking half from each part would give 10 000
       expect(Math.abs(fromSmall - 2000)).toBeLessThan(250);
-    });
-  });
-
-  describe(mmrOrder.name, () => {
-    // Three candidates: 0 and 1 near-duplicates, 2 different and a little less relevant.
-    const relevance = [0.9, 0.89, 0.8];
-    const similarity = (i: number, j: number) => ((i === 0 && j === 1) || (i === 1 && j === 0) ? 0.99 : 0.1);
-
-    it('should pick the most relevant first, then the diverse one', () => {
-      expect(mmrOrder(relevance, similarity, 0.5, 3)).toEqual([0, 2, 1]);
-    });
-
-    it('should follow relevance alone with lambda 1, and stop at the limit', () => {
-      expect(mmrOrder(relevance, similarity, 1, 2)).toEqual([0, 1]);
-      expect(mmrOrder([0.3], similarity, 0.5, 3)).toEqual([0]);
     });
   });
 });

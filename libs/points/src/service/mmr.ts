@@ -81,7 +81,7 @@ export function mmrPick(
 }
 
 /** The search score of vector b for query a in a dense or sparse space (sparse: plain dot, no IDF). */
-function pairScore(space: VectorSpace): (a: Vector, b: Vector) => number {
+export function pairScore(space: VectorSpace): (a: Vector, b: Vector) => number {
   if (space.kind === 'sparse') return (a, b) => (a.kind === 'sparse' && b.kind === 'sparse' ? sparseDot(a, b) : 0);
   const distance = space.kind === 'dense' ? space.distance : 'Dot';
   return (a, b) => (a.kind === 'dense' && b.kind === 'dense' ? reference.scoreRef(distance, a.values, b.values) : 0);
