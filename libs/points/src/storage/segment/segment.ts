@@ -334,6 +334,23 @@ export class Segment {
     return searchVectors(this.parts, name, query, k, visible, params);
   }
 
+  /**
+   * `search` on an engine worker thread where the store can (see SegmentVectors.searchAsync), else undefined.
+   * Its hits may include slots deleted while it ran: check them against the segment when it settles.
+   */
+  searchAsync(
+    name: string,
+    query: Vector,
+    k: number,
+    allowed: SlotPredicate | undefined,
+    params: SearchParams | undefined,
+  ): Promise<SlotHits> | undefined {
+    const store = this.parts.vectors.get(name);
+    if (!store?.searchAsync || k <= 0) return undefined;
+    const visible = allowed ?? (this.hidesAny ? this.filterPredicate(undefined) : undefined);
+    return store.searchAsync(query, k, visible, params);
+  }
+
   private visibleOnly(predicate: SlotPredicate): SlotPredicate {
     if (!this.hidesAny) return predicate;
     const cutoff = this.deferredFrom;

@@ -4,6 +4,7 @@ import { SearchParams } from '../../model/query.model';
 import { Vector } from '../../model/vectors.model';
 import { VectorSpace } from '../vector-space';
 import { engineQuantization } from './engine-quantization';
+import { searchOffload } from './search-offload';
 import { SavedDenseVectors } from './saved-dense-vectors';
 import { SegmentVectors, SlotHits, wrongKind } from './segment-vectors';
 import { SlotMap } from './slot-map';
@@ -118,6 +119,32 @@ export class DenseSegmentVectors implements SegmentVectors {
       fullScanThreshold: this.fullScanThreshold,
     });
     return this.slots.toPointHits(hits);
+  }
+
+  /**
+   * `search` on an engine worker thread, for a graph-indexed store (optimizer-built): such an index only takes
+   * deletes afterwards, which flip bits and never move the memory workers read. Appendable stores answer
+   * undefined (their upserts add vectors and may grow memory), so they are searched synchronously. Its slots
+   * are linked one to one (point slot = engine slot), so a hit deleted while the search ran keeps its slot and
+   * the caller can tell it from its live set.
+   */
+  searchAsync(
+    query: Vector,
+    k: number,
+    allowed: ((pointSlot: number) => boolean) | undefined,
+    params: SearchParams | undefined,
+  ): Promise<SlotHits> | undefined {
+    if (!this.indexed || !this.slots.isIdentity || searchOffload() === 'never') return undefined;
+    if (query.kind !== 'dense') throw wrongKind(this.space, query);
+    if (this.slots.live === 0) return undefined;
+    return this.index.searchAsync(query.values, {
+      k: Math.min(k, this.slots.live),
+      ef: params?.hnswEf,
+      exact: params?.exact === true,
+      allowed: this.slots.engineFilter(allowed) as AllowedSlots | undefined,
+      quantization: params?.quantization,
+      fullScanThreshold: this.fullScanThreshold,
+    });
   }
 
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {

@@ -36,6 +36,17 @@ export interface SegmentVectors {
     allowed: ((pointSlot: number) => boolean) | undefined,
     params: SearchParams | undefined,
   ): SlotHits;
+  /**
+   * Like `search`, on a worker thread over the index's shared memory, where the store can (see
+   * DenseSegmentVectors.searchAsync); undefined where the search must run synchronously. The hits are point
+   * slots as searched: a slot deleted while the search ran may be among them, so callers check liveness.
+   */
+  searchAsync?(
+    query: Vector,
+    k: number,
+    allowed: ((pointSlot: number) => boolean) | undefined,
+    params: SearchParams | undefined,
+  ): Promise<SlotHits> | undefined;
   /** Scores of the query against these point slots (skipping those without a vector). */
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits;
   save(): Uint8Array;
