@@ -16,6 +16,8 @@ const BOOTSTRAP = 1024;
  * scoreSlots batches running beside them never move memory the workers read.
  */
 const ASYNC_HEAP = 1024;
+/** Search workers idle this long are stopped (a server holds one pool per indexed segment); restarted on use. */
+const IDLE_STOP_MS = 30_000;
 
 export class ThreadedIndex extends IndexCore {
   private workers: IndexWorkers | undefined;
@@ -24,6 +26,7 @@ export class ThreadedIndex extends IndexCore {
   private asyncPending = 0; // running on a worker
   private asyncQueued = 0; // accepted by searchAsync and not yet settled
   private drained: (() => void)[] = [];
+  private idleTimer: NodeJS.Timeout | undefined;
 
   override add(batch: VectorBatch, firstSlot?: number): number {
     this.assertQuiet('add');
@@ -106,12 +109,22 @@ export class ThreadedIndex extends IndexCore {
     } finally {
       this.queued[i]--;
       this.asyncQueued--;
+      if (this.asyncQueued === 0) this.stopWhenIdle();
     }
+  }
+
+  private stopWhenIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.asyncQueued === 0) void this.dispose();
+    }, IDLE_STOP_MS);
+    this.idleTimer.unref();
   }
 
   /** Stops worker threads once running async searches settled (the index stays usable single-threaded). */
   async dispose(): Promise<void> {
     while (this.asyncQueued > 0) await this.quiet().then(() => new Promise((r) => setImmediate(r)));
+    clearTimeout(this.idleTimer);
     const w = this.workers;
     this.workers = undefined;
     if (w) await w.terminate();

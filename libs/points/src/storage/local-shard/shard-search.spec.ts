@@ -2,6 +2,7 @@ import { promises as fs, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Segment } from '../segment';
+import { setSearchOffload } from '../vectors/search-offload';
 import { LocalShard } from './local-shard';
 import { DENSE_SPACES as spaces, densePoint as point, openTestShard } from './shard.spec-helper';
 
@@ -19,6 +20,9 @@ async function indexedShard(dir: string, n: number): Promise<LocalShard> {
 describe(LocalShard.name, () => {
   let dir: string;
   let shard: LocalShard;
+
+  beforeAll(() => setSearchOffload('always'));
+  afterAll(() => setSearchOffload('auto'));
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'vs-shard-search-'));

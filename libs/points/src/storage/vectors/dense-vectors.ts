@@ -4,7 +4,7 @@ import { SearchParams } from '../../model/query.model';
 import { Vector } from '../../model/vectors.model';
 import { VectorSpace } from '../vector-space';
 import { engineQuantization } from './engine-quantization';
-import { searchOffload } from './search-offload';
+import { offloadSearch } from './search-offload';
 import { SavedDenseVectors } from './saved-dense-vectors';
 import { SegmentVectors, SlotHits, wrongKind } from './segment-vectors';
 import { SlotMap } from './slot-map';
@@ -134,7 +134,9 @@ export class DenseSegmentVectors implements SegmentVectors {
     allowed: ((pointSlot: number) => boolean) | undefined,
     params: SearchParams | undefined,
   ): Promise<SlotHits> | undefined {
-    if (!this.indexed || !this.slots.isIdentity || searchOffload() === 'never') return undefined;
+    if (!this.indexed || !this.slots.isIdentity) return undefined;
+    // Beside searches already on workers, a synchronous one must not grow the engine's heap: join them.
+    if (!offloadSearch() && this.index.pendingSearches === 0) return undefined;
     if (query.kind !== 'dense') throw wrongKind(this.space, query);
     if (this.slots.live === 0) return undefined;
     return this.index.searchAsync(query.values, {

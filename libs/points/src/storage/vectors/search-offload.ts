@@ -1,16 +1,47 @@
 // When a dense search leaves the event loop for an engine worker thread (see DenseSegmentVectors.searchAsync).
+import { EventLoopUtilization, performance } from 'node:perf_hooks';
 
-/** 'always': every search of a graph-indexed segment on a worker; 'never': all inline (the synchronous path). */
-export type SearchOffloadMode = 'always' | 'never';
+/**
+ * 'auto': on a worker while the event loop is busy (other requests wait), inline otherwise, where a worker's
+ * round trip would only add latency; 'always': every search of a graph-indexed segment on a worker;
+ * 'never': all inline (the synchronous path).
+ */
+export type SearchOffloadMode = 'auto' | 'always' | 'never';
 
-let mode: SearchOffloadMode = process.env.VS_SEARCH_OFFLOAD === 'never' ? 'never' : 'always';
+/** The event loop counts as busy above this share of the last sample window. */
+const BUSY_UTILIZATION = 0.75;
+const SAMPLE_MS = 20;
 
-/** Whether searchAsync may hand searches to worker threads. */
-export function searchOffload(): SearchOffloadMode {
-  return mode;
+// A switch for tests and benches only (VECTORSTORE_TEST_* names are left alone by the config check).
+let mode: SearchOffloadMode = modeOf(process.env.VECTORSTORE_TEST_SEARCH_OFFLOAD);
+let busy = false;
+let sampler: NodeJS.Timeout | undefined;
+
+/** Whether searchAsync hands this search to a worker thread now. */
+export function offloadSearch(): boolean {
+  if (mode === 'auto') {
+    sampler ??= startSampler();
+    return busy;
+  }
+  return mode === 'always';
 }
 
-/** Sets the mode (tests and benches compare both paths). */
+/** Sets the mode (tests and benches compare the paths). */
 export function setSearchOffload(next: SearchOffloadMode): void {
   mode = next;
+}
+
+function startSampler(): NodeJS.Timeout {
+  let last: EventLoopUtilization = performance.eventLoopUtilization();
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    busy = performance.eventLoopUtilization(now, last).utilization > BUSY_UTILIZATION;
+    last = now;
+  }, SAMPLE_MS);
+  timer.unref();
+  return timer;
+}
+
+function modeOf(value: string | undefined): SearchOffloadMode {
+  return value === 'always' || value === 'never' ? value : 'auto';
 }
