@@ -55,6 +55,21 @@ describe(VectorIndex.name, () => {
       expect(results.every((r) => r.slots.length === 10)).toBe(true);
     });
 
+    it('should train a configured quantizer at the first async search', async () => {
+      const other = new VectorIndex({
+        dim: DIM,
+        distance: 'Euclid',
+        maxIndexingThreads: 2,
+        quantization: { scalar: { type: 'int8' } },
+      });
+      other.add(data.slice(0, 3000));
+      expect(other.quantization).toBeUndefined();
+      const results = await Promise.all(queries.slice(0, 4).map((q) => other.searchAsync(q, { k: 10, ef: 64 })));
+      expect(other.quantization).toBeDefined();
+      expect(results.every((r) => r.slots.length === 10)).toBe(true);
+      await other.dispose();
+    });
+
     it('should dispose only after running async searches settled', async () => {
       const other = new VectorIndex({ dim: DIM, distance: 'Euclid', maxIndexingThreads: 2 });
       other.add(data.slice(0, 2000));

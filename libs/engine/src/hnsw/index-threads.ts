@@ -148,7 +148,8 @@ export class ThreadedIndex extends IndexCore {
       if (this.asyncPending > 0) continue;
       this.ensureHeap(heap);
       this.threadBlocks(pool.size + 1);
-      if (this.needsQuiet(params)) this.quantize();
+      // no worker runs now; this.quantize() would refuse because this very search is pending
+      if (this.needsQuiet(params)) super.quantize();
     }
     const block = this.threadBlocks(pool.size + 1);
     const base = this.arena.offset('THREADS') + (i + 1) * block;
