@@ -60,7 +60,7 @@ export const DEFAULT_RRF_K = 2;
 /**
  * Similarity queries: Search, Recommend, Discover, the universal Query (prefetch stages, fusion,
  * rescoring, order_by, sampling) and their grouped forms. Evaluation is synchronous, so point
- * locations stay valid.
+ * locations stay valid; `queryAsync` searches on worker threads and checks its hits when they settle.
  */
 @Injectable()
 export class QueryEngine {

@@ -75,8 +75,7 @@ export async function searchSegmentsAsync(
     const pending: Promise<void>[] = [];
     for (const segment of segments) {
       if (segment.pointCount === 0) continue;
-      const allowed: SlotPredicate | undefined = filter ? segment.filterPredicate(filter) : undefined;
-      const search = segment.searchAsync(name, query, k, allowed, params);
+      const search = segment.searchAsync(name, query, k, filter, params);
       if (search) pending.push(search.then((found) => void offloaded.set(segment, found)));
     }
     await Promise.all(pending);

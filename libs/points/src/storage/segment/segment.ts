@@ -335,20 +335,22 @@ export class Segment {
   }
 
   /**
-   * `search` on an engine worker thread where the store can (see SegmentVectors.searchAsync), else undefined.
-   * Its hits may include slots deleted while it ran: check them against the segment when it settles.
+   * `search` on an engine worker thread where the store can and wants to (see SegmentVectors.searchAsync),
+   * else undefined; the filter becomes a predicate only then. Its hits may include slots deleted while it
+   * ran: check them against the segment when it settles.
    */
   searchAsync(
     name: string,
     query: Vector,
     k: number,
-    allowed: SlotPredicate | undefined,
+    filter: Filter | undefined,
     params: SearchParams | undefined,
   ): Promise<SlotHits> | undefined {
     const store = this.parts.vectors.get(name);
     if (!store?.searchAsync || k <= 0) return undefined;
-    const visible = allowed ?? (this.hidesAny ? this.filterPredicate(undefined) : undefined);
-    return store.searchAsync(query, k, visible, params);
+    // as search(): the predicate hides deferred points too
+    const allowed = filter !== undefined || this.hidesAny ? () => this.filterPredicate(filter) : undefined;
+    return store.searchAsync(query, k, allowed, params);
   }
 
   private visibleOnly(predicate: SlotPredicate): SlotPredicate {
