@@ -7,7 +7,8 @@
 // Columns: recall@10 against exact brute force, QPS, p50/p99 latency, server CPU per query (from
 // /proc/<pid>/stat), and server QPS ÷ engine-alone QPS.
 // Env: BENCH_POINTS (100000), BENCH_QUERIES (2000 per run), BENCH_EF (64), BENCH_ON_DISK=1 (server keeps
-// vectors on disk; the engine alone keeps them in memory).
+// vectors on disk; the engine alone keeps them in memory), BENCH_SEARCH_OFFLOAD (auto, always or never: when
+// the server searches on worker threads).
 import * as grpc from '@grpc/grpc-js';
 import { VectorIndex } from '@vectorstore/engine';
 import { existsSync } from 'node:fs';
@@ -188,7 +189,12 @@ async function main(): Promise<void> {
 
   // BENCH_SERVER_NODE_ARGS go to the server's node only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for a profile.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
-  const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' }, nodeArgs });
+  // BENCH_SEARCH_OFFLOAD=auto|always|never compares the server's search paths (see docs/performance.md).
+  const offload = process.env.BENCH_SEARCH_OFFLOAD;
+  const server = await startServer({
+    env: { VECTORSTORE_LOG_LEVEL: 'error', ...(offload ? { VECTORSTORE_TEST_SEARCH_OFFLOAD: offload } : {}) },
+    nodeArgs,
+  });
   const rows: (string | number)[][] = [];
   let notes = '';
   try {
@@ -241,6 +247,7 @@ async function main(): Promise<void> {
     }
     const indexSeconds = (performance.now() - indexStart) / 1000;
     const segments = await segmentsOf(server.httpUrl, server.apiKey);
+    const idleRss = residentBytes(server.pid);
     const holding = segments.filter((s) => s.num_points > 0);
     if (holding.length !== 1 || holding[0].segment_type !== 'indexed') {
       throw new Error(`expected all points in one indexed segment, got ${JSON.stringify(segments)}`);
@@ -297,7 +304,7 @@ async function main(): Promise<void> {
         segments
           .map((s) => `${s.segment_type}${s.is_appendable ? ' appendable' : ''} ${s.num_points} points`)
           .join(', ') +
-        `; server RSS ${(residentBytes(server.pid) / 2 ** 20).toFixed(0)} MiB.`,
+        `; server RSS ${(idleRss / 2 ** 20).toFixed(0)} MiB indexed, ${(residentBytes(server.pid) / 2 ** 20).toFixed(0)} MiB after the searches.`,
       matchingKb / 1024 < FULL_SCAN_THRESHOLD_KB
         ? `Filtered: the 10% that match hold ${(matchingKb / 2 ** 20).toFixed(1)} MiB of vectors, under full_scan_threshold ` +
           `(${FULL_SCAN_THRESHOLD_KB} KB), so engine and server both scan them exactly instead of walking the graph (as Qdrant does).`

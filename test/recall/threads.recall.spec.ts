@@ -34,12 +34,48 @@ describe(VectorIndex.name, () => {
       expect(Array.from(exact.slots)).toEqual(Array.from(index.exactSearch(queries[0], 5, (s) => s % 2 === 1).slots));
     });
 
-    it('should refuse to mutate while async searches run', async () => {
+    it('should refuse to add while async searches run, and take deletes at once', async () => {
       const pending = index.searchAsync(queries[1], { k: 10, exact: true });
-      expect(() => index.delete(0)).toThrow('engine: delete while 1 async searches are pending; await them first');
+      expect(index.pendingSearches).toBe(1);
       expect(() => index.add([queries[0]])).toThrow(/async searches are pending/);
+      const before = index.search(queries[2], { k: 3, exact: true }).slots[0];
+      expect(() => index.delete(before)).not.toThrow();
       await pending;
-      expect(() => index.delete(0)).not.toThrow();
+      expect(index.pendingSearches).toBe(0);
+      const after = await index.searchAsync(queries[2], { k: 3, exact: true });
+      expect(Array.from(after.slots)).not.toContain(before);
+    });
+
+    it('should score many slots beside running async searches without moving their memory', async () => {
+      const slots = Array.from({ length: 3000 }, (_, i) => i + 1);
+      const want = index.scoreSlots(queries[3], slots);
+      const pending = Promise.all(queries.map((q) => index.searchAsync(q, { k: 10, ef: 64 })));
+      expect(Array.from(index.scoreSlots(queries[3], slots))).toEqual(Array.from(want));
+      const results = await pending;
+      expect(results.every((r) => r.slots.length === 10)).toBe(true);
+    });
+
+    it('should train a configured quantizer at the first async search', async () => {
+      const other = new VectorIndex({
+        dim: DIM,
+        distance: 'Euclid',
+        maxIndexingThreads: 2,
+        quantization: { scalar: { type: 'int8' } },
+      });
+      other.add(data.slice(0, 3000));
+      expect(other.quantization).toBeUndefined();
+      const results = await Promise.all(queries.slice(0, 4).map((q) => other.searchAsync(q, { k: 10, ef: 64 })));
+      expect(other.quantization).toBeDefined();
+      expect(results.every((r) => r.slots.length === 10)).toBe(true);
+      await other.dispose();
+    });
+
+    it('should dispose only after running async searches settled', async () => {
+      const other = new VectorIndex({ dim: DIM, distance: 'Euclid', maxIndexingThreads: 2 });
+      other.add(data.slice(0, 2000));
+      const pending = other.searchAsync(queries[0], { k: 5, ef: 32 });
+      await other.dispose();
+      expect((await pending).slots.length).toBe(5);
     });
   });
 });

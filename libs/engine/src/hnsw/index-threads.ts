@@ -11,6 +11,13 @@ import { IndexCore, SearchParams, SearchResult } from './index-core';
 const PARALLEL_MIN = 2048;
 /** Nodes inserted single-threaded before workers join, so they start on a connected graph. */
 const BOOTSTRAP = 1024;
+/**
+ * Beam the caller's heap is sized for once async searches start, so synchronous searches (ef up to this) and
+ * scoreSlots batches running beside them never move memory the workers read.
+ */
+const ASYNC_HEAP = 1024;
+/** Search workers idle this long are stopped (a server holds one pool per indexed segment); restarted on use. */
+const IDLE_STOP_MS = 30_000;
 
 export class ThreadedIndex extends IndexCore {
   private workers: IndexWorkers | undefined;
@@ -19,15 +26,43 @@ export class ThreadedIndex extends IndexCore {
   private asyncPending = 0; // running on a worker
   private asyncQueued = 0; // accepted by searchAsync and not yet settled
   private drained: (() => void)[] = [];
+  private idleTimer: NodeJS.Timeout | undefined;
 
   override add(batch: VectorBatch, firstSlot?: number): number {
     this.assertQuiet('add');
     return super.add(batch, firstSlot);
   }
 
+  /**
+   * Deletes are allowed while async searches run: they only set bits of the delete bitmap, which never
+   * moves. A search already running may still return a slot deleted after it started (callers that need
+   * more check their own live set when it settles); one started after the delete never does.
+   */
   override delete(slots: number | ArrayLike<number>): void {
-    this.assertQuiet('delete');
     super.delete(slots);
+  }
+
+  /** searchAsync calls accepted and not yet settled. */
+  get pendingSearches(): number {
+    return this.asyncQueued;
+  }
+
+  /** Beside running async searches, scored in heap-sized batches so that no layout change moves their memory. */
+  override scoreSlots(query: ArrayLike<number>, slots: ArrayLike<number>): Float32Array {
+    const room = Math.floor((this.heapCap - this.m0 - 2) / 8);
+    if (this.asyncPending === 0 || slots.length <= room) return super.scoreSlots(query, slots);
+    const out = new Float32Array(slots.length);
+    for (let i = 0; i < slots.length; i += room) {
+      out.set(super.scoreSlots(query, Array.prototype.slice.call(slots, i, i + room) as number[]), i);
+    }
+    return out;
+  }
+
+  /** A layout change while workers search would move the memory they read: refused loudly instead. */
+  protected override ensureHeap(n: number): void {
+    if (this.asyncPending > 0 && 8 * n + this.m0 + 2 > this.heapCap)
+      throw new Error(`engine: a search for ${n} candidates would grow the heap while async searches run`);
+    super.ensureHeap(n);
   }
 
   override quantize(config?: QuantizationConfig): void {
@@ -57,7 +92,8 @@ export class ThreadedIndex extends IndexCore {
 
   /**
    * Like `search`, but runs inside a worker thread so long scans do not block the event loop. Concurrent
-   * calls are spread over the workers. add/delete/quantize throw while such searches are pending.
+   * calls are spread over the workers. add/quantize throw while such searches are pending; delete does not
+   * (see delete).
    */
   async searchAsync(query: ArrayLike<number>, params: SearchParams): Promise<SearchResult> {
     this.requireVectors('searchAsync', '; use searchCandidates and scoreRows');
@@ -73,11 +109,22 @@ export class ThreadedIndex extends IndexCore {
     } finally {
       this.queued[i]--;
       this.asyncQueued--;
+      if (this.asyncQueued === 0) this.stopWhenIdle();
     }
   }
 
-  /** Stops worker threads (the index stays usable single-threaded). */
+  private stopWhenIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.asyncQueued === 0) void this.dispose();
+    }, IDLE_STOP_MS);
+    this.idleTimer.unref();
+  }
+
+  /** Stops worker threads once running async searches settled (the index stays usable single-threaded). */
   async dispose(): Promise<void> {
+    while (this.asyncQueued > 0) await this.quiet().then(() => new Promise((r) => setImmediate(r)));
+    clearTimeout(this.idleTimer);
     const w = this.workers;
     this.workers = undefined;
     if (w) await w.terminate();
@@ -94,10 +141,15 @@ export class ThreadedIndex extends IndexCore {
       this.size,
       Math.max(params.ef ?? this.config.ef, Math.ceil(params.k * (params.quantization?.oversampling ?? 1))),
     );
-    const lazyTraining = !this.quantization && this.config.quantization !== undefined && !params.quantization?.ignore;
-    if (lazyTraining || this.layoutWouldChange(need, pool.size + 1)) {
+    const heap = Math.max(need, ASYNC_HEAP);
+    // another search may start between quiet() resolving and this continuation: check again after each wait
+    while (this.needsQuiet(params) || this.layoutWouldChange(heap, pool.size + 1)) {
       await this.quiet();
-      this.ensureHeap(need);
+      if (this.asyncPending > 0) continue;
+      this.ensureHeap(heap);
+      this.threadBlocks(pool.size + 1);
+      // no worker runs now; this.quantize() would refuse because this very search is pending
+      if (this.needsQuiet(params)) super.quantize();
     }
     const block = this.threadBlocks(pool.size + 1);
     const base = this.arena.offset('THREADS') + (i + 1) * block;
@@ -120,6 +172,13 @@ export class ThreadedIndex extends IndexCore {
       this.asyncPending--;
       if (this.asyncPending === 0) for (const f of this.drained.splice(0)) f();
     }
+  }
+
+  /** The configured quantizer is trained at the first search that uses it, which moves memory. */
+  private needsQuiet(params: SearchParams): boolean {
+    return (
+      this.size > 0 && !this.quantization && this.config.quantization !== undefined && !params.quantization?.ignore
+    );
   }
 
   private layoutWouldChange(heapNeed: number, blocks: number): boolean {

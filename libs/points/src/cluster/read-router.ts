@@ -157,7 +157,7 @@ export class ReadRouter {
 
   async query(collectionName: string, request: QueryRequest): Promise<ScoredPoint[]> {
     const spread = this.spread(collectionName, request.shardKeySelector, request.readConsistency);
-    if (!spread) return this.engine.query(collectionName, request);
+    if (!spread) return this.engine.queryAsync(collectionName, request);
     this.engine.admit(collectionName, request);
     const resolved = await this.withExampleVectors(spread.record, request);
     return this.answer(collectionName, spread, resolved);

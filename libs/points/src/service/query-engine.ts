@@ -61,7 +61,7 @@ export const DEFAULT_RRF_K = 2;
 /**
  * Similarity queries: Search, Recommend, Discover, the universal Query (prefetch stages, fusion,
  * rescoring, order_by, sampling) and their grouped forms. Evaluation is synchronous, so point
- * locations stay valid.
+ * locations stay valid; `queryAsync` searches on worker threads and checks its hits when they settle.
  */
 @Injectable()
 export class QueryEngine {
@@ -110,6 +110,48 @@ export class QueryEngine {
     this.chargeRead(context, stage, request.lookupFrom);
     const candidates = this.evaluate(context, stage, request.shardKeySelector, request.lookupFrom);
     return candidates
+      .slice(request.offset, request.offset + request.limit)
+      .map((c) => scoredPoint(c.location, c.score, request.withPayload, request.withVectors, c.orderValue));
+  }
+
+  /**
+   * `query`, with the searches that gain from it off the event loop: a plain nearest search of a dense vector
+   * (no prefetch, no MMR) searches graph-indexed segments on engine worker threads, so both cores serve reads.
+   * Everything else, and every check and error, is as in `query`. Hits are checked against the shards once
+   * the searches settle (see SettledHits): a point deleted meanwhile is left out, one moved is read where it
+   * is now; never one deleted before the query started.
+   */
+  async queryAsync(collectionName: string, request: QueryRequest): Promise<ScoredPoint[]> {
+    const context = this.contexts.resolve(collectionName);
+    const query = request.query;
+    const using = request.using ?? DEFAULT_VECTOR_NAME;
+    const plainNearest = query !== undefined && 'nearest' in query && !query.mmr && request.prefetch.length === 0;
+    if (!plainNearest || context.storage.spaces.get(using)?.kind !== 'dense')
+      return this.query(collectionName, request);
+    this.checkRequest(context, request);
+    const stage = this.rootStage(context, request, request.limit + request.offset);
+    this.chargeRead(context, stage, request.lookupFrom);
+    // as evaluate() does for this stage
+    const space = requireSpace(context.storage.spaces, using);
+    const higher = spaceHigherIsBetter(space);
+    const lookup = stage.lookupFrom ?? request.lookupFrom;
+    const vector = this.resolveVector(context, query.nearest, space, lookup, 'query.nearest');
+    const limit = stage.limit ?? DEFAULT_PREFETCH_LIMIT;
+    const handles = context.readShards(request.shardKeySelector);
+    const settled = await Promise.all(
+      handles.map((handle) => handle.shard.searchAsync(using, vector, limit, stage.filter, stage.params, higher)),
+    );
+    // From here on synchronous: the hits are checked and read with no write in between.
+    const result: Candidate[] = [];
+    settled.forEach((hits, i) => {
+      for (const hit of hits.current()) {
+        const location = { segment: hit.segment, slot: hit.slot, shardKey: handles[i].shardKey };
+        result.push({ key: pointIdKey(hit.segment.pointId(hit.slot)), location, score: hit.score });
+      }
+    });
+    const candidates = applyThreshold(result.sort(higher ? byScoreDesc : byScoreAsc), stage.scoreThreshold, higher);
+    return candidates
+      .slice(0, limit)
       .slice(request.offset, request.offset + request.limit)
       .map((c) => scoredPoint(c.location, c.score, request.withPayload, request.withVectors, c.orderValue));
   }

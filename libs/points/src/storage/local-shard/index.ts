@@ -2,4 +2,4 @@ export { LocalShard } from './local-shard';
 export type { LocalShardOptions } from './local-shard';
 export type { FieldIndexSchema } from './field-index-schema';
 export type { PointRef } from './shard-points';
-export type { ShardHit } from './shard-search';
+export type { SettledHits, ShardHit } from './shard-search';

@@ -15,7 +15,7 @@ import { applyOperation } from './operation-dispatch';
 import { OptimizationStatus } from './optimization-status';
 import { FlushSource, ShardManifest } from './shard-manifest';
 import { findPoint, indexedVectorCount, livePointCount, PointRef, selectPoints } from './shard-points';
-import { searchSegments, ShardHit } from './shard-search';
+import { searchSegments, searchSegmentsAsync, SettledHits, ShardHit } from './shard-search';
 import { ShardSegments } from './shard-segments';
 import { ShardWal } from './shard-wal';
 
@@ -206,6 +206,31 @@ export class LocalShard {
     higherIsBetter: boolean,
   ): ShardHit[] {
     return searchSegments(this.segmentSet.all, name, query, k, filter, params, higherIsBetter);
+  }
+
+  /**
+   * `search` with graph-indexed segments searched on engine worker threads, off the event loop. Writes go on
+   * meanwhile (they never wait for searches); `current()` on the result checks the hits against the shard
+   * as it is then (see SettledHits).
+   */
+  searchAsync(
+    name: string,
+    query: Vector,
+    k: number,
+    filter: Filter | undefined,
+    params: SearchParams | undefined,
+    higherIsBetter: boolean,
+  ): Promise<SettledHits> {
+    return searchSegmentsAsync(
+      this.segmentSet.all,
+      () => this.segmentSet.all,
+      name,
+      query,
+      k,
+      filter,
+      params,
+      higherIsBetter,
+    );
   }
 
   // ---- persistence ----

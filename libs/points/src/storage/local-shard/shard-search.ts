@@ -5,6 +5,7 @@ import { Vector } from '../../model/vectors.model';
 import { SparseCorpus } from '@vectorstore/engine';
 import { Segment, SlotPredicate } from '../segment';
 import { CorpusSearchParams } from '../vectors/sparse-vectors';
+import { SlotHits } from '../vectors/segment-vectors';
 import { PointRef } from './shard-points';
 
 /** A search hit inside a shard. */
@@ -39,6 +40,63 @@ export function searchSegments(
   }
   hits.sort((a, b) => (higherIsBetter ? b.score - a.score : a.score - b.score));
   return hits.slice(0, k);
+}
+
+/** A search whose graph-indexed segments were searched off the event loop; `current` completes it. */
+export interface SettledHits {
+  /**
+   * The hits, best first, at most k, as the shard is now: segments not searched on a worker (appendable
+   * ones, and any an optimizer swap put in place meanwhile) are searched now, synchronously; a worker's hit
+   * is kept only if its segment is still in place and its point still live there (such segments are
+   * immutable: a changed point moved to the active segment, which was just searched). So a point deleted
+   * before the search is never returned, nor one deleted or moved meanwhile at its old place. Call it with
+   * no await between it and reading the points.
+   */
+  current(): ShardHit[];
+}
+
+/**
+ * `searchSegments` with graph-indexed segments searched on engine worker threads (see
+ * SegmentVectors.searchAsync) and the rest when `current` is called (see SettledHits).
+ */
+export async function searchSegmentsAsync(
+  segments: readonly Segment[],
+  now: () => readonly Segment[],
+  name: string,
+  query: Vector,
+  k: number,
+  filter: Filter | undefined,
+  params: SearchParams | undefined,
+  higherIsBetter: boolean,
+): Promise<SettledHits> {
+  const idf = params?.idf;
+  const offloaded = new Map<Segment, SlotHits>();
+  if (idf === undefined || idf === 'global') {
+    const pending: Promise<void>[] = [];
+    for (const segment of segments) {
+      if (segment.pointCount === 0) continue;
+      const search = segment.searchAsync(name, query, k, filter, params);
+      if (search) pending.push(search.then((found) => void offloaded.set(segment, found)));
+    }
+    await Promise.all(pending);
+  }
+  return {
+    current: () => {
+      const current = now();
+      const rest = current.filter((segment) => !offloaded.has(segment));
+      const hits = searchSegments(rest, name, query, k, filter, params, higherIsBetter);
+      const live = new Set(current);
+      for (const [segment, found] of offloaded) {
+        if (!live.has(segment)) continue; // swapped out: its points are in a segment of `rest`
+        for (let i = 0; i < found.slots.length; i++) {
+          const slot = found.slots[i];
+          if (!segment.isDeleted(slot)) hits.push({ segment, slot, score: found.scores[i] });
+        }
+      }
+      hits.sort((a, b) => (higherIsBetter ? b.score - a.score : a.score - b.score));
+      return hits.slice(0, k);
+    },
+  };
 }
 
 /**

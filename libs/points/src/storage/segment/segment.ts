@@ -334,6 +334,25 @@ export class Segment {
     return searchVectors(this.parts, name, query, k, visible, params);
   }
 
+  /**
+   * `search` on an engine worker thread where the store can and wants to (see SegmentVectors.searchAsync),
+   * else undefined; the filter becomes a predicate only then. Its hits may include slots deleted while it
+   * ran: check them against the segment when it settles.
+   */
+  searchAsync(
+    name: string,
+    query: Vector,
+    k: number,
+    filter: Filter | undefined,
+    params: SearchParams | undefined,
+  ): Promise<SlotHits> | undefined {
+    const store = this.parts.vectors.get(name);
+    if (!store?.searchAsync || k <= 0) return undefined;
+    // as search(): the predicate hides deferred points too
+    const allowed = filter !== undefined || this.hidesAny ? () => this.filterPredicate(filter) : undefined;
+    return store.searchAsync(query, k, allowed, params);
+  }
+
   private visibleOnly(predicate: SlotPredicate): SlotPredicate {
     if (!this.hidesAny) return predicate;
     const cutoff = this.deferredFrom;

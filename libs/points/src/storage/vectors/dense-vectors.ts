@@ -4,6 +4,7 @@ import { SearchParams } from '../../model/query.model';
 import { Vector } from '../../model/vectors.model';
 import { VectorSpace } from '../vector-space';
 import { engineQuantization } from './engine-quantization';
+import { offloadSearch } from './search-offload';
 import { SavedDenseVectors } from './saved-dense-vectors';
 import { SegmentVectors, SlotHits, wrongKind } from './segment-vectors';
 import { SlotMap } from './slot-map';
@@ -118,6 +119,48 @@ export class DenseSegmentVectors implements SegmentVectors {
       fullScanThreshold: this.fullScanThreshold,
     });
     return this.slots.toPointHits(hits);
+  }
+
+  /**
+   * `search` on an engine worker thread, for a graph-indexed store (optimizer-built): such an index only takes
+   * deletes afterwards, which flip bits and never move the memory workers read. Appendable stores answer
+   * undefined (their upserts add vectors and may grow memory), so they are searched synchronously. Its slots
+   * are linked one to one (point slot = engine slot), so a hit deleted while the search ran keeps its slot and
+   * the caller can tell it from its live set.
+   */
+  searchAsync(
+    query: Vector,
+    k: number,
+    allowed: (() => (pointSlot: number) => boolean) | undefined,
+    params: SearchParams | undefined,
+  ): Promise<SlotHits> | undefined {
+    if (!this.indexed || !this.slots.isIdentity) return undefined;
+    // Beside searches already on workers, a synchronous one must not grow the engine's heap: join them.
+    if (!offloadSearch(this.estimatedMicros(k, allowed !== undefined, params)) && this.index.pendingSearches === 0)
+      return undefined;
+    if (query.kind !== 'dense') throw wrongKind(this.space, query);
+    if (this.slots.live === 0) return undefined;
+    return this.index.searchAsync(query.values, {
+      k: Math.min(k, this.slots.live),
+      ef: params?.hnswEf,
+      exact: params?.exact === true,
+      allowed: this.slots.engineFilter(allowed?.()) as AllowedSlots | undefined,
+      quantization: params?.quantization,
+      fullScanThreshold: this.fullScanThreshold,
+    });
+  }
+
+  /**
+   * Rough engine time of a search in µs (f32 on the 2-core bench machine, `bench/engine/search-async.ts`):
+   * 0.001 µs a dimension of each vector an exact scan covers (every live one, or with a filter at most what
+   * full_scan_threshold lets through), 0.02 µs a dimension per unit of a graph walk's beam (ef 64 over
+   * 100k × 128-d Gaussian-mixture points: about 160-210 µs).
+   */
+  private estimatedMicros(k: number, filtered: boolean, params: SearchParams | undefined): number {
+    const dim = this.space.dim;
+    const scanned = filtered ? Math.min(this.slots.live, (this.fullScanThreshold * 1024) / (dim * 4)) : this.slots.live;
+    if (params?.exact === true || filtered) return scanned * dim * 0.001;
+    return Math.max(params?.hnswEf ?? this.index.config.ef, k) * dim * 0.02;
   }
 
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits {

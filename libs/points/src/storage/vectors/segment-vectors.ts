@@ -36,6 +36,18 @@ export interface SegmentVectors {
     allowed: ((pointSlot: number) => boolean) | undefined,
     params: SearchParams | undefined,
   ): SlotHits;
+  /**
+   * Like `search`, on a worker thread over the index's shared memory, where the store can and the search is
+   * worth it (see DenseSegmentVectors.searchAsync); undefined where it runs synchronously. `allowed` gives
+   * the point-slot predicate, asked only when the search goes to a worker. The hits are point slots as
+   * searched: a slot deleted while the search ran may be among them, so callers check liveness.
+   */
+  searchAsync?(
+    query: Vector,
+    k: number,
+    allowed: (() => (pointSlot: number) => boolean) | undefined,
+    params: SearchParams | undefined,
+  ): Promise<SlotHits> | undefined;
   /** Scores of the query against these point slots (skipping those without a vector). */
   score(query: Vector, pointSlots: ArrayLike<number>): SlotHits;
   save(): Uint8Array;

@@ -17,6 +17,11 @@ export class SlotMap {
     return this.linked;
   }
 
+  /** Whether every link joins equal slots, so engine slots are point slots. */
+  get isIdentity(): boolean {
+    return this.identity;
+  }
+
   engineSlot(pointSlot: number): number {
     return pointSlot < this.toEngine.length ? this.toEngine[pointSlot] : -1;
   }
