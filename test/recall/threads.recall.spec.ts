@@ -55,6 +55,20 @@ describe(VectorIndex.name, () => {
       expect(results.every((r) => r.slots.length === 10)).toBe(true);
     });
 
+    it('should run a synchronous search of any beam up to the index size beside async searches', async () => {
+      // The async heap is sized for min(size, 16384) candidates: no synchronous beam needs it to grow.
+      const pending = Promise.all(queries.slice(0, 4).map((q) => index.searchAsync(q, { k: 10, exact: true })));
+      // Let the first search reach its worker (its heap sized, its message posted).
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((index as unknown as { asyncPending: number }).asyncPending).toBeGreaterThan(0);
+      const all = index.search(queries[5], { k: N, exact: true });
+      expect(all.slots.length).toBe(N - index.deletedCount);
+      expect(Array.from(index.search(queries[5], { k: 10, exact: true }).slots)).toEqual(
+        Array.from(all.slots.slice(0, 10)),
+      );
+      await pending;
+    });
+
     it('should train a configured quantizer at the first async search', async () => {
       const other = new VectorIndex({
         dim: DIM,

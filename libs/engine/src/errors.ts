@@ -8,3 +8,14 @@ export class EngineInputError extends Error {
     super(message);
   }
 }
+
+/**
+ * A search the engine cannot run now, though its input is valid: its beam would grow memory that worker
+ * threads are reading. The storage layer maps it to UNAVAILABLE (retry).
+ */
+export class EngineBusyError extends Error {
+  override readonly name = 'EngineBusyError';
+  constructor(message: string) {
+    super(message);
+  }
+}

@@ -1,5 +1,5 @@
 // @vectorstore/engine: the only code that touches WebAssembly. See docs/engine.md.
-export { EngineInputError } from './errors';
+export { EngineBusyError, EngineInputError } from './errors';
 export {
   type Distance,
   type Datatype,

@@ -1,5 +1,6 @@
 // ThreadedIndex: IndexCore plus worker threads on the same shared memory, for parallel graph construction
 // (maxIndexingThreads) and searches that run off the event loop (searchAsync).
+import { EngineBusyError } from '../errors';
 import { IndexWorkers } from '../worker/index-workers';
 import { engineModule } from '../wasm/loader';
 import { H, TR } from '../wasm/layout';
@@ -12,10 +13,11 @@ const PARALLEL_MIN = 2048;
 /** Nodes inserted single-threaded before workers join, so they start on a connected graph. */
 const BOOTSTRAP = 1024;
 /**
- * Beam the caller's heap is sized for once async searches start, so synchronous searches (ef up to this) and
- * scoreSlots batches running beside them never move memory the workers read.
+ * Beam the caller's heap is sized for once async searches start (or the index's size, if smaller: no beam
+ * exceeds it), so synchronous searches (ef and k up to this) and scoreSlots batches running beside them
+ * never move memory the workers read. About 4 MB of heaps per index that searched on workers.
  */
-const ASYNC_HEAP = 1024;
+const ASYNC_HEAP = 16_384;
 /** Search workers idle this long are stopped (a server holds one pool per indexed segment); restarted on use. */
 const IDLE_STOP_MS = 30_000;
 
@@ -61,7 +63,9 @@ export class ThreadedIndex extends IndexCore {
   /** A layout change while workers search would move the memory they read: refused loudly instead. */
   protected override ensureHeap(n: number): void {
     if (this.asyncPending > 0 && 8 * n + this.m0 + 2 > this.heapCap)
-      throw new Error(`engine: a search for ${n} candidates would grow the heap while async searches run`);
+      throw new EngineBusyError(
+        `engine: a search for ${n} candidates would grow the search heap while ${this.asyncPending} searches run on worker threads; retry`,
+      );
     super.ensureHeap(n);
   }
 
@@ -141,7 +145,7 @@ export class ThreadedIndex extends IndexCore {
       this.size,
       Math.max(params.ef ?? this.config.ef, Math.ceil(params.k * (params.quantization?.oversampling ?? 1))),
     );
-    const heap = Math.max(need, ASYNC_HEAP);
+    const heap = Math.max(need, Math.min(this.size, ASYNC_HEAP));
     // another search may start between quiet() resolving and this continuation: check again after each wait
     while (this.needsQuiet(params) || this.layoutWouldChange(heap, pool.size + 1)) {
       await this.quiet();

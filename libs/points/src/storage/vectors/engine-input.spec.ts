@@ -2,7 +2,7 @@ import { DomainError, ErrorKind, httpStatusOf, toGrpcCode } from '@vectorstore/c
 
 /** gRPC's INVALID_ARGUMENT status code. */
 const INVALID_ARGUMENT = 3;
-import { EngineInputError } from '@vectorstore/engine';
+import { EngineBusyError, EngineInputError } from '@vectorstore/engine';
 import { VectorSpace } from '../vector-space';
 import { DenseSegmentVectors } from './dense-vectors';
 import { fromEngineError, translatingEngineErrors } from './engine-input';
@@ -38,6 +38,14 @@ describe('fromEngineError', () => {
     expect((error as DomainError).message).toBe(
       'Validation error in body: [ef: expected an integer in 1..16777216, got 0]',
     );
+  });
+
+  it('should turn an engine busy error into UNAVAILABLE (503), never an internal error', () => {
+    const mapped = fromEngineError(new EngineBusyError('engine: a search for 20000 candidates would grow the heap'));
+    expect(mapped).toBeInstanceOf(DomainError);
+    expect((mapped as DomainError).kind).toBe(ErrorKind.Unavailable);
+    expect(httpStatusOf(mapped as DomainError)).toBe(503);
+    expect((mapped as DomainError).message).toContain('20000 candidates');
   });
 
   it('should pass any other error through unchanged', () => {

@@ -1,5 +1,5 @@
 import { DomainError } from '@vectorstore/common';
-import { EngineInputError } from '@vectorstore/engine';
+import { EngineBusyError, EngineInputError } from '@vectorstore/engine';
 
 /**
  * The engine checks its inputs (dimensions, `ef`, oversampling, finiteness…) and names the broken
@@ -7,7 +7,10 @@ import { EngineInputError } from '@vectorstore/engine';
  * failure (INVALID_ARGUMENT, REST 422) with the engine's message kept; any other error passes as is.
  */
 export function fromEngineError(error: unknown): unknown {
-  return error instanceof EngineInputError ? DomainError.validation([error.message]) : error;
+  if (error instanceof EngineInputError) return DomainError.validation([error.message]);
+  // A rare large beam beside searches on worker threads: the request is fine, the moment is not.
+  if (error instanceof EngineBusyError) return DomainError.unavailable(`Service unavailable: ${error.message}`);
+  return error;
 }
 
 /**
