@@ -365,7 +365,9 @@ export class IndexCore {
       throw new EngineInputError(`oversampling: expected a number >= 1, got ${oversampling}`);
     if (this.size === 0) return undefined;
     const ignore = (qp.ignore ?? false) && this.vectorsInMemory;
-    if (!this.quantizer && this.config.quantization && !ignore) this.quantize();
+    // Trained at the first search that uses it, unless that would move memory worker threads are reading:
+    // then this search runs on the original vectors (exact scores, as without quantization).
+    if (!this.quantizer && this.config.quantization && !ignore && this.canTrainQuantizer()) this.quantize();
     const traversal = this.quantizer && !ignore ? this.quantizer.kind : TR.ORIGINAL;
     const rescore = traversal !== TR.ORIGINAL && (qp.rescore ?? true);
     // without rescoring the k candidates are still re-ranked on originals, so scores are always exact
@@ -386,6 +388,11 @@ export class IndexCore {
       if ((allowedCount * dim * 4) / 1024 < threshold) exact = true;
     }
     return { query: q, k, kq, ef: beam, traversal, exact };
+  }
+
+  /** Whether a lazy quantizer training may run now (ThreadedIndex: not beside worker searches). */
+  protected canTrainQuantizer(): boolean {
+    return true;
   }
 
   /** Exact (brute-force) k nearest on the original vectors; the slow twin of `search`. */

@@ -69,6 +69,10 @@ export class ThreadedIndex extends IndexCore {
     super.ensureHeap(n);
   }
 
+  protected override canTrainQuantizer(): boolean {
+    return this.asyncQueued === 0;
+  }
+
   override quantize(config?: QuantizationConfig): void {
     this.assertQuiet('quantize');
     super.quantize(config);

@@ -141,7 +141,10 @@ export class QueryEngine {
     const settled = await Promise.all(
       handles.map((handle) => handle.shard.searchAsync(using, vector, limit, stage.filter, stage.params, higher)),
     );
-    // From here on synchronous: the hits are checked and read with no write in between.
+    // From here on synchronous: the hits are checked and read with no write in between. A collection
+    // dropped (or dropped and created again) while the search ran is answered as gone.
+    if (this.contexts.resolve(collectionName).record.id !== context.record.id)
+      throw DomainError.notFound(`Not found: Collection \`${collectionName}\` doesn't exist!`);
     const result: Candidate[] = [];
     settled.forEach((hits, i) => {
       for (const hit of hits.current()) {

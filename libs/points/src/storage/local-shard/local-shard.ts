@@ -11,6 +11,7 @@ import { VectorSpace } from '../vector-space';
 import { SparseSegmentVectors } from '../vectors/sparse-vectors';
 import { BuildReservations } from './build-reservations';
 import { FieldIndexSchema } from './field-index-schema';
+import { DomainError } from '@vectorstore/common';
 import { applyOperation } from './operation-dispatch';
 import { OptimizationStatus } from './optimization-status';
 import { FlushSource, ShardManifest } from './shard-manifest';
@@ -223,7 +224,11 @@ export class LocalShard {
   ): Promise<SettledHits> {
     return searchSegmentsAsync(
       this.segmentSet.all,
-      () => this.segmentSet.all,
+      () => {
+        // Closed meanwhile (its collection dropped, the server stopping): its segments are gone.
+        if (this.closing) throw DomainError.unavailable('Service unavailable: the shard closed while the search ran');
+        return this.segmentSet.all;
+      },
       name,
       query,
       k,

@@ -48,9 +48,10 @@ export interface SettledHits {
    * The hits, best first, at most k, as the shard is now: segments not searched on a worker (appendable
    * ones, and any an optimizer swap put in place meanwhile) are searched now, synchronously; a worker's hit
    * is kept only if its segment is still in place and its point still live there (such segments are
-   * immutable: a changed point moved to the active segment, which was just searched). So a point deleted
-   * before the search is never returned, nor one deleted or moved meanwhile at its old place. Call it with
-   * no await between it and reading the points.
+   * immutable: a changed point moved to the active segment, which was just searched), and a segment that
+   * lost one of its hits meanwhile is searched again now. So a point deleted before the search is never
+   * returned, nor one deleted or moved meanwhile at its old place, and no answer comes up short. Call it
+   * with no await between it and reading the points.
    */
   current(): ShardHit[];
 }
@@ -83,16 +84,22 @@ export async function searchSegmentsAsync(
   return {
     current: () => {
       const current = now();
-      const rest = current.filter((segment) => !offloaded.has(segment));
-      const hits = searchSegments(rest, name, query, k, filter, params, higherIsBetter);
       const live = new Set(current);
+      // A worker's k hits of a segment that lost some since (deleted or moved meanwhile) may no longer be
+      // its best k: such a segment is searched again now, as one not searched on a worker.
+      const kept = new Map<Segment, ShardHit[]>();
       for (const [segment, found] of offloaded) {
         if (!live.has(segment)) continue; // swapped out: its points are in a segment of `rest`
+        const hits: ShardHit[] = [];
         for (let i = 0; i < found.slots.length; i++) {
           const slot = found.slots[i];
           if (!segment.isDeleted(slot)) hits.push({ segment, slot, score: found.scores[i] });
         }
+        if (hits.length === found.slots.length) kept.set(segment, hits);
       }
+      const rest = current.filter((segment) => !kept.has(segment));
+      const hits = searchSegments(rest, name, query, k, filter, params, higherIsBetter);
+      for (const found of kept.values()) hits.push(...found);
       hits.sort((a, b) => (higherIsBetter ? b.score - a.score : a.score - b.score));
       return hits.slice(0, k);
     },
