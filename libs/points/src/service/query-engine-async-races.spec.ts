@@ -67,6 +67,7 @@ describe('QueryEngine.queryAsync races', () => {
     const seg = Segment.build(context.storage.spaces as never, built, [], 'built');
     const body = await seg.saveToDisk(shard.segmentsDir, { payloads: true, vectors: new Set() });
     await shard.swapSegments([], Segment.load(body, context.storage.spaces as never, shard.segmentsDir));
+    seg.dispose();
   });
 
   afterEach(async () => {
