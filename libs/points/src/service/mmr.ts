@@ -80,6 +80,32 @@ export function mmrPick(
   return mmrOrder(relevance, (i, j) => rawSimilarity(space, score(vectors[i], vectors[j])), lambda, limit);
 }
 
+/**
+ * `mmrPick` over items that carry their vector (or not): items without one are left out, as Qdrant does;
+ * the picked items are returned in the order picked.
+ */
+export function mmrPickItems<T>(
+  space: VectorSpace,
+  query: Vector,
+  items: readonly T[],
+  vectorOf: (item: T) => Vector | undefined,
+  lambda: number,
+  limit: number,
+): T[] {
+  const withVector = items.flatMap((item) => {
+    const vector = vectorOf(item);
+    return vector ? [{ item, vector }] : [];
+  });
+  const picked = mmrPick(
+    space,
+    query,
+    withVector.map((c) => c.vector),
+    lambda,
+    limit,
+  );
+  return picked.map((i) => withVector[i].item);
+}
+
 /** The search score of vector b for query a in a dense or sparse space (sparse: plain dot, no IDF). */
 export function pairScore(space: VectorSpace): (a: Vector, b: Vector) => number {
   if (space.kind === 'sparse') return (a, b) => (a.kind === 'sparse' && b.kind === 'sparse' ? sparseDot(a, b) : 0);

@@ -32,7 +32,7 @@ import { CollectionContext, CollectionContexts } from './collection-context';
 import { referencedIdsOf, rawSimilarity, scoreContextQuery } from './discovery';
 import { dbsf, rrf } from './fusion';
 import { collectGroups, groupPointId } from './grouping';
-import { mmrPick } from './mmr';
+import { mmrPickItems } from './mmr';
 import { retrievedPoint, scoredPoint } from './point-materializer';
 import { orderedPoints, PointsReader } from './points-reader';
 import {
@@ -198,18 +198,14 @@ export class QueryEngine {
     const using = request.using ?? DEFAULT_VECTOR_NAME;
     const space = requireSpace(context.storage.spaces, using);
     const vector = this.resolveVector(context, query.nearest, space, undefined, 'query.nearest');
-    const withVector = candidates.flatMap((point) => {
-      const stored = point.vectors?.[using];
-      return stored ? [{ point, vector: stored }] : [];
-    });
-    const picked = mmrPick(
+    return mmrPickItems(
       space,
       vector,
-      withVector.map((c) => c.vector),
+      candidates,
+      (point) => point.vectors?.[using],
       1 - (query.mmr.diversity ?? 0.5),
       limit,
     );
-    return picked.map((i) => withVector[i].point);
   }
 
   /** How the results of `request` are ordered, so that answers over different shards can be merged. */
@@ -849,16 +845,12 @@ export function mmrSelect(
   lambda: number,
   limit: number,
 ): Candidate[] {
-  const withVector = candidates.flatMap((candidate) => {
-    const vector = candidate.location.segment.vectorStore(using)?.get(candidate.location.slot);
-    return vector ? [{ candidate, vector }] : [];
-  });
-  const picked = mmrPick(
+  return mmrPickItems(
     space,
     query,
-    withVector.map((c) => c.vector),
+    candidates,
+    (c) => c.location.segment.vectorStore(using)?.get(c.location.slot),
     lambda,
     limit,
   );
-  return picked.map((i) => withVector[i].candidate);
 }
