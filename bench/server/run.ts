@@ -8,7 +8,8 @@
 // /proc/<pid>/stat), and server QPS ÷ engine-alone QPS.
 // Env: BENCH_POINTS (100000), BENCH_QUERIES (2000 per run), BENCH_EF (64), BENCH_ON_DISK=1 (server keeps
 // vectors on disk; the engine alone keeps them in memory), BENCH_SEARCH_OFFLOAD (auto, always or never: when
-// the server searches on worker threads).
+// the server searches on worker threads), BENCH_MODES (plain,filtered) and BENCH_CLIENTS (official,raw) to run
+// a part only, e.g. for a profile of one kind of search.
 import * as grpc from '@grpc/grpc-js';
 import { VectorIndex } from '@vectorstore/engine';
 import { existsSync } from 'node:fs';
@@ -43,6 +44,9 @@ const UPLOAD_CONCURRENCY = 4;
 const WARMUP = 50; // queries per client before a measured run: its connection, the client's JIT
 const SERVER_WARMUP = 600; // queries per client kind, plain and filtered alternating, before any run
 const SEARCH: SearchOptions = { limit: K, ef: EF };
+const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter((x) => x !== '');
+const MODES = list('BENCH_MODES', 'plain,filtered') as ('plain' | 'filtered')[];
+const CLIENT_KINDS = list('BENCH_CLIENTS', 'official,raw');
 
 /** Point `i` of the dataset is engine slot `i` and server point id `i + 1` with tag `t${i % 10}`. */
 const tagged = (i: number) => `t${i % 10}` === TAG_MATCH;
@@ -256,10 +260,12 @@ async function main(): Promise<void> {
     points.close();
 
     const serverCpuMs = () => processCpuMs(server.pid);
-    const makers: [string, () => SearchClient][] = [
-      ['official @qdrant/js-client-grpc', () => officialClient(server.grpcPort, server.apiKey, SEARCH)],
-      ['raw @grpc/grpc-js', () => rawClient(server.grpcAddress, server.apiKey, SEARCH)],
-    ];
+    const makers = (
+      [
+        ['official @qdrant/js-client-grpc', () => officialClient(server.grpcPort, server.apiKey, SEARCH)],
+        ['raw @grpc/grpc-js', () => rawClient(server.grpcAddress, server.apiKey, SEARCH)],
+      ] as [string, () => SearchClient][]
+    ).filter(([who]) => CLIENT_KINDS.includes(who.split(' ')[0]));
     // The first measured run paid for the server's JIT and the indexing garbage (seen as ~50% more CPU
     // per query than the same run placed later), so every path is warmed before any is measured.
     for (const [who, make] of makers) {
@@ -268,7 +274,7 @@ async function main(): Promise<void> {
       client.close();
       progress(`server warm-up, ${who.split(' ')[0]}`, 1, 1);
     }
-    for (const mode of ['plain', 'filtered'] as const) {
+    for (const mode of MODES) {
       const base = engine.runs[mode];
       const row = (who: string, clients: string, run: Run, cpuNote = '') => [
         mode,

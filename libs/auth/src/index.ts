@@ -4,7 +4,7 @@
 // Access rules the transports' guards apply.
 export { isRole, type Role, type Principal, type RequiredAccess } from './access/access.model';
 export { Public, Operation, IS_PUBLIC_KEY, OPERATION_KEY } from './access/access.decorators';
-export { assertAccess, requiredAccess } from './access/access-policy';
+export { assertAccess, requiredAccess, type AccessRequirement } from './access/access-policy';
 export { OPERATION_ACCESS, isOperationName, type OperationName } from './access/operations';
 export { CredentialVerifier } from './credentials/credential.verifier';
 

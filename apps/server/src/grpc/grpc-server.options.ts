@@ -25,6 +25,8 @@ export function grpcServerOptions(config: AppConfig): GrpcOptions {
       // auth runs. 64 MiB (decompressed) holds a 256-point batch of 65536-d vectors; more is refused.
       maxReceiveMessageLength: MAX_REQUEST_BYTES,
       maxSendMessageLength: -1,
+      // No channelz service is served, so its per-call bookkeeping (counters, timestamps) is only cost.
+      channelOptions: { 'grpc.enable_channelz': 0 },
       onLoadPackageDefinition: (definition: PackageDefinition, server: Pick<Server, 'addService'>) => {
         new ReflectionService(definition).addToServer(server);
       },

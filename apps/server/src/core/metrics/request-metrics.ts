@@ -67,10 +67,23 @@ class RequestMetricSet {
 
   grpc(endpoint: string, failed: boolean, seconds: number, collection?: string): void {
     if (this.withCollection && collection === undefined) return;
-    const labels = { endpoint, ...(this.withCollection ? { collection } : {}) };
+    const labels = this.grpcLabels(endpoint, collection);
     this.grpcTotal.inc(labels);
     if (failed) this.grpcFailed.inc(labels);
     this.grpcDuration.observe(labels, seconds);
+  }
+
+  /** One label object per method (and collection), built once: a gRPC call records three metrics. */
+  private readonly labelsByKey = new Map<string, Record<string, string>>();
+
+  private grpcLabels(endpoint: string, collection: string | undefined): Record<string, string> {
+    const key = this.withCollection ? `${endpoint}\u0000${collection}` : endpoint;
+    let labels = this.labelsByKey.get(key);
+    if (!labels) {
+      labels = this.withCollection ? { endpoint, collection: collection as string } : { endpoint };
+      this.labelsByKey.set(key, labels);
+    }
+    return labels;
   }
 }
 
