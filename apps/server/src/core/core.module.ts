@@ -1,7 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { RequestMetrics } from './metrics/request-metrics';
-import { CollectionNamePathPipe } from './rest/collection-name.param';
 import { TransportExceptionFilter } from './transport-exception.filter';
 
 /**
@@ -10,16 +9,13 @@ import { TransportExceptionFilter } from './transport-exception.filter';
  * controller (`rest/http-controller.decorator.ts`) and gRPC calls are timed by the transport
  * (`grpc/timed-grpc-server.ts`), so gRPC calls skip Nest's interceptor chain. Beside it in
  * this folder: the REST envelope, body and query decoding (`rest/`), the `{collection_name}` path
- * check (a global pipe, so every route has it), and the class-validator pipe for DTO bodies
- * (`validation/`), which features apply by name.
+ * check (bound with the envelope by `HttpController`, so every REST route has it and no gRPC call
+ * pays for it), and the class-validator pipe for DTO bodies (`validation/`), which features apply by
+ * name.
  */
 @Global()
 @Module({
-  providers: [
-    RequestMetrics,
-    { provide: APP_FILTER, useClass: TransportExceptionFilter },
-    { provide: APP_PIPE, useClass: CollectionNamePathPipe },
-  ],
+  providers: [RequestMetrics, { provide: APP_FILTER, useClass: TransportExceptionFilter }],
   exports: [RequestMetrics],
 })
 export class CoreModule {}

@@ -5,10 +5,10 @@ import { validateCollectionName } from '@vectorstore/collections';
 export const COLLECTION_NAME_PARAM = 'collection_name';
 
 /**
- * Applied to every route (a global pipe): a `{collection_name}` path parameter is checked by the
+ * Applied to every REST route (by `HttpController`): a `{collection_name}` path parameter is checked by the
  * domain's rules for a name that may exist before the handler reads the body, as Qdrant validates
  * its path first, and a broken rule is 422 `Validation error in path parameters: [collection_name: …]`.
- * Other parameters, and gRPC calls, pass through.
+ * Other parameters pass through.
  */
 @Injectable()
 export class CollectionNamePathPipe implements PipeTransform<unknown, unknown> {
