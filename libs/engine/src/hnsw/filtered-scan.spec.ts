@@ -154,6 +154,43 @@ describe('VectorIndex exact scan with a filter', () => {
     });
   });
 
+  describe('search (exact) against scoreSlots of every slot', () => {
+    // scoreSlots scores each row in full with the distance kernels, independently of the scans
+    for (const distance of DISTANCES) {
+      it(`should keep the k best scores of the accepted slots, with or without a filter (${distance})`, () => {
+        const n = 2000;
+        const rng = new Rng(14);
+        const data = vectors(n, 128, rng);
+        const index = new VectorIndex({ dim: 128, distance, m: 8, efConstruct: 32 });
+        index.add(data);
+        const all = Array.from({ length: n }, (_, s) => s);
+        const better = distance === 'Euclid' || distance === 'Manhattan' ? -1 : 1; // sign: higher score first
+        // no filter and no deletes (the sequential scan), two filters (the bitmap walk), then with deletes
+        for (const deletes of [[], [5, 6, 7, 1000]]) {
+          index.delete(deletes);
+          for (const pick of [undefined, (s: number) => s % 10 === 3, (s: number) => s % 3 !== 0]) {
+            const allowed = pick && bitmapOf(n, pick);
+            for (const q of vectors(4, 128, rng)) {
+              const scores = index.scoreSlots(q, all);
+              const ranked = all
+                .filter((s) => (pick?.(s) ?? true) && !index.isDeleted(s))
+                .map((s) => scores[s])
+                .sort((a, b) => better * (b - a));
+              for (const k of [1, 10, 100]) {
+                const got = index.search(q, { k, exact: true, allowed });
+                expect(Array.from(got.scores)).toEqual(ranked.slice(0, k));
+                for (let i = 0; i < got.slots.length; i++) {
+                  expect((pick?.(got.slots[i]) ?? true) && !index.isDeleted(got.slots[i])).toBe(true);
+                  expect(scores[got.slots[i]]).toBe(got.scores[i]);
+                }
+              }
+            }
+          }
+        }
+      });
+    }
+  });
+
   describe('searchCandidates (exact, quantized codes)', () => {
     for (const quantization of [
       { scalar: { type: 'int8' as const } },
