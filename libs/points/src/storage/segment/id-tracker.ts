@@ -1,4 +1,5 @@
 import { PointId, pointIdKey } from '../../model/point-id.model';
+import { clearBitsOf } from './slot-bitmap';
 
 /**
  * The points of a segment by slot: each slot's id and version, which slots are deleted, and the
@@ -50,6 +51,11 @@ export class IdTracker {
 
   isDeleted(slot: number): boolean {
     return (this.deleted[slot >> 3] & (1 << (slot & 7))) !== 0;
+  }
+
+  /** Clears the bits of deleted slots in a bitmap over slots (bit s of byte s >> 3), word by word. */
+  clearDeleted(bitmap: Uint8Array): void {
+    if (this.live < this.ids.length) clearBitsOf(bitmap, this.deleted);
   }
 
   pointId(slot: number): PointId {

@@ -2,6 +2,7 @@ import { JsonObject } from '@vectorstore/common';
 import { matchesFilter, PointView } from '../../filter/filter-evaluator';
 import { Filter } from '../../model/filter.model';
 import { SegmentParts } from './segment-parts';
+import { setSlotBits } from './slot-bitmap';
 
 /**
  * A point slot predicate: true for live points that pass a filter. One computed into a bitmap carries it
@@ -59,13 +60,14 @@ export function filterPredicate(parts: SegmentParts, filter: Filter | undefined)
   if (!filter) return (slot) => slot < ids.size && !ids.isDeleted(slot);
   const bitmap = new Uint8Array(Math.ceil(ids.size / 8));
   const passes = bitmapPredicate(bitmap);
-  const schemas = payloadIndexes.schemas();
   const exact = payloadIndexes.exactMatches(filter);
   if (exact) {
-    // the indexes answer the whole filter: no payload needs reading
-    for (const slot of exact) if (!ids.isDeleted(slot)) bitmap[slot >> 3] |= 1 << (slot & 7);
+    // the indexes answer the whole filter: no payload needs reading, no call per slot
+    setSlotBits(bitmap, exact);
+    ids.clearDeleted(bitmap);
     return passes;
   }
+  const schemas = payloadIndexes.schemas();
   const candidates = payloadIndexes.candidates(filter, ids.size);
   if (candidates) {
     for (const slot of candidates) {
