@@ -5,6 +5,7 @@ import { dataPtr, originalDist, queryDist, rowDist } from '../distance/dispatch'
 import { dotF32Padded, l1F32, l2sqF32Padded } from '../distance/f32';
 import { heapsReset, rDrainAscending, rPop, rPush, rReplaceTop, rSize, rTopDist } from './heap';
 import { greedyClosest, greedyDist, greedyId, searchLayer } from './search-layer';
+import { accepted } from './graph';
 
 /** HNSW search: greedy descent to level 1, then searchLayer(ef) on level 0; writes the k best to out. */
 export function knn(k: i32, ef: i32): i32 {
@@ -26,8 +27,12 @@ export function scan(k: i32): i32 {
   heapsReset();
   if (k <= 0) return 0;
   const n = S.count;
-  if (S.useAllowed || S.deletedCount > 0) return scanAccepted(k, n);
-  if (S.traversal == L.TR_ORIGINAL && S.dtype == L.DT_F32) return scanF32(k, n);
+  const f32 = S.traversal == L.TR_ORIGINAL && S.dtype == L.DT_F32;
+  // Deletes alone leave most slots accepted: the sequential pass with its hoisted kernel is faster there
+  // than walking bitmap words and touching rows ahead (measured 2.7-3.1 ms vs 3.7-6.3 ms on 100k x 128-d
+  // with 5% deleted), and a filter's scattered rows are where the walk pays.
+  if (S.useAllowed || (S.deletedCount > 0 && !f32)) return scanAccepted(k, n);
+  if (f32) return scanF32(k, n);
   for (let slot: u32 = 0; slot < n; slot++) {
     const d = queryDist(slot);
     if (rSize < k) rPush(d, slot);
@@ -98,16 +103,18 @@ function scanAccepted(k: i32, n: u32): i32 {
   return rDrainAscending(S.outPtr);
 }
 
-/** The unfiltered common case with the kernel choice hoisted out of the loop: f32 originals, one streaming pass. */
+/** The unfiltered common case (deletes at most) with the kernel choice hoisted out of the loop: f32 originals, one streaming pass. */
 function scanF32(k: i32, n: u32): i32 {
   const q = S.curQuery;
   const dim = S.dim;
   const dimPad = S.dimPad; // stored vectors and queries are zero padded to dimPad
   const stride = S.vecStride;
   const metric = S.metric;
+  const deletes = S.deletedCount > 0;
   let v = S.vecBase;
   // a plain sequential pass: the hardware prefetcher already streams it (touching ahead measured no gain)
   for (let slot: u32 = 0; slot < n; slot++, v += stride) {
+    if (deletes && !accepted(slot)) continue;
     let d: f32;
     if (metric == L.MT_L2) d = l2sqF32Padded(q, v, dimPad);
     else if (metric == L.MT_DOT) d = -dotF32Padded(q, v, dimPad);
