@@ -41,24 +41,40 @@ async function startBare(): Promise<{ pid: number; port: number; stop: () => voi
   const child = spawn(process.execPath, [tsx, path.join(__dirname, 'bare-grpc-server.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  // tsx runs the script in a node process of its own: that one listens, and is the one measured
-  const { port, pid } = await new Promise<{ port: number; pid: number }>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /PORT (\d+) PID (\d+)/.exec(out);
-      if (match) resolve({ port: Number(match[1]), pid: Number(match[2]) });
-    });
-    child.on('exit', (code) => reject(new Error(`bare server exited (${code})`)));
-  });
-  return {
-    pid,
-    port,
-    stop: () => {
-      process.kill(pid, 'SIGTERM');
-      child.kill('SIGTERM');
-    },
+  const kill = (pid: number | undefined) => {
+    try {
+      if (pid !== undefined) process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
   };
+  // tsx runs the script in a node process of its own: that one listens, and is the one measured
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const { port, pid } = await new Promise<{ port: number; pid: number }>((resolve, reject) => {
+      let out = '';
+      timer = setTimeout(() => reject(new Error('the bare server did not start within 30 s')), 30_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /PORT (\d+) PID (\d+)/.exec(out);
+        if (match) resolve({ port: Number(match[1]), pid: Number(match[2]) });
+      });
+      child.on('exit', (code) => reject(new Error(`bare server exited (${code})`)));
+    });
+    return {
+      pid,
+      port,
+      stop: () => {
+        kill(pid);
+        kill(child.pid);
+      },
+    };
+  } catch (error) {
+    kill(child.pid);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function round(target: Target, clients: SearchClient[], queries: number[][]): Promise<Sample> {
@@ -89,20 +105,18 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 async function main(): Promise<void> {
   const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
-  const bare = await startBare();
+  let bare: Awaited<ReturnType<typeof startBare>> | undefined;
   try {
+    bare = await startBare();
     const headers = { 'api-key': server.apiKey, 'content-type': 'application/json' };
     const points = vectors(POINTS, 1).map((vector, i) => ({ id: i + 1, vector }));
-    await fetch(`${server.httpUrl}/collections/bench`, {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify({ vectors: { size: DIM, distance: 'Euclid' } }),
-    });
-    await fetch(`${server.httpUrl}/collections/bench/points?wait=true`, {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify({ points }),
-    });
+    for (const [route, body] of [
+      ['/collections/bench', { vectors: { size: DIM, distance: 'Euclid' } }],
+      ['/collections/bench/points?wait=true', { points }],
+    ] as const) {
+      const response = await fetch(`${server.httpUrl}${route}`, { method: 'PUT', headers, body: JSON.stringify(body) });
+      if (!response.ok) throw new Error(`PUT ${route}: ${response.status} ${await response.text()}`);
+    }
     const targets: Target[] = [
       { name: 'bare @grpc/grpc-js (fixed answer)', pid: bare.pid, address: `127.0.0.1:${bare.port}`, apiKey: '-' },
       { name: `vectorstore, ${POINTS} points`, pid: server.pid, address: server.grpcAddress, apiKey: server.apiKey },
@@ -148,9 +162,12 @@ async function main(): Promise<void> {
       table(['server', 'clients', 'QPS', 'p50 ms', 'p99 ms', 'server CPU µs/call', 'vectorstore ÷ bare'], rows),
     );
   } finally {
-    bare.stop();
+    bare?.stop();
     await server.stop();
   }
 }
 
-void main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -47,6 +47,13 @@ const SEARCH: SearchOptions = { limit: K, ef: EF };
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter((x) => x !== '');
 const MODES = list('BENCH_MODES', 'plain,filtered') as ('plain' | 'filtered')[];
 const CLIENT_KINDS = list('BENCH_CLIENTS', 'official,raw');
+for (const [name, values, known] of [
+  ['BENCH_MODES', MODES, ['plain', 'filtered']],
+  ['BENCH_CLIENTS', CLIENT_KINDS, ['official', 'raw']],
+] as const) {
+  const unknown = values.filter((v) => !(known as readonly string[]).includes(v));
+  if (unknown.length > 0) throw new Error(`${name}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+}
 
 /** Point `i` of the dataset is engine slot `i` and server point id `i + 1` with tag `t${i % 10}`. */
 const tagged = (i: number) => `t${i % 10}` === TAG_MATCH;

@@ -19,8 +19,12 @@ import { credentialFromMetadata } from './credential-from-metadata';
  */
 @Injectable()
 export class GrpcAuthGuard implements CanActivate {
-  /** Each handler's requirement, read from its decorators once: metadata lookups cost on every call. */
-  private readonly requirements = new WeakMap<object, AccessRequirement>();
+  /**
+   * Each handler's requirement per controller class, read from its decorators once: metadata lookups cost on
+   * every call. Keyed by class too, since an inherited handler is one function under classes that may differ
+   * in `@Public`.
+   */
+  private readonly requirements = new WeakMap<object, WeakMap<object, AccessRequirement>>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -38,13 +42,16 @@ export class GrpcAuthGuard implements CanActivate {
 
   private requirementOf(context: ExecutionContext): AccessRequirement {
     const handler = context.getHandler();
-    let requirement = this.requirements.get(handler);
+    const controller = context.getClass();
+    let byHandler = this.requirements.get(controller);
+    if (byHandler === undefined) this.requirements.set(controller, (byHandler = new WeakMap()));
+    let requirement = byHandler.get(handler);
     if (requirement === undefined) {
       requirement = requiredAccess({
-        isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, [handler, context.getClass()]) ?? false,
+        isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, [handler, controller]) ?? false,
         operation: this.reflector.get<unknown>(OPERATION_KEY, handler),
       });
-      this.requirements.set(handler, requirement);
+      byHandler.set(handler, requirement);
     }
     return requirement;
   }
