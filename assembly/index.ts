@@ -4,7 +4,7 @@ import * as S from './state';
 import { insertOne } from './hnsw/insert';
 import { touch } from './hnsw/search-layer';
 import { readEntry } from './hnsw/locks';
-import { knn, rescoreOut, scan, distancesTo, rowDistancesTo } from './hnsw/search';
+import { knn, rescoreOut, scan, scanTouch, distancesTo, rowDistancesTo } from './hnsw/search';
 import { encodeSlots, prepareQuery } from './quantization/encode';
 
 export { dotF32, l2sqF32, l1F32, dotF32Scalar, l2sqF32Scalar, l1F32Scalar } from './distance/f32';
@@ -15,9 +15,9 @@ export { hamming, planeScore } from './quantization/binary';
 export { pqDistance, assignCentroids } from './quantization/pq';
 export { maxSim, maxSimScan } from './multivector';
 
-/** Sink of the search loop's touch loads; exported so the optimizer must keep them. */
+/** Sinks of the search loop's and the filtered scan's touch loads; exported so the optimizer must keep them. */
 export function touchSink(): u32 {
-  return touch;
+  return touch ^ scanTouch;
 }
 
 export function abiVersion(): i32 {

@@ -135,7 +135,7 @@ async function main(): Promise<void> {
   console.log(
     `| 100% (no filter) | – | 5% | ${all.min.toFixed(0)} / ${all.median.toFixed(0)} / ${all.max.toFixed(0)} | – | ${all.digest} |`,
   );
-  await index.dispose(); // a build's worker pool would keep the process alive
+  await index.dispose(); // frees the index and stops its worker pools
 }
 
 void main();
