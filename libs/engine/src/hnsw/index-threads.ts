@@ -204,6 +204,12 @@ export class ThreadedIndex extends IndexCore {
   }
 
   private pool(size: number): IndexWorkers {
+    // a pool with a dead worker is replaced once no search is queued on it: its live workers may still be
+    // reading their scratch blocks until then, and a new pool's workers would use the same blocks
+    if (this.workers?.broken && this.asyncQueued === 0) {
+      void this.workers.terminate();
+      this.workers = undefined;
+    }
     if (!this.workers) {
       this.workers = new IndexWorkers(engineModule(), this.wasm.memory, this.arena.headerPtr, size);
       this.chains = Array.from({ length: size }, () => Promise.resolve());

@@ -2,6 +2,7 @@
 // searches off the event loop (searchIn). The worker body is plain JavaScript evaluated in the worker, so it
 // runs the same way from ts-jest, tsx and the compiled dist tree.
 import { Worker } from 'node:worker_threads';
+import { EngineBusyError } from '../errors';
 import { H } from '../wasm/layout';
 
 const WORKER_SOURCE = `
@@ -43,6 +44,7 @@ export interface SearchTask {
 }
 
 interface Pending {
+  worker: number;
   resolve: (n: number) => void;
   reject: (e: Error) => void;
 }
@@ -53,6 +55,9 @@ export class IndexWorkers {
   private readonly pending = new Map<number, Pending>();
   /** Searches running on each worker: a worker is ref'd (keeps the process alive) only while it has some. */
   private readonly running: number[];
+  /** Workers that died (an uncaught error, out of memory, an exit): their searches fail instead of hanging. */
+  private readonly dead: boolean[];
+  private stopping = false;
   private nextId = 1;
 
   constructor(
@@ -62,7 +67,8 @@ export class IndexWorkers {
     readonly size: number,
   ) {
     this.running = new Array<number>(size).fill(0);
-    this.workers = Array.from({ length: size }, () => {
+    this.dead = new Array<boolean>(size).fill(false);
+    this.workers = Array.from({ length: size }, (_, i) => {
       const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, memory, header, doneIndex: H.DONE } });
       w.on('message', (m: [id: number, n: number] | { id: number; error: string }) => {
         const id = Array.isArray(m) ? m[0] : m.id;
@@ -72,9 +78,9 @@ export class IndexWorkers {
         if (Array.isArray(m)) p.resolve(m[1]);
         else p.reject(new Error(`engine worker: ${m.error}`));
       });
-      w.on('error', (e) => {
-        for (const p of this.pending.values()) p.reject(e);
-        this.pending.clear();
+      w.on('error', (e) => this.lost(i, `engine worker failed: ${e.message}`));
+      w.on('exit', (code) => {
+        if (!this.stopping) this.lost(i, `engine worker exited (code ${code})`);
       });
       // after the listeners (adding a 'message' listener refs the worker again): an idle pool must not keep
       // the process alive (an index built in parallel, never disposed, did); search() refs it meanwhile
@@ -99,8 +105,17 @@ export class IndexWorkers {
     }
   }
 
-  /** Runs one search on worker i; resolves to the result count in that worker's scratch output. */
+  /** Whether a worker died: the owner replaces the pool once no search uses it. */
+  get broken(): boolean {
+    return this.dead.includes(true);
+  }
+
+  /**
+   * Runs one search on worker i; resolves to the result count in that worker's scratch output. On a worker
+   * that died it fails with EngineBusyError (a retry gets a new pool) rather than waiting forever.
+   */
   search(i: number, task: SearchTask): Promise<number> {
+    if (this.dead[i]) return Promise.reject(new EngineBusyError('an engine worker thread stopped; retry'));
     const id = this.nextId++;
     const worker = this.workers[i];
     if (this.running[i]++ === 0) worker.ref();
@@ -109,6 +124,7 @@ export class IndexWorkers {
     };
     return new Promise<number>((resolve, reject) => {
       this.pending.set(id, {
+        worker: i,
         resolve: (n) => {
           settled();
           resolve(n);
@@ -127,7 +143,18 @@ export class IndexWorkers {
 
   /** Stops the workers. */
   async terminate(): Promise<void> {
+    this.stopping = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  /** Worker i is gone: its pending searches fail (the others' go on), and so will new ones sent to it. */
+  private lost(i: number, why: string): void {
+    this.dead[i] = true;
+    for (const [id, p] of this.pending) {
+      if (p.worker !== i) continue;
+      this.pending.delete(id);
+      p.reject(new EngineBusyError(`${why}; retry`));
+    }
   }
 
   private sync(): Int32Array {

@@ -1,0 +1,59 @@
+import type { Worker } from 'node:worker_threads';
+import { EngineBusyError } from '../errors';
+import { IndexWorkers } from '../worker/index-workers';
+import { VectorIndex } from './vector-index';
+
+// A search worker that dies (an uncaught error, out of memory) must not leave searches waiting forever:
+// its searches fail with EngineBusyError (UNAVAILABLE, retry), and once nothing is queued the index
+// starts a new pool, so the next search is answered again.
+
+const DIM = 32;
+const N = 2000;
+
+function vectors(n: number, seed: number): Float32Array {
+  let state = seed;
+  const out = new Float32Array(n * DIM);
+  for (let i = 0; i < out.length; i++) out[i] = (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return out;
+}
+
+/** The index's current worker threads (private: reached here only to kill one). */
+function workersOf(index: VectorIndex): Worker[] {
+  const pool = (index as unknown as { workers?: { workers: Worker[] } }).workers;
+  if (!pool) throw new Error('no worker pool yet');
+  return pool.workers;
+}
+
+describe('searchAsync when a worker thread dies', () => {
+  const index = new VectorIndex({ dim: DIM, distance: 'Euclid', m: 8, efConstruct: 32, maxIndexingThreads: 2 });
+  const query = vectors(1, 99);
+  beforeAll(() => index.add(vectors(N, 7)));
+  afterAll(() => index.dispose());
+
+  it('should fail the searches of the dead worker instead of hanging, then answer from a new pool', async () => {
+    const expected = index.search(query, { k: 5, exact: true });
+    expect(Array.from((await index.searchAsync(query, { k: 5, exact: true })).slots)).toEqual(
+      Array.from(expected.slots),
+    );
+    const [worker] = workersOf(index);
+    // searches sent while it dies either finished before (the right answer) or fail as retryable
+    const during = Array.from({ length: 4 }, () => index.searchAsync(query, { k: 5, exact: true }));
+    await worker.terminate();
+    for (const outcome of await Promise.allSettled(during)) {
+      if (outcome.status === 'fulfilled') expect(Array.from(outcome.value.slots)).toEqual(Array.from(expected.slots));
+      else expect(outcome.reason).toBeInstanceOf(EngineBusyError);
+    }
+    const again = await index.searchAsync(query, { k: 5, exact: true });
+    expect(Array.from(again.slots)).toEqual(Array.from(expected.slots));
+    expect(workersOf(index)[0]).not.toBe(worker);
+  });
+
+  it('should fail a search sent to a dead worker at once', async () => {
+    await index.searchAsync(query, { k: 5, exact: true }); // a pool with a live worker
+    const pool = (index as unknown as { workers: IndexWorkers }).workers;
+    await workersOf(index)[0].terminate();
+    expect(pool.broken).toBe(true);
+    const task = { scratch: 0, k: 5, ef: 16, traversal: 0, useAllowed: 0, exact: 1, rescoreK: 0 };
+    await expect(pool.search(0, task)).rejects.toBeInstanceOf(EngineBusyError);
+  });
+});
