@@ -4,8 +4,9 @@ import { IndexWorkers } from '../worker/index-workers';
 import { VectorIndex } from './vector-index';
 
 // A search worker that dies (an uncaught error, out of memory) must not leave searches waiting forever:
-// its searches fail with EngineBusyError (UNAVAILABLE, retry), and once nothing is queued the index
-// starts a new pool, so the next search is answered again.
+// its searches fail with EngineBusyError (UNAVAILABLE, retry), the pool's other worker goes on and takes
+// the new searches, and once nothing is queued the index starts a new pool. maxIndexingThreads 3: a pool of
+// two search workers.
 
 const DIM = 32;
 const N = 2000;
@@ -25,7 +26,7 @@ function workersOf(index: VectorIndex): Worker[] {
 }
 
 describe('searchAsync when a worker thread dies', () => {
-  const index = new VectorIndex({ dim: DIM, distance: 'Euclid', m: 8, efConstruct: 32, maxIndexingThreads: 2 });
+  const index = new VectorIndex({ dim: DIM, distance: 'Euclid', m: 8, efConstruct: 32, maxIndexingThreads: 3 });
   const query = vectors(1, 99);
   beforeAll(() => index.add(vectors(N, 7)));
   afterAll(() => index.dispose());
@@ -46,6 +47,21 @@ describe('searchAsync when a worker thread dies', () => {
     const again = await index.searchAsync(query, { k: 5, exact: true });
     expect(Array.from(again.slots)).toEqual(Array.from(expected.slots));
     expect(workersOf(index)[0]).not.toBe(worker);
+  });
+
+  it('should keep the other worker answering while one is dead', async () => {
+    const expected = index.search(query, { k: 5, exact: true });
+    await index.searchAsync(query, { k: 5, exact: true }); // a pool with two live workers
+    const pool = (index as unknown as { workers: IndexWorkers }).workers;
+    // equal queues: the first search goes to worker 0, the second to worker 1
+    const [a, b] = [index.searchAsync(query, { k: 5, exact: true }), index.searchAsync(query, { k: 5, exact: true })];
+    await workersOf(index)[0].terminate();
+    expect(pool.isDead(0)).toBe(true);
+    await expect(a).rejects.toBeInstanceOf(EngineBusyError);
+    expect(Array.from((await b).slots)).toEqual(Array.from(expected.slots));
+    // sent now: to worker 1 if the pool is still in use, else to a new pool; answered either way
+    const c = await index.searchAsync(query, { k: 5, exact: true });
+    expect(Array.from(c.slots)).toEqual(Array.from(expected.slots));
   });
 
   it('should fail a search sent to a dead worker at once', async () => {

@@ -106,8 +106,10 @@ export class ThreadedIndex extends IndexCore {
   async searchAsync(query: ArrayLike<number>, params: SearchParams): Promise<SearchResult> {
     this.requireVectors('searchAsync', '; use searchCandidates and scoreRows');
     const pool = this.pool(Math.max(1, this.config.maxIndexingThreads - 1));
-    let i = 0;
-    for (let j = 1; j < pool.size; j++) if (this.queued[j] < this.queued[i]) i = j;
+    // the least busy live worker: a dead one answers at once with an error, so it would always look idle
+    let i = -1;
+    for (let j = 0; j < pool.size; j++) if (!pool.isDead(j) && (i < 0 || this.queued[j] < this.queued[i])) i = j;
+    if (i < 0) throw new EngineBusyError('engine: the search worker threads stopped; retry');
     this.queued[i]++;
     this.asyncQueued++;
     const run = this.chains[i].then(() => this.runAsync(pool, i, query, params));

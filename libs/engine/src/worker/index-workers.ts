@@ -78,7 +78,7 @@ export class IndexWorkers {
         if (Array.isArray(m)) p.resolve(m[1]);
         else p.reject(new Error(`engine worker: ${m.error}`));
       });
-      w.on('error', (e) => this.lost(i, `engine worker failed: ${e.message}`));
+      w.on('error', (e: unknown) => this.lost(i, `engine worker failed: ${String((e as Error)?.message ?? e)}`));
       w.on('exit', (code) => {
         if (!this.stopping) this.lost(i, `engine worker exited (code ${code})`);
       });
@@ -108,6 +108,11 @@ export class IndexWorkers {
   /** Whether a worker died: the owner replaces the pool once no search uses it. */
   get broken(): boolean {
     return this.dead.includes(true);
+  }
+
+  /** Whether worker i died (searches go to the others meanwhile). */
+  isDead(i: number): boolean {
+    return this.dead[i];
   }
 
   /**
@@ -145,6 +150,11 @@ export class IndexWorkers {
   async terminate(): Promise<void> {
     this.stopping = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
+    // a search still pending now would never be answered (callers wait for theirs first; this is a backstop)
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.reject(new EngineBusyError('engine worker threads stopped; retry'));
+    }
   }
 
   /** Worker i is gone: its pending searches fail (the others' go on), and so will new ones sent to it. */
