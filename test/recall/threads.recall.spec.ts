@@ -65,14 +65,20 @@ describe(VectorIndex.name, () => {
       expect((index as unknown as { heapCap: number }).heapCap).toBe(capacity);
     });
 
-    it('should search the original vectors beside a pending async search rather than train its quantizer', async () => {
-      const other = new VectorIndex({
+    /** 3000 of the points in an index with int8 quantization configured, not yet trained. */
+    const int8Index = (): VectorIndex => {
+      const index = new VectorIndex({
         dim: DIM,
         distance: 'Euclid',
         maxIndexingThreads: 2,
         quantization: { scalar: { type: 'int8' } },
       });
-      other.add(data.slice(0, 3000));
+      index.add(data.slice(0, 3000));
+      return index;
+    };
+
+    it('should search the original vectors beside a pending async search rather than train its quantizer', async () => {
+      const other = int8Index();
       // This async search skips the quantizer, so it does not train it; training now would move its memory.
       const pending = other.searchAsync(queries[0], { k: 10, exact: true, quantization: { ignore: true } });
       const sync = other.search(queries[1], { k: 10, exact: true });
@@ -83,13 +89,7 @@ describe(VectorIndex.name, () => {
     });
 
     it('should train a configured quantizer at the first async search', async () => {
-      const other = new VectorIndex({
-        dim: DIM,
-        distance: 'Euclid',
-        maxIndexingThreads: 2,
-        quantization: { scalar: { type: 'int8' } },
-      });
-      other.add(data.slice(0, 3000));
+      const other = int8Index();
       expect(other.quantization).toBeUndefined();
       const results = await Promise.all(queries.slice(0, 4).map((q) => other.searchAsync(q, { k: 10, ef: 64 })));
       expect(other.quantization).toBeDefined();

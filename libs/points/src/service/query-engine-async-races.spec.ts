@@ -1,21 +1,10 @@
-import {
-  CollectionCatalog,
-  CollectionsService,
-  EmptyCollectionStatsProvider,
-  FileCatalogStore,
-} from '@vectorstore/collections';
 import { DomainError, ErrorKind } from '@vectorstore/common';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { QueryRequest } from '../model/query.model';
-import { PointsStorage } from '../storage/points-storage';
 import { Segment } from '../storage/segment';
 import { setSearchOffload } from '../storage/vectors/search-offload';
-import { WriteAheadLog } from '../wal/write-ahead-log';
 import { CollectionContexts } from './collection-context';
-import { PointsReader } from './points-reader';
 import { QueryEngine } from './query-engine';
+import { openQueryEngine, QueryEngineFixture } from './query-engine.spec-helper';
 
 const DIM = 32;
 const vec = (seed: number) => Float32Array.from({ length: DIM }, (_, i) => Math.sin(seed * 7.1 + i * 0.3));
@@ -33,25 +22,17 @@ const request = (over: Partial<QueryRequest>): QueryRequest => ({
 
 // queryAsync beside things that change under a worker search: found by review, kept as regressions.
 describe('QueryEngine.queryAsync races', () => {
-  let dir: string;
-  let storage: PointsStorage;
+  let fixture: QueryEngineFixture;
   let contexts: CollectionContexts;
   let engine: QueryEngine;
-  let collections: CollectionsService;
 
   beforeAll(() => setSearchOffload('always'));
   afterAll(() => setSearchOffload('auto'));
 
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-review-'));
-    const catalog = new CollectionCatalog(new FileCatalogStore(dir));
-    await catalog.load();
-    storage = new PointsStorage(catalog, dir, (options) => WriteAheadLog.open(options), '1');
-    await storage.onModuleInit();
-    contexts = new CollectionContexts(catalog, storage);
-    engine = new QueryEngine(contexts, new PointsReader(contexts));
-    collections = new CollectionsService(catalog, new EmptyCollectionStatsProvider());
-    await collections.create({
+    fixture = await openQueryEngine('vs-review-');
+    ({ contexts, engine } = fixture);
+    await fixture.collections.create({
       name: 'c',
       vectors: { params: { size: DIM, distance: 'Dot' } },
       quantizationConfig: { scalar: { type: 'Int8' } },
@@ -70,10 +51,7 @@ describe('QueryEngine.queryAsync races', () => {
     seg.dispose();
   });
 
-  afterEach(async () => {
-    await storage.onApplicationShutdown();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => fixture.close());
 
   it('should answer a synchronous query beside a worker search while the quantizer is untrained', async () => {
     // The worker search ignores quantization, so it does not train the configured quantizer; the
@@ -90,7 +68,7 @@ describe('QueryEngine.queryAsync races', () => {
       (points) => points,
       (error: unknown) => error,
     );
-    await collections.delete('c');
+    await fixture.collections.delete('c');
     const answer = await pending;
     expect(answer).toBeInstanceOf(DomainError);
     expect((answer as DomainError).kind).toBe(ErrorKind.NotFound);

@@ -1,20 +1,9 @@
-import {
-  CollectionCatalog,
-  CollectionsService,
-  EmptyCollectionStatsProvider,
-  FileCatalogStore,
-} from '@vectorstore/collections';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { QueryRequest } from '../model/query.model';
-import { PointsStorage } from '../storage/points-storage';
 import { Segment } from '../storage/segment';
 import { setSearchOffload } from '../storage/vectors/search-offload';
-import { WriteAheadLog } from '../wal/write-ahead-log';
 import { CollectionContexts } from './collection-context';
-import { PointsReader } from './points-reader';
 import { QueryEngine } from './query-engine';
+import { openQueryEngine, QueryEngineFixture } from './query-engine.spec-helper';
 
 const dense = (...values: number[]) => ({ kind: 'dense' as const, values: Float32Array.from(values) });
 const request = (over: Partial<QueryRequest>): QueryRequest => ({
@@ -28,8 +17,7 @@ const request = (over: Partial<QueryRequest>): QueryRequest => ({
 });
 
 describe(QueryEngine.name, () => {
-  let dir: string;
-  let storage: PointsStorage;
+  let fixture: QueryEngineFixture;
   let contexts: CollectionContexts;
   let engine: QueryEngine;
 
@@ -37,14 +25,9 @@ describe(QueryEngine.name, () => {
   afterAll(() => setSearchOffload('auto'));
 
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-query-async-'));
-    const catalog = new CollectionCatalog(new FileCatalogStore(dir));
-    await catalog.load();
-    storage = new PointsStorage(catalog, dir, (options) => WriteAheadLog.open(options), '1');
-    await storage.onModuleInit();
-    contexts = new CollectionContexts(catalog, storage);
-    engine = new QueryEngine(contexts, new PointsReader(contexts));
-    await new CollectionsService(catalog, new EmptyCollectionStatsProvider()).create({
+    fixture = await openQueryEngine('vs-query-async-');
+    ({ contexts, engine } = fixture);
+    await fixture.collections.create({
       name: 'c',
       vectors: { params: { size: 2, distance: 'Dot' } },
     });
@@ -69,10 +52,7 @@ describe(QueryEngine.name, () => {
     });
   });
 
-  afterEach(async () => {
-    await storage.onApplicationShutdown();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => fixture.close());
 
   describe('queryAsync', () => {
     const cases: [string, Partial<QueryRequest>][] = [
