@@ -5,7 +5,7 @@
 // 10%, a filtered HNSW walk at several ef with its recall@10 against the exact scan (fullScanThreshold 0).
 // The result digest (slots and scores of every search) must not change when the scan gets faster.
 // Env: BENCH_POINTS (100000), BENCH_QUERIES (200), BENCH_ROUNDS (5), BENCH_CACHE (a file to keep the
-// built index between runs; default /tmp/vectorstore-filtered-scan-<points>.idx).
+// built index between runs; default /tmp/vectorstore-filtered-scan-<points>.idx), BENCH_FAR_QUERIES=1.
 //   npx tsx bench/engine/filtered-scan.ts
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -76,7 +76,11 @@ async function main(): Promise<void> {
   console.log(
     `${N} × ${DIM}-d Euclid, k ${K}, ${Q} queries × ${ROUNDS} rounds (index ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`,
   );
-  const qs = gaussianMixture(1, Q, DIM, 100, 20260202);
+  // Queries from the points' own mixture, as the server bench's are. (Queries from another mixture's
+  // centres lie far from every point: a filtered walk then needs ef 128 for recall 0.95, against ef 16
+  // for 0.997 here.) BENCH_FAR_QUERIES=1 measures those.
+  const qs =
+    process.env.BENCH_FAR_QUERIES === '1' ? gaussianMixture(1, Q, DIM, 100, 20260202) : gaussianMixture(N, Q, DIM);
   const queries = Array.from({ length: Q }, (_, i) => qs.queries.subarray(i * DIM, (i + 1) * DIM));
   const scratch = new Uint8Array(Math.ceil(N / 8) + 64);
 

@@ -2,13 +2,18 @@
 // 128-d, Euclid) and the same queries at the same ef, searched: in-process through libs/engine ("engine
 // alone"), and through a server child process over gRPC with the official @qdrant/js-client-grpc and
 // with a lean raw @grpc/grpc-js client; 1 and 8 concurrent clients; plain and filtered (a keyword
-// payload field with a payload index, 10% of the points match). Both sides build HNSW m=16,
+// payload field with a payload index, 10% of the points match). The filtered search runs twice: under
+// the default full_scan_threshold (10 000 KB), which scans the 10% exactly as Qdrant does, and as
+// "filtered-graph" with the threshold lowered (UpdateCollection, as a user would) so the HNSW graph is
+// walked with the filter, at BENCH_GRAPH_EF. Both sides build HNSW m=16,
 // ef_construct=100; the server's points are bulk-loaded with indexing off, then indexed into one segment.
 // Columns: recall@10 against exact brute force, QPS, p50/p99 latency, server CPU per query (from
 // /proc/<pid>/stat), and server QPS ÷ engine-alone QPS.
-// Env: BENCH_POINTS (100000), BENCH_QUERIES (2000 per run), BENCH_EF (64), BENCH_ON_DISK=1 (server keeps
+// Env: BENCH_POINTS (100000), BENCH_QUERIES (2000 per run), BENCH_EF (64), BENCH_GRAPH_EF (16: the ef of
+// the filtered graph walk, the lowest at recall ≥ 0.99 here), BENCH_ON_DISK=1 (server keeps
 // vectors on disk; the engine alone keeps them in memory), BENCH_SEARCH_OFFLOAD (auto, always or never: when
-// the server searches on worker threads), BENCH_MODES (plain,filtered) and BENCH_CLIENTS (official,raw) to run
+// the server searches on worker threads), BENCH_MODES (plain,filtered,filtered-graph) and BENCH_CLIENTS
+// (official,raw) to run
 // a part only, e.g. for a profile of one kind of search.
 import * as grpc from '@grpc/grpc-js';
 import { VectorIndex } from '@vectorstore/engine';
@@ -39,16 +44,24 @@ const K = 10;
 const M = 16;
 const EF_CONSTRUCT = 100;
 const FULL_SCAN_THRESHOLD_KB = 10_000; // the server's default, given to the engine alone too
+const GRAPH_EF = env('BENCH_GRAPH_EF', 16);
+// filtered-graph: under the 10% filter's 5 000 KB of vectors (at 100k × 128-d), so the graph is walked
+const GRAPH_THRESHOLD_KB = 1_000;
 const UPLOAD_BATCH = 1_000;
 const UPLOAD_CONCURRENCY = 4;
 const WARMUP = 50; // queries per client before a measured run: its connection, the client's JIT
 const SERVER_WARMUP = 600; // queries per client kind, plain and filtered alternating, before any run
-const SEARCH: SearchOptions = { limit: K, ef: EF };
+type Mode = 'plain' | 'filtered' | 'filtered-graph';
+const SEARCH: Record<Mode, SearchOptions> = {
+  plain: { limit: K, ef: EF },
+  filtered: { limit: K, ef: EF },
+  'filtered-graph': { limit: K, ef: GRAPH_EF },
+};
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter((x) => x !== '');
-const MODES = list('BENCH_MODES', 'plain,filtered') as ('plain' | 'filtered')[];
+const MODES = list('BENCH_MODES', 'plain,filtered,filtered-graph') as Mode[];
 const CLIENT_KINDS = list('BENCH_CLIENTS', 'official,raw');
 for (const [name, values, known] of [
-  ['BENCH_MODES', MODES, ['plain', 'filtered']],
+  ['BENCH_MODES', MODES, ['plain', 'filtered', 'filtered-graph']],
   ['BENCH_CLIENTS', CLIENT_KINDS, ['official', 'raw']],
 ] as const) {
   const unknown = values.filter((v) => !(known as readonly string[]).includes(v));
@@ -123,11 +136,11 @@ async function measure(
   };
 }
 
-/** Engine alone: build, exact ground truth (plain and filtered), and one single-threaded run of each. */
+/** Engine alone: build, exact ground truth (plain and filtered), and one single-threaded run of each mode. */
 async function engineAlone(
   ds: Dataset,
   allowed: Uint8Array,
-): Promise<{ truth: Record<'plain' | 'filtered', Uint32Array>; runs: Record<'plain' | 'filtered', Run> }> {
+): Promise<{ truth: Record<Mode, Uint32Array>; runs: Record<Mode, Run> }> {
   progress('engine: build HNSW', 0, 1);
   const index = new VectorIndex({
     dim: DIM,
@@ -141,10 +154,11 @@ async function engineAlone(
   index.add(ds.base);
   progress('engine: build HNSW', 1, 1);
   const query = (q: number) => ds.queries.subarray(q * DIM, (q + 1) * DIM);
-  const truth = { plain: new Uint32Array(QUERIES * K), filtered: new Uint32Array(QUERIES * K) };
+  const filteredTruth = new Uint32Array(QUERIES * K);
+  const truth = { plain: new Uint32Array(QUERIES * K), filtered: filteredTruth, 'filtered-graph': filteredTruth };
   for (let q = 0; q < QUERIES; q++) {
     truth.plain.set(index.exactSearch(query(q), K).slots, q * K);
-    truth.filtered.set(index.exactSearch(query(q), K, allowed).slots, q * K);
+    filteredTruth.set(index.exactSearch(query(q), K, allowed).slots, q * K);
     if (q % 100 === 99) progress('engine: exact ground truth', q + 1, QUERIES);
   }
   // process.cpuUsage covers the bench process, which here does only the searches
@@ -164,6 +178,13 @@ async function engineAlone(
       'engine alone, filtered',
       1,
       (_, q) => index.search(query(q), { k: K, ef: EF, allowed }).slots,
+      truth.filtered,
+      ownCpuMs,
+    ),
+    'filtered-graph': await measure(
+      'engine alone, filtered graph',
+      1,
+      (_, q) => index.search(query(q), { k: K, ef: GRAPH_EF, allowed, fullScanThreshold: GRAPH_THRESHOLD_KB }).slots,
       truth.filtered,
       ownCpuMs,
     ),
@@ -263,28 +284,36 @@ async function main(): Promise<void> {
     if (holding.length !== 1 || holding[0].segment_type !== 'indexed') {
       throw new Error(`expected all points in one indexed segment, got ${JSON.stringify(segments)}`);
     }
-    collections.close();
     points.close();
 
     const serverCpuMs = () => processCpuMs(server.pid);
     const makers = (
       [
-        ['official @qdrant/js-client-grpc', () => officialClient(server.grpcPort, server.apiKey, SEARCH)],
-        ['raw @grpc/grpc-js', () => rawClient(server.grpcAddress, server.apiKey, SEARCH)],
-      ] as [string, () => SearchClient][]
+        [
+          'official @qdrant/js-client-grpc',
+          (options: SearchOptions) => officialClient(server.grpcPort, server.apiKey, options),
+        ],
+        ['raw @grpc/grpc-js', (options: SearchOptions) => rawClient(server.grpcAddress, server.apiKey, options)],
+      ] as [string, (options: SearchOptions) => SearchClient][]
     ).filter(([who]) => CLIENT_KINDS.includes(who.split(' ')[0]));
     // The first measured run paid for the server's JIT and the indexing garbage (seen as ~50% more CPU
     // per query than the same run placed later), so every path is warmed before any is measured.
     for (const [who, make] of makers) {
-      const client = make();
+      const client = make(SEARCH.plain);
       for (let q = 0; q < SERVER_WARMUP; q++) await client.search(queries[q % QUERIES], q % 2 === 1);
       client.close();
       progress(`server warm-up, ${who.split(' ')[0]}`, 1, 1);
     }
     for (const mode of MODES) {
+      if (mode === 'filtered-graph') {
+        await collections.unary('Update', {
+          collectionName: 'bench',
+          hnswConfig: { fullScanThreshold: GRAPH_THRESHOLD_KB },
+        });
+      }
       const base = engine.runs[mode];
       const row = (who: string, clients: string, run: Run, cpuNote = '') => [
-        mode,
+        mode === 'filtered-graph' ? `filtered, graph ef ${GRAPH_EF}` : mode,
         who,
         clients,
         run.recall.toFixed(3),
@@ -297,11 +326,11 @@ async function main(): Promise<void> {
       rows.push(row('engine alone (in-process)', '1', base, ' (own)'));
       for (const [who, make] of makers) {
         for (const concurrency of [1, 8]) {
-          const clients = Array.from({ length: concurrency }, make);
+          const clients = Array.from({ length: concurrency }, () => make(SEARCH[mode]));
           const run = await measure(
             `${mode} ${who.split(' ')[0]} ×${concurrency}`,
             concurrency,
-            async (w, q) => (await clients[w].search(queries[q], mode === 'filtered')).map((id) => id - 1),
+            async (w, q) => (await clients[w].search(queries[q], mode !== 'plain')).map((id) => id - 1),
             engine.truth[mode],
             serverCpuMs,
           );
@@ -310,6 +339,7 @@ async function main(): Promise<void> {
         }
       }
     }
+    collections.close();
     const matchingKb = (POINTS / 10) * DIM * 4;
     notes = [
       `upload ${Math.round(POINTS / loadSeconds)} points/s (batches of ${UPLOAD_BATCH}, ${UPLOAD_CONCURRENCY} clients, indexing off); ` +
@@ -322,6 +352,8 @@ async function main(): Promise<void> {
         ? `Filtered: the 10% that match hold ${(matchingKb / 2 ** 20).toFixed(1)} MiB of vectors, under full_scan_threshold ` +
           `(${FULL_SCAN_THRESHOLD_KB} KB), so engine and server both scan them exactly instead of walking the graph (as Qdrant does).`
         : 'Filtered: the graph is walked with the filter applied.',
+      `Filtered, graph: full_scan_threshold set to ${GRAPH_THRESHOLD_KB} KB (UpdateCollection; the engine alone gets ` +
+        `it per search), so the 10% are found by walking the graph with the filter, at ef ${GRAPH_EF}.`,
     ].join('\n');
   } catch (error) {
     // The server's own account (logs at error level, a crash) is what explains most failures here.
