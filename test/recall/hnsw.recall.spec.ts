@@ -91,6 +91,26 @@ describe(VectorIndex.name, () => {
       expect(recall(index, 'Euclid', { k: K, allowed: bitmap }, allowed)).toBeGreaterThanOrEqual(0.9);
     });
 
+    it('should keep a large beam accurate under a selective filter (the search heap grows with it)', () => {
+      // 5% allowed, queries from other clusters, ef 256: the walk queues some 20 candidates per result it
+      // keeps. A heap sized for ef alone (8 x ef) overflowed and dropped candidates: recall 0.975.
+      const n = 20_000;
+      const dim = 128;
+      const big = clustered(n, dim, 40, 5);
+      const far = clustered(20, dim, 40, 99);
+      const walk = new VectorIndex({ dim, distance: 'Euclid', fullScanThreshold: 0, seed: 1 });
+      walk.add(big);
+      const rnd = seeded(3);
+      const bitmap = new Uint8Array(Math.ceil(n / 8));
+      for (let s = 0; s < n; s++) if (rnd() < 0.05) bitmap[s >> 3] |= 1 << (s & 7);
+      let hits = 0;
+      for (const q of far) {
+        const truth = new Set(walk.exactSearch(q, K, bitmap).slots);
+        for (const s of walk.search(q, { k: K, ef: 256, allowed: bitmap }).slots) if (truth.has(s)) hits++;
+      }
+      expect(hits / (far.length * K)).toBeGreaterThanOrEqual(0.995);
+    });
+
     it('should switch to an exact scan when few points pass (full_scan_threshold)', () => {
       const only = [5, 77, 1234];
       const r = index.search(queries[0], { k: K, allowed: (s) => only.includes(s) });

@@ -386,12 +386,25 @@ export class IndexCore {
       // Qdrant's full_scan_threshold (KB of vectors): small filtered sets are scanned exactly
       const threshold = params.fullScanThreshold ?? this.config.fullScanThreshold;
       if ((allowedCount * dim * 4) / 1024 < threshold) exact = true;
+      // A filtered walk queues about size ÷ allowed candidates per result it keeps: a heap sized for ef
+      // alone fills, compacts over and over, and drops candidates (recall falls as ef grows). Never more
+      // than one entry per slot is needed. Growth moves every region after the heaps (the whole index),
+      // so it goes in powers of two. The bitmap written above moves with its region.
+      else if (!exact && allowedCount > 0 && this.canGrowHeap()) {
+        const perResult = 2 ** Math.ceil(Math.log2((Math.max(beam, kq) * this.size) / allowedCount));
+        this.ensureHeap(Math.min(perResult, Math.ceil(this.size / 8))); // 8 entries per unit: one per slot at most
+      }
     }
     return { query: q, k, kq, ef: beam, traversal, exact };
   }
 
   /** Whether a lazy quantizer training may run now (ThreadedIndex: not beside worker searches). */
   protected canTrainQuantizer(): boolean {
+    return true;
+  }
+
+  /** Whether the search heap may grow for a filtered walk now (ThreadedIndex: not beside worker searches). */
+  protected canGrowHeap(): boolean {
     return true;
   }
 

@@ -73,6 +73,10 @@ export class ThreadedIndex extends IndexCore {
     return this.asyncQueued === 0;
   }
 
+  protected override canGrowHeap(): boolean {
+    return this.asyncPending === 0;
+  }
+
   override quantize(config?: QuantizationConfig): void {
     this.assertQuiet('quantize');
     super.quantize(config);
