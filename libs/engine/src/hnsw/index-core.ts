@@ -50,6 +50,12 @@ export interface SearchResult {
 const DTYPE_CODE = { float32: DT.F32, float16: DT.F16, uint8: DT.U8 } as const;
 const ELEM_BYTES = { float32: 4, float16: 2, uint8: 1 } as const;
 const MIN_HEAP = 2048;
+/**
+ * Beam the caller's heap is sized for once async searches start (or the index's size, if smaller: no beam
+ * exceeds it), so synchronous searches (ef and k up to this) and scoreSlots batches running beside them
+ * never move memory the workers read. About 4 MB of heaps per index that searched on workers.
+ */
+export const ASYNC_HEAP = 16_384;
 /** scoreRows copies rows into WASM memory in chunks of at most this many bytes (at least one row). */
 const ROW_CHUNK_BYTES = 128 * 1024;
 
@@ -386,14 +392,7 @@ export class IndexCore {
       // Qdrant's full_scan_threshold (KB of vectors): small filtered sets are scanned exactly
       const threshold = params.fullScanThreshold ?? this.config.fullScanThreshold;
       if ((allowedCount * dim * 4) / 1024 < threshold) exact = true;
-      // A filtered walk queues about size ÷ allowed candidates per result it keeps: a heap sized for ef
-      // alone fills, compacts over and over, and drops candidates (recall falls as ef grows). Never more
-      // than one entry per slot is needed. Growth moves every region after the heaps (the whole index),
-      // so it goes in powers of two. The bitmap written above moves with its region.
-      else if (!exact && allowedCount > 0 && this.canGrowHeap()) {
-        const perResult = 2 ** Math.ceil(Math.log2((Math.max(beam, kq) * this.size) / allowedCount));
-        this.ensureHeap(Math.min(perResult, Math.ceil(this.size / 8))); // 8 entries per unit: one per slot at most
-      }
+      else if (!exact && allowedCount > 0 && this.canGrowHeap()) this.growHeapForFilter(beam, kq, allowedCount);
     }
     return { query: q, k, kq, ef: beam, traversal, exact };
   }
@@ -401,6 +400,23 @@ export class IndexCore {
   /** Whether a lazy quantizer training may run now (ThreadedIndex: not beside worker searches). */
   protected canTrainQuantizer(): boolean {
     return true;
+  }
+
+  /**
+   * A filtered walk queues about size ÷ allowed candidates per result it keeps: a heap sized for the beam
+   * alone fills, compacts over and over and drops candidates (recall falls as ef grows). So the heap grows
+   * toward beam × size ÷ allowed units (ensureHeap keeps 8 entries per unit), in powers of two because
+   * growing moves every region after the heaps (the whole index), and at most to the units worker searches
+   * size theirs for (ASYNC_HEAP) or one entry per slot of capacity (which only changes by doubling). Best
+   * effort: where memory cannot grow, the walk keeps the heap it has. The allowed bitmap moves with its region.
+   */
+  private growHeapForFilter(beam: number, kq: number, allowedCount: number): void {
+    const wanted = 2 ** Math.ceil(Math.log2((Math.max(beam, kq) * this.size) / allowedCount));
+    try {
+      this.ensureHeap(Math.min(wanted, ASYNC_HEAP, Math.ceil(this.capacity / 8)));
+    } catch (error) {
+      if (!String(error).includes('cannot grow WebAssembly memory')) throw error;
+    }
   }
 
   /** Whether the search heap may grow for a filtered walk now (ThreadedIndex: not beside worker searches). */

@@ -6,18 +6,12 @@ import { engineModule } from '../wasm/loader';
 import { H, TR } from '../wasm/layout';
 import { QuantizationConfig } from '../quantization/config';
 import { VectorBatch } from '../validate';
-import { IndexCore, SearchParams, SearchResult } from './index-core';
+import { ASYNC_HEAP, IndexCore, SearchParams, SearchResult } from './index-core';
 
 /** Below this many new vectors a batch is inserted on the calling thread only. */
 const PARALLEL_MIN = 2048;
 /** Nodes inserted single-threaded before workers join, so they start on a connected graph. */
 const BOOTSTRAP = 1024;
-/**
- * Beam the caller's heap is sized for once async searches start (or the index's size, if smaller: no beam
- * exceeds it), so synchronous searches (ef and k up to this) and scoreSlots batches running beside them
- * never move memory the workers read. About 4 MB of heaps per index that searched on workers.
- */
-const ASYNC_HEAP = 16_384;
 /** Search workers idle this long are stopped (a server holds one pool per indexed segment); restarted on use. */
 const IDLE_STOP_MS = 30_000;
 
