@@ -1,0 +1,385 @@
+// npm run bench:pgvector — the peer of issue 12, measured on this machine: PostgreSQL 15 + pgvector with the
+// dataset and queries of bench/server/run.ts (Gaussian mixture, 128-d, Euclid; point i is id i + 1 with tag
+// t${i % 10}; filtered = tag 't0', 10%). The bench starts its own cluster in a temporary folder (unix socket
+// there, fsync off), loads the points with COPY, builds HNSW m=16, ef_construction=100 with parallel
+// maintenance workers, then sweeps hnsw.ef_search with 1 and 8 clients (node `pg`, one connection each),
+// plain and filtered (hnsw.iterative_scan). Columns: recall@10 against exact brute force, QPS, p50/p99, and
+// postgres CPU per query (all its processes, from /proc).
+// BENCH_PG_COMPARE=1 also starts our server, loaded as run.ts loads it, sweeps the same ef, and adds
+// vectorstore QPS ÷ pgvector QPS at the nearest recall.
+// Env: BENCH_POINTS (100000), BENCH_QUERIES (2000 per run), BENCH_PG_EF (40,64,100,200), BENCH_REPEATS (1),
+// BENCH_PG_BUILD_WORKERS (2), BENCH_PG_ITERATIVE (relaxed_order), BENCH_PG_PARAM (binary|text),
+// BENCH_PG_TCP=1 (connect over 127.0.0.1 instead of the unix socket), BENCH_PG_CLIENT (raw|official: our
+// server's client in compare mode), PG_BIN (/usr/lib/postgresql/15/bin).
+import { execFileSync } from 'node:child_process';
+import {
+  appendFileSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { freePort, startServer } from '../../test/e2e/support/server-harness';
+import { Dataset, gaussianMixture } from '../engine/datasets';
+import { table } from '../engine/report';
+import { officialClient, processCpuMs, rawClient, TAG_MATCH } from './clients';
+import { loadBenchCollection } from './load-server';
+import { exactTruth, measure, MeasureOptions, progress, Run } from './measure';
+
+const env = (name: string, fallback: string) => process.env[name] ?? fallback;
+const POINTS = Number(env('BENCH_POINTS', '100000'));
+const QUERIES = Number(env('BENCH_QUERIES', '2000'));
+const EF_SEARCH = env('BENCH_PG_EF', '40,64,100,200').split(',').map(Number);
+const REPEATS = Number(env('BENCH_REPEATS', '1'));
+const BUILD_WORKERS = Number(env('BENCH_PG_BUILD_WORKERS', '2'));
+const ITERATIVE = env('BENCH_PG_ITERATIVE', 'relaxed_order');
+const BINARY_PARAM = env('BENCH_PG_PARAM', 'binary') === 'binary';
+const TCP = process.env.BENCH_PG_TCP === '1';
+const COMPARE = process.env.BENCH_PG_COMPARE === '1';
+const SERVER_CLIENT = env('BENCH_PG_CLIENT', 'raw');
+const PG_BIN = env('PG_BIN', '/usr/lib/postgresql/15/bin');
+const DIM = 128;
+const K = 10;
+const M = 16;
+const EF_CONSTRUCT = 100;
+const RUN: MeasureOptions = { queries: QUERIES, k: K, warmup: 50 };
+const MODES = ['plain', 'filtered'] as const;
+type Mode = (typeof MODES)[number];
+const QUERY_TEXT: Record<Mode, string> = {
+  plain: `SELECT id FROM items ORDER BY embedding <-> $1::vector LIMIT ${K}`,
+  filtered: `SELECT id FROM items WHERE tag = '${TAG_MATCH}' ORDER BY embedding <-> $1::vector LIMIT ${K}`,
+};
+
+const INSTALL_HELP = `Build pgvector from source for PostgreSQL 15 (docs/benchmarks-pgvector.md):
+  apt-get install postgresql-15 postgresql-server-dev-15
+  cd <pgvector checkout, tag v0.8.x> && make PG_CONFIG=${PG_BIN}/pg_config && make PG_CONFIG=${PG_BIN}/pg_config install`;
+
+/** initdb and postgres refuse to run as root: then the cluster runs as the `postgres` user. */
+function clusterUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+interface Cluster {
+  dir: string;
+  host: string;
+  port: number;
+  postmaster: number;
+  stop(): void;
+}
+
+/** A fresh cluster in a temporary folder, its socket there too, tuned for a bench (no durability). */
+async function startCluster(): Promise<Cluster> {
+  const user = clusterUser();
+  const dir = mkdtempSync(join(tmpdir(), 'vectorstore-pgvector-'));
+  if (user) chownSync(dir, user.uid, user.gid);
+  const data = join(dir, 'data');
+  const pg = (tool: string, args: string[]) =>
+    execFileSync(join(PG_BIN, tool), args, { cwd: dir, stdio: 'pipe', ...user });
+  pg('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  const port = await freePort();
+  appendFileSync(
+    join(data, 'postgresql.conf'),
+    [
+      `port = ${port}`,
+      `listen_addresses = '${TCP ? '127.0.0.1' : ''}'`,
+      `unix_socket_directories = '${dir}'`,
+      'shared_buffers = 1GB', // holds table and index: searches never read from the OS cache
+      'maintenance_work_mem = 1GB', // the whole graph is built in memory
+      `max_parallel_maintenance_workers = ${BUILD_WORKERS}`,
+      'fsync = off',
+      'synchronous_commit = off',
+      'full_page_writes = off',
+      'autovacuum = off', // no background vacuum in the middle of a run; VACUUM ANALYZE is explicit
+      '',
+    ].join('\n'),
+  );
+  pg('pg_ctl', ['-D', data, '-l', join(dir, 'postgres.log'), '-w', 'start']);
+  const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let stopped = false;
+  return {
+    dir,
+    host: TCP ? '127.0.0.1' : dir,
+    port,
+    postmaster,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const TICK_MS = 10; // /proc reports CPU in 1/100 s
+
+/** CPU ms of the postmaster, its live children (backends, workers) and its exited children (cutime, cstime). */
+function postgresCpuMs(postmaster: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while we looked
+    }
+    // fields after "pid (comm) ": ppid is field 4, utime 14, stime 15, cutime 16, cstime 17
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(entry) === postmaster) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    else if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+  }
+  return ticks * TICK_MS;
+}
+
+/** pgvector's binary form (vector_recv): int16 dim, int16 unused, then float4 in network order. */
+function vectorBinary(v: Float32Array): Buffer {
+  const out = Buffer.allocUnsafe(4 + 4 * v.length);
+  out.writeInt16BE(v.length, 0);
+  out.writeInt16BE(0, 2);
+  for (let j = 0; j < v.length; j++) out.writeFloatBE(v[j], 4 + 4 * j);
+  return out;
+}
+
+/** A file for COPY ... (FORMAT binary): rows (id integer, tag text, embedding vector), floats exact. */
+function writeCopyFile(path: string, ds: Dataset): void {
+  const fd = openSync(path, 'w');
+  writeSync(fd, Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)])); // signature, flags, ext
+  for (let i = 0; i < ds.n; i++) {
+    const tag = Buffer.from(`t${i % 10}`);
+    const vector = vectorBinary(ds.base.subarray(i * DIM, (i + 1) * DIM));
+    const row = Buffer.allocUnsafe(2 + 8 + 4 + tag.length + 4 + vector.length);
+    let at = row.writeInt16BE(3, 0);
+    at = row.writeInt32BE(i + 1, row.writeInt32BE(4, at));
+    at = row.writeInt32BE(tag.length, at);
+    at += tag.copy(row, at);
+    vector.copy(row, row.writeInt32BE(vector.length, at));
+    writeSync(fd, row);
+  }
+  writeSync(fd, Buffer.from([0xff, 0xff])); // trailer: field count -1
+  closeSync(fd);
+}
+
+async function connect(cluster: Cluster): Promise<Client> {
+  const client = new Client({ host: cluster.host, port: cluster.port, user: 'postgres', database: 'postgres' });
+  await client.connect();
+  return client;
+}
+
+/** Loads the table with COPY and builds the index; returns the notes the table prints. */
+async function loadAndIndex(cluster: Cluster, ds: Dataset, admin: Client): Promise<string> {
+  await admin.query('CREATE EXTENSION vector');
+  const version = (
+    await admin.query<{ v: string }>(`SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'`)
+  ).rows[0].v;
+  await admin.query(`CREATE TABLE items (id integer, tag text, embedding vector(${DIM}))`);
+  const file = join(cluster.dir, 'points.copy');
+  writeCopyFile(file, ds);
+  let start = performance.now();
+  await admin.query(`COPY items FROM '${file}' WITH (FORMAT binary)`);
+  const copySeconds = (performance.now() - start) / 1000;
+  rmSync(file);
+  // pgvector says at DEBUG1 how many workers it launched; the leader builds too.
+  const messages: string[] = [];
+  admin.on('notice', (notice) => messages.push(notice.message ?? ''));
+  await admin.query('SET client_min_messages = debug1');
+  progress('pgvector: build HNSW', 0, 1);
+  const cpu0 = postgresCpuMs(cluster.postmaster);
+  start = performance.now();
+  await admin.query(
+    `CREATE INDEX items_embedding_idx ON items USING hnsw (embedding vector_l2_ops) WITH (m = ${M}, ef_construction = ${EF_CONSTRUCT})`,
+  );
+  const buildSeconds = (performance.now() - start) / 1000;
+  const buildCpu = (postgresCpuMs(cluster.postmaster) - cpu0) / 1000;
+  progress('pgvector: build HNSW', 1, 1);
+  await admin.query('RESET client_min_messages');
+  await admin.query('VACUUM ANALYZE items');
+  await admin.query('CREATE EXTENSION pg_prewarm');
+  await admin.query(`SELECT pg_prewarm('items'), pg_prewarm('items_embedding_idx')`);
+  const size = (await admin.query<{ s: string }>(`SELECT pg_size_pretty(pg_relation_size('items_embedding_idx')) s`))
+    .rows[0].s;
+  const workers = messages.find((m) => m.startsWith('using ')) ?? 'no parallel workers';
+  return (
+    `pgvector ${version}; COPY ${copySeconds.toFixed(1)} s; CREATE INDEX ${buildSeconds.toFixed(1)} s ` +
+    `(${buildCpu.toFixed(1)} s postgres CPU, max_parallel_maintenance_workers=${BUILD_WORKERS}: ${workers}, plus the leader); index ${size}.`
+  );
+}
+
+/** The planner must walk the HNSW index for both queries, else the bench measures something else. */
+async function checkPlans(admin: Client, ds: Dataset): Promise<void> {
+  const literal = `'[${Array.from(ds.queries.subarray(0, DIM)).join(',')}]'`;
+  for (const mode of MODES) {
+    const plan = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${QUERY_TEXT[mode].replace('$1', literal)}`);
+    const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    if (!text.includes('Index Scan using items_embedding_idx')) throw new Error(`${mode}: not an HNSW scan:\n${text}`);
+  }
+}
+
+interface Measured {
+  who: 'pgvector' | 'vectorstore';
+  mode: Mode;
+  ef: number;
+  clients: number;
+  repeat: number;
+  run: Run;
+}
+
+async function benchPgvector(ds: Dataset, truth: Record<Mode, Uint32Array>, notes: string[]): Promise<Measured[]> {
+  if (!existsSync(join(PG_BIN, 'initdb'))) throw new MissingPeer(`no PostgreSQL 15 in ${PG_BIN} (set PG_BIN)`);
+  const sharedir = execFileSync(join(PG_BIN, 'pg_config'), ['--sharedir'], { encoding: 'utf8' }).trim();
+  if (!existsSync(join(sharedir, 'extension', 'vector.control')))
+    throw new MissingPeer(`the vector extension is not installed in ${sharedir}/extension`);
+  const cluster = await startCluster();
+  const stopOnSignal = () => process.exit(130); // exit runs the handler below
+  const stopOnExit = () => cluster.stop();
+  process.once('SIGINT', stopOnSignal).once('exit', stopOnExit);
+  const results: Measured[] = [];
+  const clients: Client[] = [];
+  try {
+    const admin = await connect(cluster);
+    clients.push(admin);
+    notes.push(await loadAndIndex(cluster, ds, admin));
+    await checkPlans(admin, ds);
+    const params = Array.from({ length: QUERIES }, (_, q) => {
+      const v = ds.queries.subarray(q * DIM, (q + 1) * DIM);
+      return BINARY_PARAM ? vectorBinary(v) : `[${Array.from(v).join(',')}]`;
+    });
+    for (let i = 0; i < 8; i++) clients.push(await connect(cluster));
+    const searchers = clients.slice(1);
+    // Only a filtered search can run out of results; a plain one never iterates.
+    for (const c of searchers) await c.query(`SET hnsw.iterative_scan = ${ITERATIVE}`);
+    const cpuMs = () => postgresCpuMs(cluster.postmaster);
+    for (let repeat = 1; repeat <= REPEATS; repeat++) {
+      for (const ef of EF_SEARCH) {
+        for (const c of searchers) await c.query(`SET hnsw.ef_search = ${ef}`);
+        for (const mode of MODES) {
+          for (const concurrency of [1, 8]) {
+            const search = async (w: number, q: number) => {
+              const res = await searchers[w].query<[number]>({
+                name: mode, // prepared once per connection, then bind + execute
+                text: QUERY_TEXT[mode],
+                values: [params[q]],
+                rowMode: 'array',
+              });
+              return res.rows.map((row) => row[0] - 1);
+            };
+            const label = `pgvector ${mode} ef=${ef} ×${concurrency}`;
+            const run = await measure(label, concurrency, search, truth[mode], cpuMs, RUN);
+            results.push({ who: 'pgvector', mode, ef, clients: concurrency, repeat, run });
+          }
+        }
+      }
+    }
+  } finally {
+    await Promise.all(clients.map((c) => c.end()));
+    cluster.stop();
+    process.off('SIGINT', stopOnSignal).off('exit', stopOnExit);
+  }
+  return results;
+}
+
+async function benchVectorstore(ds: Dataset, truth: Record<Mode, Uint32Array>, notes: string[]): Promise<Measured[]> {
+  const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
+  const results: Measured[] = [];
+  try {
+    const load = await loadBenchCollection(server, ds, { m: M, efConstruct: EF_CONSTRUCT, fullScanThreshold: 10_000 });
+    notes.push(
+      `vectorstore (${SERVER_CLIENT} gRPC client): upload ${load.loadSeconds.toFixed(1)} s, index ${load.indexSeconds.toFixed(1)} s; ` +
+        'a filtered search whose 10% hold less than full_scan_threshold scans them exactly (recall 1, ef unused).',
+    );
+    const queries = Array.from({ length: QUERIES }, (_, q) => Array.from(ds.queries.subarray(q * DIM, (q + 1) * DIM)));
+    const make = (ef: number) =>
+      SERVER_CLIENT === 'official'
+        ? officialClient(server.grpcPort, server.apiKey, { limit: K, ef })
+        : rawClient(server.grpcAddress, server.apiKey, { limit: K, ef });
+    // run.ts found the first measured run paying for the server's JIT: warm both paths first.
+    const warm = make(EF_SEARCH[0]);
+    for (let q = 0; q < 600; q++) await warm.search(queries[q % QUERIES], q % 2 === 1);
+    warm.close();
+    for (let repeat = 1; repeat <= REPEATS; repeat++) {
+      for (const ef of EF_SEARCH) {
+        for (const mode of MODES) {
+          for (const concurrency of [1, 8]) {
+            const clients = Array.from({ length: concurrency }, () => make(ef));
+            const search = async (w: number, q: number) =>
+              (await clients[w].search(queries[q], mode === 'filtered')).map((id) => id - 1);
+            const label = `vectorstore ${mode} ef=${ef} ×${concurrency}`;
+            const run = await measure(label, concurrency, search, truth[mode], () => processCpuMs(server.pid), RUN);
+            for (const client of clients) client.close();
+            results.push({ who: 'vectorstore', mode, ef, clients: concurrency, repeat, run });
+          }
+        }
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  return results;
+}
+
+/** vectorstore QPS ÷ the QPS of the pgvector run (same mode, clients, repeat) whose recall is nearest. */
+function ratio(row: Measured, all: Measured[]): string {
+  if (row.who !== 'vectorstore') return '';
+  const peers = all.filter(
+    (p) => p.who === 'pgvector' && p.mode === row.mode && p.clients === row.clients && p.repeat === row.repeat,
+  );
+  if (peers.length === 0) return '';
+  const near = peers.reduce((a, b) =>
+    Math.abs(b.run.recall - row.run.recall) < Math.abs(a.run.recall - row.run.recall) ? b : a,
+  );
+  return `${(row.run.qps / near.run.qps).toFixed(2)}× (pg ef=${near.ef}, ${near.run.recall.toFixed(3)})`;
+}
+
+class MissingPeer extends Error {}
+
+async function main(): Promise<void> {
+  const ds = gaussianMixture(POINTS, QUERIES, DIM);
+  const truth = exactTruth(ds.base, ds.queries, DIM, K, (i) => `t${i % 10}` === TAG_MATCH);
+  const notes: string[] = [];
+  const results = await benchPgvector(ds, truth, notes);
+  if (COMPARE) results.push(...(await benchVectorstore(ds, truth, notes)));
+  const rows = [...results]
+    .sort((a, b) => MODES.indexOf(a.mode) - MODES.indexOf(b.mode) || a.clients - b.clients || a.ef - b.ef)
+    .map((r) => [
+      r.mode,
+      r.who,
+      r.clients,
+      r.ef,
+      r.repeat,
+      r.run.recall.toFixed(3),
+      Math.round(r.run.qps),
+      r.run.p50.toFixed(2),
+      r.run.p99.toFixed(2),
+      r.run.cpuPerQuery.toFixed(3),
+      ...(COMPARE ? [ratio(r, results)] : []),
+    ]);
+  console.log(
+    `\npgvector${COMPARE ? ' vs vectorstore' : ''} — ${POINTS} × ${DIM}-d (Gaussian mixture, Euclid), m=${M}, ` +
+      `ef_construction=${EF_CONSTRUCT}, top-${K}, ${QUERIES} queries per run; filtered: tag = '${TAG_MATCH}' (10%), ` +
+      `hnsw.iterative_scan = ${ITERATIVE}; query vector as a ${BINARY_PARAM ? 'binary' : 'text'} parameter of a ` +
+      `prepared statement over ${TCP ? 'TCP 127.0.0.1' : 'the unix socket'}; ` +
+      `${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`,
+  );
+  console.log(notes.join('\n'));
+  console.log('CPU/query: pgvector, all postgres processes; vectorstore, the server process (utime + stime, /proc).\n');
+  const headers = ['search', 'who', 'clients', 'ef', 'run', 'recall@10', 'QPS', 'p50 ms', 'p99 ms', 'CPU/query ms'];
+  console.log(table([...headers, ...(COMPARE ? ['QPS ÷ pgvector at nearest recall'] : [])], rows));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof MissingPeer) {
+    console.error(`pgvector bench: ${error.message}.\n${INSTALL_HELP}`);
+    process.exit(2);
+  }
+  console.error(error);
+  process.exit(1);
+});
