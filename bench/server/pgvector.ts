@@ -333,9 +333,9 @@ function ratio(row: Measured, all: Measured[]): string {
     (p) => p.who === 'pgvector' && p.mode === row.mode && p.clients === row.clients && p.repeat === row.repeat,
   );
   if (peers.length === 0) return '';
-  const near = peers.reduce((a, b) =>
-    Math.abs(b.run.recall - row.run.recall) < Math.abs(a.run.recall - row.run.recall) ? b : a,
-  );
+  // nearest recall; of equally near ones, the fastest
+  const gap = (p: Measured) => Math.abs(p.run.recall - row.run.recall);
+  const near = peers.reduce((a, b) => (gap(b) < gap(a) || (gap(b) === gap(a) && b.run.qps > a.run.qps) ? b : a));
   return `${(row.run.qps / near.run.qps).toFixed(2)}× (pg ef=${near.ef}, ${near.run.recall.toFixed(3)})`;
 }
 
