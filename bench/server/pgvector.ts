@@ -11,28 +11,17 @@
 // BENCH_PG_BUILD_WORKERS (2), BENCH_PG_ITERATIVE (relaxed_order), BENCH_PG_PARAM (binary|text),
 // BENCH_PG_TCP=1 (connect over 127.0.0.1 instead of the unix socket), BENCH_PG_CLIENT (raw|official: our
 // server's client in compare mode), PG_BIN (/usr/lib/postgresql/15/bin).
-import { execFileSync } from 'node:child_process';
-import {
-  appendFileSync,
-  chownSync,
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort, startServer } from '../../test/e2e/support/server-harness';
+import { startServer } from '../../test/e2e/support/server-harness';
 import { Dataset, gaussianMixture } from '../engine/datasets';
 import { table } from '../engine/report';
 import { officialClient, processCpuMs, rawClient, TAG_MATCH } from './clients';
 import { loadBenchCollection } from './load-server';
 import { exactTruth, measure, MeasureOptions, progress, Run } from './measure';
+import { PgCluster, postgresCpuMs, postgresMissing, startCluster } from './pg-cluster';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const POINTS = Number(env('BENCH_POINTS', '100000'));
@@ -58,88 +47,19 @@ const QUERY_TEXT: Record<Mode, string> = {
   filtered: `SELECT id FROM items WHERE tag = '${TAG_MATCH}' ORDER BY embedding <-> $1::vector LIMIT ${K}`,
 };
 
+const SETTINGS = [
+  'shared_buffers = 1GB', // holds table and index: searches never read from the OS cache
+  'maintenance_work_mem = 1GB', // the whole graph is built in memory
+  `max_parallel_maintenance_workers = ${BUILD_WORKERS}`,
+  'fsync = off',
+  'synchronous_commit = off',
+  'full_page_writes = off',
+  'autovacuum = off', // no background vacuum in the middle of a run; VACUUM ANALYZE is explicit
+];
+
 const INSTALL_HELP = `Build pgvector from source for PostgreSQL 15 (docs/benchmarks-pgvector.md):
   apt-get install postgresql-15 postgresql-server-dev-15
   cd <pgvector checkout, tag v0.8.x> && make PG_CONFIG=${PG_BIN}/pg_config && make PG_CONFIG=${PG_BIN}/pg_config install`;
-
-/** initdb and postgres refuse to run as root: then the cluster runs as the `postgres` user. */
-function clusterUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid: id('-u'), gid: id('-g') };
-}
-
-interface Cluster {
-  dir: string;
-  host: string;
-  port: number;
-  postmaster: number;
-  stop(): void;
-}
-
-/** A fresh cluster in a temporary folder, its socket there too, tuned for a bench (no durability). */
-async function startCluster(): Promise<Cluster> {
-  const user = clusterUser();
-  const dir = mkdtempSync(join(tmpdir(), 'vectorstore-pgvector-'));
-  if (user) chownSync(dir, user.uid, user.gid);
-  const data = join(dir, 'data');
-  const pg = (tool: string, args: string[]) =>
-    execFileSync(join(PG_BIN, tool), args, { cwd: dir, stdio: 'pipe', ...user });
-  pg('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  const port = await freePort();
-  appendFileSync(
-    join(data, 'postgresql.conf'),
-    [
-      `port = ${port}`,
-      `listen_addresses = '${TCP ? '127.0.0.1' : ''}'`,
-      `unix_socket_directories = '${dir}'`,
-      'shared_buffers = 1GB', // holds table and index: searches never read from the OS cache
-      'maintenance_work_mem = 1GB', // the whole graph is built in memory
-      `max_parallel_maintenance_workers = ${BUILD_WORKERS}`,
-      'fsync = off',
-      'synchronous_commit = off',
-      'full_page_writes = off',
-      'autovacuum = off', // no background vacuum in the middle of a run; VACUUM ANALYZE is explicit
-      '',
-    ].join('\n'),
-  );
-  pg('pg_ctl', ['-D', data, '-l', join(dir, 'postgres.log'), '-w', 'start']);
-  const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  let stopped = false;
-  return {
-    dir,
-    host: TCP ? '127.0.0.1' : dir,
-    port,
-    postmaster,
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const TICK_MS = 10; // /proc reports CPU in 1/100 s
-
-/** CPU ms of the postmaster, its live children (backends, workers) and its exited children (cutime, cstime). */
-function postgresCpuMs(postmaster: number): number {
-  let ticks = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited while we looked
-    }
-    // fields after "pid (comm) ": ppid is field 4, utime 14, stime 15, cutime 16, cstime 17
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(entry) === postmaster) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    else if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
-  }
-  return ticks * TICK_MS;
-}
 
 /** pgvector's binary form (vector_recv): int16 dim, int16 unused, then float4 in network order. */
 function vectorBinary(v: Float32Array): Buffer {
@@ -169,14 +89,14 @@ function writeCopyFile(path: string, ds: Dataset): void {
   closeSync(fd);
 }
 
-async function connect(cluster: Cluster): Promise<Client> {
+async function connect(cluster: PgCluster): Promise<Client> {
   const client = new Client({ host: cluster.host, port: cluster.port, user: 'postgres', database: 'postgres' });
   await client.connect();
   return client;
 }
 
 /** Loads the table with COPY and builds the index; returns the notes the table prints. */
-async function loadAndIndex(cluster: Cluster, ds: Dataset, admin: Client): Promise<string> {
+async function loadAndIndex(cluster: PgCluster, ds: Dataset, admin: Client): Promise<string> {
   await admin.query('CREATE EXTENSION vector');
   const version = (
     await admin.query<{ v: string }>(`SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'`)
@@ -234,11 +154,7 @@ interface Measured {
 }
 
 async function benchPgvector(ds: Dataset, truth: Record<Mode, Uint32Array>, notes: string[]): Promise<Measured[]> {
-  if (!existsSync(join(PG_BIN, 'initdb'))) throw new MissingPeer(`no PostgreSQL 15 in ${PG_BIN} (set PG_BIN)`);
-  const sharedir = execFileSync(join(PG_BIN, 'pg_config'), ['--sharedir'], { encoding: 'utf8' }).trim();
-  if (!existsSync(join(sharedir, 'extension', 'vector.control')))
-    throw new MissingPeer(`the vector extension is not installed in ${sharedir}/extension`);
-  const cluster = await startCluster();
+  const cluster = await startCluster(PG_BIN, SETTINGS, TCP);
   const stopOnSignal = () => process.exit(130); // exit runs the handler below
   const stopOnExit = () => cluster.stop();
   process.once('SIGINT', stopOnSignal).once('exit', stopOnExit);
@@ -339,9 +255,12 @@ function ratio(row: Measured, all: Measured[]): string {
   return `${(row.run.qps / near.run.qps).toFixed(2)}× (pg ef=${near.ef}, ${near.run.recall.toFixed(3)})`;
 }
 
-class MissingPeer extends Error {}
-
 async function main(): Promise<void> {
+  const missing = postgresMissing(PG_BIN, 'vector');
+  if (missing) {
+    console.error(`pgvector bench: ${missing} (PG_BIN=${PG_BIN}).\n${INSTALL_HELP}`);
+    process.exit(2);
+  }
   const ds = gaussianMixture(POINTS, QUERIES, DIM);
   const truth = exactTruth(ds.base, ds.queries, DIM, K, (i) => `t${i % 10}` === TAG_MATCH);
   const notes: string[] = [];
@@ -376,10 +295,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof MissingPeer) {
-    console.error(`pgvector bench: ${error.message}.\n${INSTALL_HELP}`);
-    process.exit(2);
-  }
   console.error(error);
   process.exit(1);
 });
