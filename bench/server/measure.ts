@@ -8,6 +8,8 @@ export interface Run {
   p50: number;
   p99: number;
   cpuPerQuery: number;
+  /** CPU of this (client) process per query: on a small machine the client competes with the server. */
+  clientCpuPerQuery: number;
 }
 
 export interface MeasureOptions {
@@ -52,6 +54,7 @@ export async function measure(
   let hits = 0;
   let next = 0;
   const cpu0 = cpuMs();
+  const client0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
@@ -67,6 +70,7 @@ export async function measure(
   );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuMs() - cpu0;
+  const client = process.cpuUsage(client0);
   progress(label, queries, queries);
   latencies.sort((a, b) => a - b);
   return {
@@ -75,6 +79,7 @@ export async function measure(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     cpuPerQuery: cpu / queries,
+    clientCpuPerQuery: (client.user + client.system) / 1000 / queries,
   };
 }
 

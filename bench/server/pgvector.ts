@@ -279,6 +279,7 @@ async function main(): Promise<void> {
       r.run.p50.toFixed(2),
       r.run.p99.toFixed(2),
       r.run.cpuPerQuery.toFixed(3),
+      r.run.clientCpuPerQuery.toFixed(3),
       ...(COMPARE ? [ratio(r, results)] : []),
     ]);
   console.log(
@@ -289,8 +290,23 @@ async function main(): Promise<void> {
       `${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`,
   );
   console.log(notes.join('\n'));
-  console.log('CPU/query: pgvector, all postgres processes; vectorstore, the server process (utime + stime, /proc).\n');
-  const headers = ['search', 'who', 'clients', 'ef', 'run', 'recall@10', 'QPS', 'p50 ms', 'p99 ms', 'CPU/query ms'];
+  console.log(
+    'CPU/query: pgvector, all postgres processes; vectorstore, the server process (utime + stime, /proc). ' +
+      'Client CPU/query: this bench process (the pg or gRPC client), which shares the machine with the server.\n',
+  );
+  const headers = [
+    'search',
+    'who',
+    'clients',
+    'ef',
+    'run',
+    'recall@10',
+    'QPS',
+    'p50 ms',
+    'p99 ms',
+    'CPU/query ms',
+    'client CPU/query ms',
+  ];
   console.log(table([...headers, ...(COMPARE ? ['QPS ÷ pgvector at nearest recall'] : [])], rows));
 }
 
