@@ -1,5 +1,6 @@
 // What the server benches share: exact ground truth, a timed run of concurrent searches with recall against that
 // truth, and the progress bar on stderr. bench/server/run.ts has its own copy of measure() for now.
+import { readFileSync } from 'node:fs';
 
 /** One measured run: recall@k, throughput, latency percentiles and CPU per query of whoever does the work. */
 export interface Run {
@@ -10,6 +11,8 @@ export interface Run {
   cpuPerQuery: number;
   /** CPU of this (client) process per query: on a small machine the client competes with the server. */
   clientCpuPerQuery: number;
+  /** Cores that everything else on the machine kept busy on average during the run (Linux): the run's noise. */
+  otherCores: number;
 }
 
 export interface MeasureOptions {
@@ -19,6 +22,18 @@ export interface MeasureOptions {
   k: number;
   /** Unmeasured searches per client before the run: its connection, the client's JIT. */
   warmup: number;
+}
+
+/** CPU ms the whole machine spent busy so far (all cores; steal counts: a neighbour VM had the core). */
+function machineBusyMs(): number {
+  if (process.platform !== 'linux') return NaN;
+  // cpu  user nice system idle iowait irq softirq steal ... in 1/100 s
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user + nice + system + irq + softirq + steal) * 10;
 }
 
 export function progress(label: string, done: number, total: number): void {
@@ -55,6 +70,7 @@ export async function measure(
   let next = 0;
   const cpu0 = cpuMs();
   const client0 = process.cpuUsage();
+  const machine0 = machineBusyMs();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
@@ -71,6 +87,8 @@ export async function measure(
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuMs() - cpu0;
   const client = process.cpuUsage(client0);
+  const clientMs = (client.user + client.system) / 1000;
+  const otherMs = machineBusyMs() - machine0 - cpu - clientMs;
   progress(label, queries, queries);
   latencies.sort((a, b) => a - b);
   return {
@@ -79,7 +97,8 @@ export async function measure(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     cpuPerQuery: cpu / queries,
-    clientCpuPerQuery: (client.user + client.system) / 1000 / queries,
+    clientCpuPerQuery: clientMs / queries,
+    otherCores: Math.max(0, otherMs / 1000 / seconds),
   };
 }
 

@@ -153,59 +153,68 @@ interface Measured {
   run: Run;
 }
 
-async function benchPgvector(ds: Dataset, truth: Record<Mode, Uint32Array>, notes: string[]): Promise<Measured[]> {
+/** A system under test, set up and loaded: clients for one configuration, its CPU clock, its shutdown. */
+interface Peer {
+  who: Measured['who'];
+  /** `search` answers dataset indexes; `done` releases what `clients` opened. */
+  clients(ef: number, mode: Mode, concurrency: number): Promise<{ search: Search; done(): void }>;
+  cpuMs(): number;
+  close(): Promise<void>;
+}
+type Search = (worker: number, query: number) => Promise<number[]>;
+
+async function openPgvector(ds: Dataset, notes: string[]): Promise<Peer> {
   const cluster = await startCluster(PG_BIN, SETTINGS, TCP);
   const stopOnSignal = () => process.exit(130); // exit runs the handler below
   const stopOnExit = () => cluster.stop();
   process.once('SIGINT', stopOnSignal).once('exit', stopOnExit);
-  const results: Measured[] = [];
-  const clients: Client[] = [];
+  const connections: Client[] = [];
+  const close = async () => {
+    await Promise.all(connections.map((c) => c.end()));
+    cluster.stop();
+    process.off('SIGINT', stopOnSignal).off('exit', stopOnExit);
+  };
   try {
     const admin = await connect(cluster);
-    clients.push(admin);
+    connections.push(admin);
     notes.push(await loadAndIndex(cluster, ds, admin));
     await checkPlans(admin, ds);
     const params = Array.from({ length: QUERIES }, (_, q) => {
       const v = ds.queries.subarray(q * DIM, (q + 1) * DIM);
       return BINARY_PARAM ? vectorBinary(v) : `[${Array.from(v).join(',')}]`;
     });
-    for (let i = 0; i < 8; i++) clients.push(await connect(cluster));
-    const searchers = clients.slice(1);
+    for (let i = 0; i < 8; i++) connections.push(await connect(cluster));
+    const searchers = connections.slice(1);
     // Only a filtered search can run out of results; a plain one never iterates.
     for (const c of searchers) await c.query(`SET hnsw.iterative_scan = ${ITERATIVE}`);
-    const cpuMs = () => postgresCpuMs(cluster.postmaster);
-    for (let repeat = 1; repeat <= REPEATS; repeat++) {
-      for (const ef of EF_SEARCH) {
-        for (const c of searchers) await c.query(`SET hnsw.ef_search = ${ef}`);
-        for (const mode of MODES) {
-          for (const concurrency of [1, 8]) {
-            const search = async (w: number, q: number) => {
-              const res = await searchers[w].query<[number]>({
-                name: mode, // prepared once per connection, then bind + execute
-                text: QUERY_TEXT[mode],
-                values: [params[q]],
-                rowMode: 'array',
-              });
-              return res.rows.map((row) => row[0] - 1);
-            };
-            const label = `pgvector ${mode} ef=${ef} ×${concurrency}`;
-            const run = await measure(label, concurrency, search, truth[mode], cpuMs, RUN);
-            results.push({ who: 'pgvector', mode, ef, clients: concurrency, repeat, run });
-          }
-        }
-      }
-    }
-  } finally {
-    await Promise.all(clients.map((c) => c.end()));
-    cluster.stop();
-    process.off('SIGINT', stopOnSignal).off('exit', stopOnExit);
+    let currentEf = 0;
+    return {
+      who: 'pgvector',
+      async clients(ef, mode) {
+        if (ef !== currentEf) for (const c of searchers) await c.query(`SET hnsw.ef_search = ${ef}`);
+        currentEf = ef;
+        const search = async (w: number, q: number) => {
+          const res = await searchers[w].query<[number]>({
+            name: mode, // prepared once per connection, then bind + execute
+            text: QUERY_TEXT[mode],
+            values: [params[q]],
+            rowMode: 'array',
+          });
+          return res.rows.map((row) => row[0] - 1);
+        };
+        return { search, done: () => undefined };
+      },
+      cpuMs: () => postgresCpuMs(cluster.postmaster),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
   }
-  return results;
 }
 
-async function benchVectorstore(ds: Dataset, truth: Record<Mode, Uint32Array>, notes: string[]): Promise<Measured[]> {
+async function openVectorstore(ds: Dataset, notes: string[]): Promise<Peer> {
   const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
-  const results: Measured[] = [];
   try {
     const load = await loadBenchCollection(server, ds, { m: M, efConstruct: EF_CONSTRUCT, fullScanThreshold: 10_000 });
     notes.push(
@@ -221,23 +230,43 @@ async function benchVectorstore(ds: Dataset, truth: Record<Mode, Uint32Array>, n
     const warm = make(EF_SEARCH[0]);
     for (let q = 0; q < 600; q++) await warm.search(queries[q % QUERIES], q % 2 === 1);
     warm.close();
-    for (let repeat = 1; repeat <= REPEATS; repeat++) {
-      for (const ef of EF_SEARCH) {
-        for (const mode of MODES) {
-          for (const concurrency of [1, 8]) {
-            const clients = Array.from({ length: concurrency }, () => make(ef));
-            const search = async (w: number, q: number) =>
-              (await clients[w].search(queries[q], mode === 'filtered')).map((id) => id - 1);
-            const label = `vectorstore ${mode} ef=${ef} ×${concurrency}`;
-            const run = await measure(label, concurrency, search, truth[mode], () => processCpuMs(server.pid), RUN);
-            for (const client of clients) client.close();
-            results.push({ who: 'vectorstore', mode, ef, clients: concurrency, repeat, run });
+    return {
+      who: 'vectorstore',
+      async clients(ef, mode, concurrency) {
+        const clients = Array.from({ length: concurrency }, () => make(ef));
+        const search = async (w: number, q: number) =>
+          (await clients[w].search(queries[q], mode === 'filtered')).map((id) => id - 1);
+        return { search, done: () => clients.forEach((c) => c.close()) };
+      },
+      cpuMs: () => processCpuMs(server.pid),
+      close: () => server.stop(),
+    };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/**
+ * Each configuration is measured on every peer back to back, so that load from other jobs on the shared
+ * machine falls on both sides of a ratio alike.
+ */
+async function sweep(peers: Peer[], truth: Record<Mode, Uint32Array>): Promise<Measured[]> {
+  const results: Measured[] = [];
+  for (let repeat = 1; repeat <= REPEATS; repeat++) {
+    for (const ef of EF_SEARCH) {
+      for (const mode of MODES) {
+        for (const concurrency of [1, 8]) {
+          for (const peer of peers) {
+            const { search, done } = await peer.clients(ef, mode, concurrency);
+            const label = `${peer.who} ${mode} ef=${ef} ×${concurrency}`;
+            const run = await measure(label, concurrency, search, truth[mode], () => peer.cpuMs(), RUN);
+            done();
+            results.push({ who: peer.who, mode, ef, clients: concurrency, repeat, run });
           }
         }
       }
     }
-  } finally {
-    await server.stop();
   }
   return results;
 }
@@ -264,8 +293,14 @@ async function main(): Promise<void> {
   const ds = gaussianMixture(POINTS, QUERIES, DIM);
   const truth = exactTruth(ds.base, ds.queries, DIM, K, (i) => `t${i % 10}` === TAG_MATCH);
   const notes: string[] = [];
-  const results = await benchPgvector(ds, truth, notes);
-  if (COMPARE) results.push(...(await benchVectorstore(ds, truth, notes)));
+  const peers = [await openPgvector(ds, notes)];
+  let results: Measured[];
+  try {
+    if (COMPARE) peers.push(await openVectorstore(ds, notes));
+    results = await sweep(peers, truth);
+  } finally {
+    for (const peer of peers) await peer.close();
+  }
   const rows = [...results]
     .sort((a, b) => MODES.indexOf(a.mode) - MODES.indexOf(b.mode) || a.clients - b.clients || a.ef - b.ef)
     .map((r) => [
@@ -280,6 +315,7 @@ async function main(): Promise<void> {
       r.run.p99.toFixed(2),
       r.run.cpuPerQuery.toFixed(3),
       r.run.clientCpuPerQuery.toFixed(3),
+      r.run.otherCores.toFixed(2),
       ...(COMPARE ? [ratio(r, results)] : []),
     ]);
   console.log(
@@ -292,7 +328,8 @@ async function main(): Promise<void> {
   console.log(notes.join('\n'));
   console.log(
     'CPU/query: pgvector, all postgres processes; vectorstore, the server process (utime + stime, /proc). ' +
-      'Client CPU/query: this bench process (the pg or gRPC client), which shares the machine with the server.\n',
+      'Client CPU/query: this bench process (the pg or gRPC client), which shares the machine with the server. ' +
+      "Others' cores: what other jobs kept busy meanwhile (/proc/stat), the run's noise.\n",
   );
   const headers = [
     'search',
@@ -306,6 +343,7 @@ async function main(): Promise<void> {
     'p99 ms',
     'CPU/query ms',
     'client CPU/query ms',
+    "others' cores",
   ];
   console.log(table([...headers, ...(COMPARE ? ['QPS ÷ pgvector at nearest recall'] : [])], rows));
 }
