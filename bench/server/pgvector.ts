@@ -271,17 +271,23 @@ async function sweep(peers: Peer[], truth: Record<Mode, Uint32Array>): Promise<M
   return results;
 }
 
-/** vectorstore QPS ÷ the QPS of the pgvector run (same mode, clients, repeat) whose recall is nearest. */
-function ratio(row: Measured, all: Measured[]): string {
-  if (row.who !== 'vectorstore') return '';
+/**
+ * vectorstore QPS ÷ the QPS of the pgvector run (same mode, clients, repeat) whose recall is nearest, and that
+ * run's CPU per query ÷ ours (less swayed by other jobs than QPS).
+ */
+function ratio(row: Measured, all: Measured[]): string[] {
+  if (row.who !== 'vectorstore') return ['', ''];
   const peers = all.filter(
     (p) => p.who === 'pgvector' && p.mode === row.mode && p.clients === row.clients && p.repeat === row.repeat,
   );
-  if (peers.length === 0) return '';
+  if (peers.length === 0) return ['', ''];
   // nearest recall; of equally near ones, the fastest
   const gap = (p: Measured) => Math.abs(p.run.recall - row.run.recall);
   const near = peers.reduce((a, b) => (gap(b) < gap(a) || (gap(b) === gap(a) && b.run.qps > a.run.qps) ? b : a));
-  return `${(row.run.qps / near.run.qps).toFixed(2)}× (pg ef=${near.ef}, ${near.run.recall.toFixed(3)})`;
+  return [
+    `${(row.run.qps / near.run.qps).toFixed(2)}× (pg ef=${near.ef}, ${near.run.recall.toFixed(3)})`,
+    `${(near.run.cpuPerQuery / row.run.cpuPerQuery).toFixed(2)}×`,
+  ];
 }
 
 async function main(): Promise<void> {
@@ -316,7 +322,7 @@ async function main(): Promise<void> {
       r.run.cpuPerQuery.toFixed(3),
       r.run.clientCpuPerQuery.toFixed(3),
       r.run.otherCores.toFixed(2),
-      ...(COMPARE ? [ratio(r, results)] : []),
+      ...(COMPARE ? ratio(r, results) : []),
     ]);
   console.log(
     `\npgvector${COMPARE ? ' vs vectorstore' : ''} — ${POINTS} × ${DIM}-d (Gaussian mixture, Euclid), m=${M}, ` +
@@ -345,7 +351,9 @@ async function main(): Promise<void> {
     'client CPU/query ms',
     "others' cores",
   ];
-  console.log(table([...headers, ...(COMPARE ? ['QPS ÷ pgvector at nearest recall'] : [])], rows));
+  console.log(
+    table([...headers, ...(COMPARE ? ['QPS ÷ pgvector at nearest recall', 'its CPU/query ÷ ours'] : [])], rows),
+  );
 }
 
 main().catch((error: unknown) => {
