@@ -1,12 +1,11 @@
-// npm run bench:pgvector — the peer of issue 12, measured on this machine: PostgreSQL 15 + pgvector with the
-// dataset and queries of bench/server/run.ts (Gaussian mixture, 128-d, Euclid; point i is id i + 1 with tag
-// t${i % 10}; filtered = tag 't0', 10%). The bench starts its own cluster in a temporary folder (unix socket
-// there, fsync off), loads the points with COPY, builds HNSW m=16, ef_construction=100 with parallel
-// maintenance workers, then sweeps hnsw.ef_search with 1 and 8 clients (node `pg`, one connection each),
-// plain and filtered (hnsw.iterative_scan). Columns: recall@10 against exact brute force, QPS, p50/p99, and
-// postgres CPU per query (all its processes, from /proc).
-// BENCH_PG_COMPARE=1 also starts our server, loaded as run.ts loads it, sweeps the same ef, and adds
-// vectorstore QPS ÷ pgvector QPS at the nearest recall.
+// npm run bench:pgvector — issue 12's peer on this machine: PostgreSQL 15 + pgvector, with bench/server/run.ts's
+// data and queries (Gaussian mixture, 128-d, Euclid; point i is id i + 1, tag t${i % 10}; filtered: tag 't0',
+// 10%). It starts its own cluster in a temporary folder, loads it with COPY, builds HNSW m=16, ef_construction=100
+// with parallel maintenance workers, then sweeps hnsw.ef_search with 1 and 8 clients (node `pg`, a connection
+// each), plain and filtered (hnsw.iterative_scan). Columns: recall@10 against brute force, QPS, p50/p99, CPU per
+// query of postgres (all its processes) and of the client (this process), and the cores other jobs kept busy.
+// BENCH_PG_COMPARE=1 also loads our server as run.ts does, measures each configuration on both back to back,
+// and gives vectorstore ÷ pgvector at the nearest recall (docs/benchmarks-pgvector.md).
 // Env: BENCH_POINTS (100000), BENCH_QUERIES (2000 per run), BENCH_PG_EF (40,64,100,200), BENCH_REPEATS (1),
 // BENCH_PG_BUILD_WORKERS (2), BENCH_PG_ITERATIVE (relaxed_order), BENCH_PG_PARAM (binary|text),
 // BENCH_PG_TCP=1 (connect over 127.0.0.1 instead of the unix socket), BENCH_PG_CLIENT (raw|official: our
@@ -337,23 +336,10 @@ async function main(): Promise<void> {
       'Client CPU/query: this bench process (the pg or gRPC client), which shares the machine with the server. ' +
       "Others' cores: what other jobs kept busy meanwhile (/proc/stat), the run's noise.\n",
   );
-  const headers = [
-    'search',
-    'who',
-    'clients',
-    'ef',
-    'run',
-    'recall@10',
-    'QPS',
-    'p50 ms',
-    'p99 ms',
-    'CPU/query ms',
-    'client CPU/query ms',
-    "others' cores",
-  ];
-  console.log(
-    table([...headers, ...(COMPARE ? ['QPS ÷ pgvector at nearest recall', 'its CPU/query ÷ ours'] : [])], rows),
-  );
+  const headers =
+    "search|who|clients|ef|run|recall@10|QPS|p50 ms|p99 ms|CPU/query ms|client CPU/query ms|others' cores";
+  const compared = COMPARE ? '|QPS ÷ pgvector at nearest recall|its CPU/query ÷ ours' : '';
+  console.log(table((headers + compared).split('|'), rows));
 }
 
 main().catch((error: unknown) => {
