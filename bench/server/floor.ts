@@ -5,6 +5,7 @@
 // Columns: QPS, p50/p99 latency, server CPU per call (utime + stime from /proc, all threads), and the
 // vectorstore ÷ bare ratio. The bare server bounds what any work on top of grpc-js can reach here.
 // Env: FLOOR_CALLS (3000 per round), FLOOR_ROUNDS (4).
+import { rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { startServer } from '../../test/e2e/support/server-harness';
@@ -164,6 +165,7 @@ async function main(): Promise<void> {
   } finally {
     bare?.stop();
     await server.stop();
+    rmSync(server.dataDir, { recursive: true, force: true }); // the harness leaves it
   }
 }
 

@@ -1,7 +1,17 @@
 // A throwaway PostgreSQL cluster for benches: initdb in a temporary folder, its unix socket there too, started
 // with pg_ctl on a free port and removed on stop; and the CPU all its processes used, from /proc.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../test/e2e/support/server-harness';
@@ -11,6 +21,8 @@ export interface PgCluster {
   dir: string;
   /** Where clients connect: the socket folder, or 127.0.0.1 over TCP. */
   host: string;
+  /** The superuser's password: TCP connections need it (the socket, in a folder only its owner reads, does not). */
+  password: string;
   port: number;
   postmaster: number;
   /** Immediate shutdown (nothing to keep), then the folder is removed. Synchronous, so an exit handler may call it. */
@@ -32,7 +44,10 @@ function clusterUser(): { uid: number; gid: number } | undefined {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-/** A fresh cluster, superuser `postgres` with trust auth, `settings` appended to postgresql.conf. */
+/**
+ * A fresh cluster, superuser `postgres`, `settings` appended to postgresql.conf. Trust on the unix socket only
+ * (its folder is 0700); over TCP any local user could connect, so there a random password is asked for.
+ */
 export async function startCluster(bin: string, settings: string[], tcp = false): Promise<PgCluster> {
   const user = clusterUser();
   const dir = mkdtempSync(join(tmpdir(), 'vectorstore-pg-'));
@@ -41,7 +56,15 @@ export async function startCluster(bin: string, settings: string[], tcp = false)
   const pg = (tool: string, args: string[]) =>
     execFileSync(join(bin, tool), args, { cwd: dir, stdio: 'pipe', ...user });
   try {
-    pg('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    const password = randomBytes(18).toString('base64url');
+    const pwfile = join(dir, 'pwfile');
+    writeFileSync(pwfile, `${password}\n`, { mode: 0o600, flag: 'wx' });
+    if (user) chownSync(pwfile, user.uid, user.gid);
+    pg('initdb', [
+      ...['-D', data, '-U', 'postgres', '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256'],
+      ...['-E', 'UTF8', '--locale=C', '--no-sync'],
+    ]);
+    rmSync(pwfile);
     const port = await freePort();
     const listen = [`port = ${port}`, `listen_addresses = '${tcp ? '127.0.0.1' : ''}'`];
     appendFileSync(
@@ -54,18 +77,28 @@ export async function startCluster(bin: string, settings: string[], tcp = false)
     return {
       dir,
       host: tcp ? '127.0.0.1' : dir,
+      password,
       port,
       postmaster,
       stop() {
         if (stopped) return;
         stopped = true;
-        pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-        rmSync(dir, { recursive: true, force: true });
+        try {
+          pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
       },
     };
   } catch (error) {
     const log = join(dir, 'postgres.log');
     if (existsSync(log)) process.stderr.write(`\npostgres log (tail):\n${readFileSync(log, 'utf8').slice(-2000)}\n`);
+    try {
+      // a start that timed out may have left a postmaster behind
+      if (existsSync(join(data, 'postmaster.pid'))) pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      // not running
+    }
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }

@@ -71,7 +71,7 @@ function vectorBinary(v: Float32Array): Buffer {
 
 /** A file for COPY ... (FORMAT binary): rows (id integer, tag text, embedding vector), floats exact. */
 function writeCopyFile(path: string, ds: Dataset): void {
-  const fd = openSync(path, 'w');
+  const fd = openSync(path, 'wx'); // a fresh file: never through a link someone placed there
   writeSync(fd, Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)])); // signature, flags, ext
   for (let i = 0; i < ds.n; i++) {
     const tag = Buffer.from(`t${i % 10}`);
@@ -89,7 +89,13 @@ function writeCopyFile(path: string, ds: Dataset): void {
 }
 
 async function connect(cluster: PgCluster): Promise<Client> {
-  const client = new Client({ host: cluster.host, port: cluster.port, user: 'postgres', database: 'postgres' });
+  const client = new Client({
+    host: cluster.host,
+    port: cluster.port,
+    user: 'postgres',
+    password: cluster.password,
+    database: 'postgres',
+  });
   await client.connect();
   return client;
 }
@@ -164,14 +170,13 @@ type Search = (worker: number, query: number) => Promise<number[]>;
 
 async function openPgvector(ds: Dataset, notes: string[]): Promise<Peer> {
   const cluster = await startCluster(PG_BIN, SETTINGS, TCP);
-  const stopOnSignal = () => process.exit(130); // exit runs the handler below
   const stopOnExit = () => cluster.stop();
-  process.once('SIGINT', stopOnSignal).once('exit', stopOnExit);
+  process.once('exit', stopOnExit);
   const connections: Client[] = [];
   const close = async () => {
     await Promise.all(connections.map((c) => c.end()));
     cluster.stop();
-    process.off('SIGINT', stopOnSignal).off('exit', stopOnExit);
+    process.off('exit', stopOnExit);
   };
   try {
     const admin = await connect(cluster);
@@ -214,6 +219,14 @@ async function openPgvector(ds: Dataset, notes: string[]): Promise<Peer> {
 
 async function openVectorstore(ds: Dataset, notes: string[]): Promise<Peer> {
   const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
+  // a child outlives process.exit: killed at exit unless stopped before
+  const killOnExit = () => process.kill(server.pid, 'SIGKILL');
+  process.once('exit', killOnExit);
+  const stop = async () => {
+    process.off('exit', killOnExit);
+    await server.stop();
+    rmSync(server.dataDir, { recursive: true, force: true });
+  };
   try {
     const load = await loadBenchCollection(server, ds, { m: M, efConstruct: EF_CONSTRUCT, fullScanThreshold: 10_000 });
     notes.push(
@@ -238,10 +251,10 @@ async function openVectorstore(ds: Dataset, notes: string[]): Promise<Peer> {
         return { search, done: () => clients.forEach((c) => c.close()) };
       },
       cpuMs: () => processCpuMs(server.pid),
-      close: () => server.stop(),
+      close: stop,
     };
   } catch (error) {
-    await server.stop();
+    await stop();
     throw error;
   }
 }
@@ -295,6 +308,13 @@ async function main(): Promise<void> {
     console.error(`pgvector bench: ${missing} (PG_BIN=${PG_BIN}).\n${INSTALL_HELP}`);
     process.exit(2);
   }
+  // the peers' exit handlers stop the cluster and kill our server; a signal would skip them
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)
+    process.once(signal, () => process.exit(code));
   const ds = gaussianMixture(POINTS, QUERIES, DIM);
   const truth = exactTruth(ds.base, ds.queries, DIM, K, (i) => `t${i % 10}` === TAG_MATCH);
   const notes: string[] = [];
@@ -304,7 +324,9 @@ async function main(): Promise<void> {
     if (COMPARE) peers.push(await openVectorstore(ds, notes));
     results = await sweep(peers, truth);
   } finally {
-    for (const peer of peers) await peer.close();
+    // every peer is closed even if one fails to (reported, without hiding the run's own error)
+    for (const closed of await Promise.allSettled(peers.map((peer) => peer.close())))
+      if (closed.status === 'rejected') console.error('pgvector bench: closing a peer failed:', closed.reason);
   }
   const rows = [...results]
     .sort((a, b) => MODES.indexOf(a.mode) - MODES.indexOf(b.mode) || a.clients - b.clients || a.ef - b.ef)

@@ -17,7 +17,7 @@
 // a part only, e.g. for a profile of one kind of search.
 import * as grpc from '@grpc/grpc-js';
 import { VectorIndex } from '@vectorstore/engine';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { startServer } from '../../test/e2e/support/server-harness';
 import { Dataset, gaussianMixture } from '../engine/datasets';
@@ -365,6 +365,7 @@ async function main(): Promise<void> {
     throw error;
   } finally {
     await server.stop();
+    rmSync(server.dataDir, { recursive: true, force: true }); // the harness leaves it
   }
   console.log(
     `\nvectorstore server vs engine alone — ${POINTS} × ${DIM}-d (Gaussian mixture, Euclid), m=${M}, ef_construct=${EF_CONSTRUCT}, ` +

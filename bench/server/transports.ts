@@ -6,7 +6,7 @@
 // Sizes via BENCH_POINTS (default 100000) and BENCH_QUERIES (default 2000 per client count);
 // BENCH_ON_DISK=1 keeps vectors on disk. Also prints the server's resident memory after a restart.
 import * as grpc from '@grpc/grpc-js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
 import { availableParallelism, cpus } from 'node:os';
 import { createCollectionsClient, createPointsClient, credentials, unary } from '../../test/e2e/support/grpc-clients';
@@ -278,6 +278,7 @@ async function main(): Promise<void> {
   } finally {
     restAgent.destroy();
     await server.stop();
+    rmSync(server.dataDir, { recursive: true, force: true }); // the harness leaves it
   }
   console.log(
     `\nvectorstore server benchmark — ${POINTS} points, vectors ${ON_DISK ? 'on disk' : 'in memory'}, ${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`,
