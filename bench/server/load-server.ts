@@ -1,7 +1,6 @@
-// Loads a bench dataset into a running server as bench/server/run.ts does (a copy of its steps, so that other
-// benches compare against the same setup): collection `bench`, bulk upload with indexing off, a keyword payload
-// index on the tag, then indexing into one segment, waiting until the collection is Green
-// and checking that one indexed segment holds every point.
+// Loads a bench dataset into a running server the same way for every server bench (run.ts, pgvector.ts):
+// collection `bench`, bulk upload with indexing off, a keyword payload index on the tag, then indexing into one
+// segment, waiting until the collection is Green and checking that one indexed segment holds every point.
 import * as grpc from '@grpc/grpc-js';
 import type { RunningServer } from '../../test/e2e/support/server-harness';
 import type { Dataset } from '../engine/datasets';
@@ -19,9 +18,10 @@ export interface LoadOptions {
 }
 
 /** Segment info from REST telemetry (details level 4), Qdrant's shape. */
-interface SegmentInfo {
+export interface SegmentInfo {
   segment_type: string;
   num_points: number;
+  is_appendable: boolean;
 }
 
 async function segmentsOf(server: RunningServer): Promise<SegmentInfo[]> {
@@ -38,12 +38,15 @@ interface CollectionInfo {
   result: { status: string; pointsCount?: string; indexedVectorsCount?: string };
 }
 
-/** Point `i` of `ds` becomes point id `i + 1` with payload tag `t${i % 10}`. Returns the seconds each step took. */
+/**
+ * Point `i` of `ds` becomes point id `i + 1` with payload tag `t${i % 10}`. Returns the seconds each step took
+ * and the segments at the end.
+ */
 export async function loadBenchCollection(
   server: RunningServer,
   ds: Dataset,
   { m, efConstruct, fullScanThreshold, onDisk = false, batch = 1_000, concurrency = 4 }: LoadOptions,
-): Promise<{ loadSeconds: number; indexSeconds: number }> {
+): Promise<{ loadSeconds: number; indexSeconds: number; segments: SegmentInfo[] }> {
   const metadata = new grpc.Metadata();
   metadata.set('api-key', server.apiKey);
   const collections = new RawClient(server.grpcAddress, metadata, 'qdrant.Collections');
@@ -98,7 +101,7 @@ export async function loadBenchCollection(
     if (holding.length !== 1 || holding[0].segment_type !== 'indexed') {
       throw new Error(`expected all points in one indexed segment, got ${JSON.stringify(segments)}`);
     }
-    return { loadSeconds, indexSeconds };
+    return { loadSeconds, indexSeconds, segments };
   } finally {
     collections.close();
     points.close();

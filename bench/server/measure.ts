@@ -1,5 +1,5 @@
 // What the server benches share: exact ground truth, a timed run of concurrent searches with recall against that
-// truth, and the progress bar on stderr. bench/server/run.ts has its own copy of measure() for now.
+// truth, and the progress bar on stderr.
 import { readFileSync } from 'node:fs';
 
 /** One measured run: recall@k, throughput, latency percentiles and CPU per query of whoever does the work. */

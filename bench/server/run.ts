@@ -30,9 +30,10 @@ import {
   residentBytes,
   SearchClient,
   SearchOptions,
-  TAG_FIELD,
   TAG_MATCH,
 } from './clients';
+import { loadBenchCollection } from './load-server';
+import { measure, MeasureOptions, progress, Run } from './measure';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const POINTS = env('BENCH_POINTS', 100_000);
@@ -50,6 +51,7 @@ const GRAPH_THRESHOLD_KB = Math.max(1, Math.floor(((POINTS / 10) * DIM * 4) / 10
 const UPLOAD_BATCH = 1_000;
 const UPLOAD_CONCURRENCY = 4;
 const WARMUP = 50; // queries per client before a measured run: its connection, the client's JIT
+const MEASURE: MeasureOptions = { queries: QUERIES, k: K, warmup: WARMUP };
 const SERVER_WARMUP = 600; // queries per client kind, plain and filtered alternating, before any run
 type Mode = 'plain' | 'filtered' | 'filtered-graph';
 const SEARCH: Record<Mode, SearchOptions> = {
@@ -70,71 +72,6 @@ for (const [name, values, known] of [
 
 /** Point `i` of the dataset is engine slot `i` and server point id `i + 1` with tag `t${i % 10}`. */
 const tagged = (i: number) => `t${i % 10}` === TAG_MATCH;
-
-interface Run {
-  recall: number;
-  qps: number;
-  p50: number;
-  p99: number;
-  cpuPerQuery: number;
-}
-
-function progress(label: string, done: number, total: number): void {
-  const width = 30;
-  const filled = Math.round((done / total) * width);
-  process.stderr.write(`\r${label.padEnd(28)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
-  if (done >= total) process.stderr.write('\n');
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-/**
- * QUERIES searches spread over `concurrency` workers, after WARMUP unmeasured ones per worker.
- * `search` answers slots (point id - 1); `cpuMs` reads the CPU clock of whoever does the work.
- */
-async function measure(
-  label: string,
-  concurrency: number,
-  search: (worker: number, query: number) => Promise<ArrayLike<number>> | ArrayLike<number>,
-  truth: Uint32Array,
-  cpuMs: () => number,
-): Promise<Run> {
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, w) => {
-      for (let i = 0; i < WARMUP; i++) await search(w, (w * WARMUP + i) % QUERIES);
-    }),
-  );
-  const latencies: number[] = [];
-  let hits = 0;
-  let next = 0;
-  const cpu0 = cpuMs();
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, w) => {
-      for (let q = next++; q < QUERIES; q = next++) {
-        const start = performance.now();
-        const got = await search(w, q);
-        latencies.push(performance.now() - start);
-        const expected = new Set(truth.subarray(q * K, (q + 1) * K));
-        for (let j = 0; j < Math.min(K, got.length); j++) if (expected.has(got[j])) hits++;
-        if (latencies.length % 100 === 0) progress(label, latencies.length, QUERIES);
-      }
-    }),
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  const cpu = cpuMs() - cpu0;
-  progress(label, QUERIES, QUERIES);
-  latencies.sort((a, b) => a - b);
-  return {
-    recall: hits / (QUERIES * K),
-    qps: QUERIES / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    cpuPerQuery: cpu / QUERIES,
-  };
-}
 
 /** Engine alone: build, exact ground truth (plain and filtered), and one single-threaded run of each mode. */
 async function engineAlone(
@@ -173,6 +110,7 @@ async function engineAlone(
       (_, q) => index.search(query(q), { k: K, ef: EF }).slots,
       truth.plain,
       ownCpuMs,
+      MEASURE,
     ),
     filtered: await measure(
       'engine alone, filtered',
@@ -180,6 +118,7 @@ async function engineAlone(
       (_, q) => index.search(query(q), { k: K, ef: EF, allowed }).slots,
       truth.filtered,
       ownCpuMs,
+      MEASURE,
     ),
     'filtered-graph': await measure(
       'engine alone, filtered graph',
@@ -187,29 +126,11 @@ async function engineAlone(
       (_, q) => index.search(query(q), { k: K, ef: GRAPH_EF, allowed, fullScanThreshold: GRAPH_THRESHOLD_KB }).slots,
       truth.filtered,
       ownCpuMs,
+      MEASURE,
     ),
   };
   await index.dispose();
   return { truth, runs };
-}
-
-/** Segment info from REST telemetry (details level 4), Qdrant's shape. */
-interface SegmentInfo {
-  segment_type: string;
-  num_points: number;
-  is_appendable: boolean;
-}
-
-async function segmentsOf(httpUrl: string, apiKey: string): Promise<SegmentInfo[]> {
-  const response = await fetch(`${httpUrl}/telemetry?details_level=4`, { headers: { 'api-key': apiKey } });
-  const body = (await response.json()) as {
-    result: { collections: { collections: { shards: { local: { segments: { info: SegmentInfo }[] } }[] }[] } };
-  };
-  return body.result.collections.collections[0].shards.flatMap((shard) => shard.local.segments.map((s) => s.info));
-}
-
-interface CollectionInfo {
-  result: { status: string; pointsCount?: string; indexedVectorsCount?: string };
 }
 
 async function main(): Promise<void> {
@@ -230,61 +151,18 @@ async function main(): Promise<void> {
   const rows: (string | number)[][] = [];
   let notes = '';
   try {
+    const { loadSeconds, indexSeconds, segments } = await loadBenchCollection(server, ds, {
+      m: M,
+      efConstruct: EF_CONSTRUCT,
+      fullScanThreshold: FULL_SCAN_THRESHOLD_KB,
+      onDisk: ON_DISK,
+      batch: UPLOAD_BATCH,
+      concurrency: UPLOAD_CONCURRENCY,
+    });
+    const idleRss = residentBytes(server.pid);
     const metadata = new grpc.Metadata();
     metadata.set('api-key', server.apiKey);
     const collections = new RawClient(server.grpcAddress, metadata, 'qdrant.Collections');
-    const points = new RawClient(server.grpcAddress, metadata);
-    // Bulk load as Qdrant advises: indexing off while uploading, so the points stay in one segment.
-    await collections.unary('Create', {
-      collectionName: 'bench',
-      vectorsConfig: { params: { size: DIM, distance: 'Euclid', onDisk: ON_DISK } },
-      hnswConfig: { m: M, efConstruct: EF_CONSTRUCT, fullScanThreshold: FULL_SCAN_THRESHOLD_KB },
-      optimizersConfig: { indexingThreshold: 0, defaultSegmentNumber: 1 },
-    });
-    const loadStart = performance.now();
-    let nextBatch = 0;
-    const batches = Math.ceil(POINTS / UPLOAD_BATCH);
-    await Promise.all(
-      Array.from({ length: UPLOAD_CONCURRENCY }, async () => {
-        for (let b = nextBatch++; b < batches; b = nextBatch++) {
-          const batch = [];
-          for (let i = b * UPLOAD_BATCH; i < Math.min(POINTS, (b + 1) * UPLOAD_BATCH); i++) {
-            batch.push({
-              id: { num: i + 1 },
-              vectors: { vector: { dense: { data: Array.from(ds.base.subarray(i * DIM, (i + 1) * DIM)) } } },
-              payload: { [TAG_FIELD]: { stringValue: `t${i % 10}` } },
-            });
-          }
-          await points.unary('Upsert', { collectionName: 'bench', points: batch, wait: false });
-          progress('server: upload', b + 1, batches);
-        }
-      }),
-    );
-    // Applied in order after the upserts; waiting for it waits for them.
-    await points.unary('CreateFieldIndex', {
-      collectionName: 'bench',
-      fieldName: TAG_FIELD,
-      fieldType: 'FieldTypeKeyword',
-      wait: true,
-    });
-    const loadSeconds = (performance.now() - loadStart) / 1000;
-    const indexStart = performance.now();
-    await collections.unary('Update', { collectionName: 'bench', optimizersConfig: { indexingThreshold: 1 } });
-    for (;;) {
-      const info = (await collections.unary<CollectionInfo>('Get', { collectionName: 'bench' })).result;
-      const indexed = Number(info.indexedVectorsCount ?? 0);
-      progress('server: index (optimizer)', indexed, POINTS);
-      if (info.status === 'Green' && indexed >= POINTS && Number(info.pointsCount) === POINTS) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    const indexSeconds = (performance.now() - indexStart) / 1000;
-    const segments = await segmentsOf(server.httpUrl, server.apiKey);
-    const idleRss = residentBytes(server.pid);
-    const holding = segments.filter((s) => s.num_points > 0);
-    if (holding.length !== 1 || holding[0].segment_type !== 'indexed') {
-      throw new Error(`expected all points in one indexed segment, got ${JSON.stringify(segments)}`);
-    }
-    points.close();
 
     const serverCpuMs = () => processCpuMs(server.pid);
     const makers = (
@@ -331,6 +209,7 @@ async function main(): Promise<void> {
             async (w, q) => (await clients[w].search(queries[q], mode !== 'plain')).map((id) => id - 1),
             engine.truth[mode],
             serverCpuMs,
+            MEASURE,
           );
           for (const client of clients) client.close();
           rows.push(row(`server, ${who}`, String(concurrency), run));
