@@ -250,17 +250,19 @@ describe('auth over HTTP (e2e)', () => {
       expect((await refresh(server.httpUrl, second.refresh_token)).status).toBe(401);
     });
 
-    it('should give each of concurrent refreshes with one token (tabs restoring at once) its own successor', async () => {
+    it('should give 10 concurrent refreshes with one token (tabs restoring at once) one successor pair', async () => {
       const session = await login(server.httpUrl, server.adminEmail, server.adminPassword);
       const answers = await Promise.all(
-        Array.from({ length: 8 }, () => refresh(server.httpUrl, session.tokens.refresh_token)),
+        Array.from({ length: 10 }, () => refresh(server.httpUrl, session.tokens.refresh_token)),
       );
-      expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
-      const tokens = answers.map((answer) => (answer.body as TokenPairBody).refresh_token);
-      expect(new Set(tokens).size).toBe(8);
-      // One family: logging out with one successor ends them all.
-      await httpJson(server.httpUrl, 'POST', '/api/auth/logout', { refresh_token: tokens[0] });
-      expect((await refresh(server.httpUrl, tokens[7])).status).toBe(401);
+      expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+      const pairs = answers.map((answer) => answer.body as TokenPairBody);
+      expect(new Set(pairs.map((pair) => pair.refresh_token)).size).toBe(1);
+      expect(new Set(pairs.map((pair) => pair.access_token)).size).toBe(1);
+      // An immediate reuse too gets that pair, and the chain goes on from it.
+      const again = await refresh(server.httpUrl, session.tokens.refresh_token);
+      expect(again.body).toEqual(pairs[0]);
+      expect((await refresh(server.httpUrl, pairs[0].refresh_token)).status).toBe(200);
     });
 
     it('should refuse an access token as refresh token', async () => {
@@ -352,5 +354,36 @@ describe('login throttling (e2e)', () => {
     });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('strict refresh rotation, VECTORSTORE_REFRESH_REUSE_GRACE=0 (e2e)', () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { VECTORSTORE_REFRESH_REUSE_GRACE: '0' } });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('should revoke the family on the first reuse, however soon', async () => {
+    const session = await login(server.httpUrl, server.adminEmail, server.adminPassword);
+    const next = await refresh(server.httpUrl, session.tokens.refresh_token);
+    expect(next.status).toBe(200);
+    expect((await refresh(server.httpUrl, session.tokens.refresh_token)).status).toBe(401);
+    expect((await refresh(server.httpUrl, (next.body as TokenPairBody).refresh_token)).status).toBe(401);
+  });
+
+  it('should let one of concurrent refreshes through and end the session', async () => {
+    const session = await login(server.httpUrl, server.adminEmail, server.adminPassword);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => refresh(server.httpUrl, session.tokens.refresh_token)),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([200, 401, 401, 401, 401]);
+    const winner = answers.find((answer) => answer.status === 200)?.body as TokenPairBody;
+    expect((await refresh(server.httpUrl, winner.refresh_token)).status).toBe(401);
   });
 });

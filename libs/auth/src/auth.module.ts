@@ -56,7 +56,10 @@ const warn = (message: string): void => logger.warn(message);
       provide: RefreshTokenStore,
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) => {
-        const store = new RefreshTokenStore(config.dataDir, config.auth.refreshTtlSeconds, Date.now, warn);
+        const store = new RefreshTokenStore(config.dataDir, config.auth.refreshTtlSeconds, {
+          reuseGraceMs: config.auth.refreshReuseGraceSeconds * 1000,
+          onWarning: warn,
+        });
         await store.load();
         return store;
       },

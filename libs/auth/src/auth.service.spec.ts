@@ -91,6 +91,15 @@ describe(AuthService.name, () => {
       await expect(verifier.verify(pair.access_token)).resolves.toMatchObject({ kind: 'user' });
     });
 
+    it('should answer a reuse within the grace with the same pair', async () => {
+      const { tokens } = await auth.login('ann@example.com', PASSWORD, '127.0.0.1');
+      const [first, second] = await Promise.all([
+        auth.refresh(tokens.refresh_token),
+        auth.refresh(tokens.refresh_token),
+      ]);
+      expect(second).toEqual(first);
+    });
+
     it('should refuse after a password reset and pick up a new role', async () => {
       const { tokens } = await auth.login('ann@example.com', PASSWORD, '127.0.0.1');
       await admin.setRole('ann@example.com', 'admin');

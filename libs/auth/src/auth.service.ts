@@ -50,16 +50,22 @@ export class AuthService {
     return { tokens: this.pair(user, refreshToken), user: toPublicUser(user) };
   }
 
-  /** Rotates the refresh token; the user must still be active and not have reset the password. */
+  /**
+   * Rotates the refresh token; the user must still be active and not have reset the password. A reuse within the
+   * grace answers the pair of the first use (one successor per token).
+   */
   async refresh(refreshToken: string): Promise<TokenPair> {
     let current: UserRecord | undefined;
-    const { token } = await this.refreshTokens.rotate(refreshToken, async (session) => {
-      current = await this.users.findById(session.userId);
-      if (!current || !current.isActive || current.tokenVersion !== session.tokenVersion)
-        throw AuthErrors.invalidRefreshToken();
-      return session;
-    });
-    return this.pair(current as UserRecord, token);
+    return this.refreshTokens.rotate(
+      refreshToken,
+      async (session) => {
+        current = await this.users.findById(session.userId);
+        if (!current || !current.isActive || current.tokenVersion !== session.tokenVersion)
+          throw AuthErrors.invalidRefreshToken();
+        return session;
+      },
+      (_, successor) => this.pair(current as UserRecord, successor),
+    );
   }
 
   /** Ends the session (the refresh token's whole family). Unknown tokens are accepted silently. */

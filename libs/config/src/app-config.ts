@@ -59,6 +59,8 @@ export interface AuthConfig {
   accessTtlSeconds: number;
   /** Refresh token lifetime in seconds (spec: 7 days). */
   refreshTtlSeconds: number;
+  /** Seconds a used refresh token may come back and get its first successor again; 0 = strict rotation. */
+  refreshReuseGraceSeconds: number;
   /** Static key with full access, as Qdrant's `service.api_key`. */
   apiKey?: string;
   /** Static key with read-only access, as Qdrant's `service.read_only_api_key`. */

@@ -88,6 +88,13 @@ export class EnvironmentVariables {
   VECTORSTORE_REFRESH_TTL?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(300, { message: 'must be at most 300 seconds (a longer grace widens the window for a stolen token)' })
+  @IsInt({ message: 'must be an integer number of seconds' })
+  VECTORSTORE_REFRESH_REUSE_GRACE?: number;
+
+  @IsOptional()
   @ValidateIf((_, v) => v !== '')
   @IsString()
   @MinLength(16, { message: 'must be at least 16 characters' })

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
         jwtSecret: undefined,
         accessTtlSeconds: 900,
         refreshTtlSeconds: 604800,
+        refreshReuseGraceSeconds: 10,
         apiKey: undefined,
         readOnlyApiKey: undefined,
         cookieSecure: 'auto',
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
       VECTORSTORE_JWT_SECRET: 's'.repeat(32),
       VECTORSTORE_ACCESS_TTL: '60',
       VECTORSTORE_REFRESH_TTL: '3600',
+      VECTORSTORE_REFRESH_REUSE_GRACE: '0',
       VECTORSTORE_API_KEY: 'k'.repeat(16),
       VECTORSTORE_READ_ONLY_API_KEY: 'r'.repeat(20),
       VECTORSTORE_COOKIE_SECURE: 'always',
@@ -70,6 +72,7 @@ describe('loadConfig', () => {
         jwtSecret: 's'.repeat(32),
         accessTtlSeconds: 60,
         refreshTtlSeconds: 3600,
+        refreshReuseGraceSeconds: 0,
         apiKey: 'k'.repeat(16),
         readOnlyApiKey: 'r'.repeat(20),
         cookieSecure: 'always',
@@ -150,6 +153,18 @@ describe('loadConfig', () => {
 
     expect(error.problems).toHaveLength(1);
     expect(error.problems[0]).toMatch(/^VECTORSTORE_ACCESS_TTL=0: /);
+  });
+
+  it.each([
+    ['-1', /must not be less than 0/],
+    ['301', /at most 300 seconds/],
+    ['1.5', /integer number of seconds/],
+  ])('should reject VECTORSTORE_REFRESH_REUSE_GRACE=%s', (value, rule) => {
+    const error = configErrorOf({ VECTORSTORE_REFRESH_REUSE_GRACE: value });
+
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0].startsWith('VECTORSTORE_REFRESH_REUSE_GRACE=')).toBe(true);
+    expect(error.problems[0]).toMatch(rule);
   });
 
   it('should list every problem at once', () => {

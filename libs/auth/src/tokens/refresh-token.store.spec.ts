@@ -7,6 +7,8 @@ import { REFRESH_REUSE_GRACE_MS, RefreshSession, RefreshTokenStore } from './ref
 
 const session: RefreshSession = { userId: 'user-1', tokenVersion: 0 };
 const accept = async (s: RefreshSession): Promise<RefreshSession> => s;
+/** The answer is the successor itself, so a test sees which token a rotation handed out. */
+const successor = (_: RefreshSession, next: string): string => next;
 const unauthenticated = expect.objectContaining({ kind: ErrorKind.Unauthenticated });
 
 describe(RefreshTokenStore.name, () => {
@@ -17,7 +19,7 @@ describe(RefreshTokenStore.name, () => {
   beforeEach(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'refresh-store-'));
     now = 1_000_000;
-    store = new RefreshTokenStore(dataDir, 60, () => now);
+    store = new RefreshTokenStore(dataDir, 60, { now: () => now });
     await store.load();
   });
 
@@ -38,55 +40,122 @@ describe(RefreshTokenStore.name, () => {
   describe('rotate', () => {
     it('should exchange a token for a new one exactly once', async () => {
       const first = await store.issue(session);
-      const { token: second, session: seen } = await store.rotate(first, accept);
+      const second = await store.rotate(first, accept, successor);
       expect(second).not.toBe(first);
-      expect(seen).toEqual(session);
-      await expect(store.rotate(second, accept)).resolves.toBeDefined();
+      await expect(store.rotate(second, accept, successor)).resolves.toBeDefined();
     });
 
     it('should revoke the whole family when a used token is presented again after the reuse grace', async () => {
       const first = await store.issue(session);
-      const { token: second } = await store.rotate(first, accept);
+      const second = await store.rotate(first, accept, successor);
       now += REFRESH_REUSE_GRACE_MS;
-      await expect(store.rotate(first, accept)).rejects.toEqual(unauthenticated);
-      await expect(store.rotate(second, accept)).rejects.toEqual(unauthenticated);
+      await expect(store.rotate(first, accept, successor)).rejects.toEqual(unauthenticated);
+      await expect(store.rotate(second, accept, successor)).rejects.toEqual(unauthenticated);
     });
 
-    it('should give a used token presented again within the grace a new successor in the same family', async () => {
+    it('should hand a used token presented again within the grace the successor of its first use', async () => {
       const first = await store.issue(session);
-      const { token: second } = await store.rotate(first, accept);
+      const second = await store.rotate(first, accept, successor);
       now += REFRESH_REUSE_GRACE_MS - 1;
-      const { token: third } = await store.rotate(first, accept);
-      expect(new Set([first, second, third]).size).toBe(3);
-      // Both successors live, in one family: logging out with one ends the other.
-      const { token: fourth } = await store.rotate(second, accept);
+      await expect(store.rotate(first, accept, successor)).resolves.toBe(second);
+      // Still one chain: the successor rotates on as usual, and logging out with it ends the family.
+      const third = await store.rotate(second, accept, successor);
       await store.revokeFamilyOf(third);
-      await expect(store.rotate(fourth, accept)).rejects.toEqual(unauthenticated);
+      await expect(store.rotate(first, accept, successor)).rejects.toEqual(unauthenticated);
+    });
+
+    it('should run the check again on a reuse within the grace, and revoke when it refuses', async () => {
+      const first = await store.issue(session);
+      const second = await store.rotate(first, accept, successor);
+      const refuse = async (): Promise<RefreshSession> => {
+        throw new Error('deactivated');
+      };
+      await expect(store.rotate(first, refuse, successor)).rejects.toThrow('deactivated');
+      await expect(store.rotate(second, accept, successor)).rejects.toEqual(unauthenticated);
     });
 
     it('should not extend the grace by reuse: it counts from the first use', async () => {
       const first = await store.issue(session);
-      await store.rotate(first, accept);
+      await store.rotate(first, accept, successor);
       now += REFRESH_REUSE_GRACE_MS / 2;
-      await store.rotate(first, accept);
+      await store.rotate(first, accept, successor);
       now += REFRESH_REUSE_GRACE_MS / 2;
-      await expect(store.rotate(first, accept)).rejects.toEqual(unauthenticated);
+      await expect(store.rotate(first, accept, successor)).rejects.toEqual(unauthenticated);
     });
 
-    it('should give each of concurrent rotations of one token its own successor (tabs restoring at once)', async () => {
+    it('should give concurrent rotations of one token a single successor (tabs restoring at once)', async () => {
       const token = await store.issue(session);
-      const results = await Promise.all(Array.from({ length: 10 }, () => store.rotate(token, accept)));
-      expect(new Set(results.map((result) => result.token)).size).toBe(10);
+      let minted = 0;
+      const count = (_: RefreshSession, next: string): string => {
+        minted += 1;
+        return next;
+      };
+      const results = await Promise.all(Array.from({ length: 10 }, () => store.rotate(token, accept, count)));
+      expect(new Set(results).size).toBe(1);
+      expect(minted).toBe(1);
+    });
+
+    it('should hand back the whole first answer, not only the token', async () => {
+      const token = await store.issue(session);
+      const pair = (_: RefreshSession, next: string) => ({ refresh: next, access: `access-${Math.random()}` });
+      const first = await store.rotate(token, accept, pair);
+      await expect(store.rotate(token, accept, pair)).resolves.toEqual(first);
+    });
+
+    it('should keep the sealed answer only during the grace, and never in the clear', async () => {
+      const token = await store.issue(session);
+      const next = await store.rotate(token, accept, successor);
+      const file = path.join(dataDir, 'auth', 'refresh-tokens.json');
+      const during = await fs.readFile(file, 'utf8');
+      expect(during).not.toContain(next);
+      expect(during).toContain('"successor"');
+      now += REFRESH_REUSE_GRACE_MS;
+      await store.issue(session); // any write drops what the grace no longer needs
+      expect(await fs.readFile(file, 'utf8')).not.toContain('"successor"');
+    });
+
+    it('should give the same successor after a restart within the grace', async () => {
+      const token = await store.issue(session);
+      const next = await store.rotate(token, accept, successor);
+      const reopened = new RefreshTokenStore(dataDir, 60, { now: () => now });
+      await reopened.load();
+      await expect(reopened.rotate(token, accept, successor)).resolves.toBe(next);
+    });
+
+    it('should refuse, without revoking, a reuse whose sealed answer does not open', async () => {
+      const token = await store.issue(session);
+      const next = await store.rotate(token, accept, successor);
+      const file = path.join(dataDir, 'auth', 'refresh-tokens.json');
+      const data = JSON.parse(await fs.readFile(file, 'utf8')) as { tokens: Record<string, { successor?: string }> };
+      for (const record of Object.values(data.tokens)) {
+        if (record.successor) record.successor = record.successor.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'));
+      }
+      await fs.writeFile(file, JSON.stringify(data));
+      const reopened = new RefreshTokenStore(dataDir, 60, { now: () => now });
+      await reopened.load();
+      await expect(reopened.rotate(token, accept, successor)).rejects.toEqual(unauthenticated);
+      await expect(reopened.rotate(next, accept, successor)).resolves.toBeDefined();
+    });
+
+    it('should revoke on any reuse when the grace is 0 (strict rotation)', async () => {
+      const strict = new RefreshTokenStore(dataDir, 60, { now: () => now, reuseGraceMs: 0 });
+      const token = await strict.issue(session);
+      const results = await Promise.allSettled(
+        Array.from({ length: 3 }, () => strict.rotate(token, accept, successor)),
+      );
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+      const next = (results[0] as PromiseFulfilledResult<string>).value;
+      await expect(strict.rotate(next, accept, successor)).rejects.toEqual(unauthenticated);
     });
 
     it('should refuse an expired token', async () => {
       const token = await store.issue(session);
       now += 60_000;
-      await expect(store.rotate(token, accept)).rejects.toEqual(unauthenticated);
+      await expect(store.rotate(token, accept, successor)).rejects.toEqual(unauthenticated);
     });
 
     it('should refuse unknown tokens', async () => {
-      await expect(store.rotate('unknown', accept)).rejects.toEqual(unauthenticated);
+      await expect(store.rotate('unknown', accept, successor)).rejects.toEqual(unauthenticated);
     });
 
     it('should revoke the family when the check refuses', async () => {
@@ -94,17 +163,17 @@ describe(RefreshTokenStore.name, () => {
       const refuse = async (): Promise<RefreshSession> => {
         throw new Error('deactivated');
       };
-      await expect(store.rotate(token, refuse)).rejects.toThrow('deactivated');
-      await expect(store.rotate(token, accept)).rejects.toEqual(unauthenticated);
+      await expect(store.rotate(token, refuse, successor)).rejects.toThrow('deactivated');
+      await expect(store.rotate(token, accept, successor)).rejects.toEqual(unauthenticated);
     });
   });
 
   describe('revokeFamilyOf', () => {
     it('should end the session of a token and all its successors', async () => {
       const first = await store.issue(session);
-      const { token: second } = await store.rotate(first, accept);
+      const second = await store.rotate(first, accept, successor);
       await store.revokeFamilyOf(first);
-      await expect(store.rotate(second, accept)).rejects.toEqual(unauthenticated);
+      await expect(store.rotate(second, accept, successor)).rejects.toEqual(unauthenticated);
     });
 
     it('should ignore unknown tokens', async () => {
@@ -116,23 +185,21 @@ describe(RefreshTokenStore.name, () => {
     it('should bring back sessions, rotations and revocations after a restart', async () => {
       const live = await store.issue(session);
       const used = await store.issue(session);
-      await store.rotate(used, accept);
-      const reopened = new RefreshTokenStore(dataDir, 60, () => now);
+      await store.rotate(used, accept, successor);
+      const reopened = new RefreshTokenStore(dataDir, 60, { now: () => now });
       await reopened.load();
-      await expect(reopened.rotate(live, accept)).resolves.toBeDefined();
+      await expect(reopened.rotate(live, accept, successor)).resolves.toBeDefined();
       now += REFRESH_REUSE_GRACE_MS;
-      await expect(reopened.rotate(used, accept)).rejects.toEqual(unauthenticated);
+      await expect(reopened.rotate(used, accept, successor)).rejects.toEqual(unauthenticated);
     });
 
     it('should start empty, with a warning, from an unreadable file', async () => {
       await fs.writeFile(path.join(dataDir, 'auth', 'refresh-tokens.json'), '{broken');
       const warnings: string[] = [];
-      const reopened = new RefreshTokenStore(
-        dataDir,
-        60,
-        () => now,
-        (message) => warnings.push(message),
-      );
+      const reopened = new RefreshTokenStore(dataDir, 60, {
+        now: () => now,
+        onWarning: (message) => warnings.push(message),
+      });
       await reopened.load();
       expect(warnings).toHaveLength(1);
     });

@@ -1,6 +1,6 @@
 import { KeyedMutex } from '@vectorstore/common';
 import { readFileIfExists, writeFileAtomic, removeStaleTemporaryFiles } from '@vectorstore/persistence';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { AuthErrors } from '../auth.errors';
 import { AUTH_DIR, ensureAuthDir } from '../users/user.store';
@@ -10,12 +10,10 @@ const FORMAT_VERSION = 1;
 /** 256 random bits. */
 const TOKEN_BYTES = 32;
 /**
- * How long a just-rotated refresh token may be presented again, in ms (Auth0's "reuse interval"). Browser tabs share
- * one refresh cookie; where they cannot serialise their refreshes (no Web Locks outside a secure context, e.g. plain
- * HTTP to a LAN host) several tabs restoring at once present the same token. Within the grace each such request gets
- * its own successor in the same family; after it, reuse means theft and revokes the family. The cost: a thief who
- * replays a token within 10 s of its legitimate use gets a session too, which is then ended along with the victim's
- * on the next reuse after the grace or by logout (docs/auth.md, "Reuse grace").
+ * Default of VECTORSTORE_REFRESH_REUSE_GRACE, in ms (Auth0's "reuse interval"). Browser tabs share one refresh
+ * cookie; where they cannot serialise their refreshes (no Web Locks outside a secure context, e.g. plain HTTP to a
+ * LAN host) several tabs restoring at once present the same token. Within the grace each such request gets the
+ * successor the first use got, so the family stays one chain; after it, reuse means theft and revokes the family.
  */
 export const REFRESH_REUSE_GRACE_MS = 10_000;
 
@@ -32,12 +30,24 @@ interface TokenRecord {
   familyId: string;
   expiresAt: number;
   usedAt?: number;
+  /**
+   * What the first use answered, sealed with a key only the token itself yields ({@link sealSuccessor}); kept for
+   * the reuse grace only, so a reuse within it hands back the same successor instead of forking the family.
+   */
+  successor?: string;
 }
 
 interface RefreshFile {
   version: number;
   families: Record<string, FamilyRecord>;
   tokens: Record<string, TokenRecord>;
+}
+
+export interface RefreshTokenStoreOptions {
+  /** How long a used token may come back and get its first successor again; 0 = strict rotation. */
+  reuseGraceMs?: number;
+  now?: () => number;
+  onWarning?: (message: string) => void;
 }
 
 export interface RefreshSession {
@@ -47,12 +57,15 @@ export interface RefreshSession {
 
 /**
  * Opaque refresh tokens, stored only as SHA-256 digests in `<dataDir>/auth/refresh-tokens.json`.
- * Each use rotates the token; presenting a used token again, after a short grace for concurrent browser tabs,
- * revokes the whole family (RFC 6819 5.2.2.3). All work on a family is serialised; each change is on disk before
- * its caller gets an answer.
+ * Each use rotates the token; presenting a used token again within the reuse grace hands back the successor of its
+ * first use (one chain per family, however many tabs race), and after the grace revokes the whole family
+ * (RFC 6819 5.2.2.3). All work on a family is serialised; each change is on disk before its caller gets an answer.
  */
 export class RefreshTokenStore {
   private readonly filePath: string;
+  private readonly reuseGraceMs: number;
+  private readonly now: () => number;
+  private readonly onWarning: (message: string) => void;
   private families = new Map<string, FamilyRecord>();
   private tokens = new Map<string, TokenRecord>();
   private readonly familyMutex = new KeyedMutex();
@@ -62,10 +75,12 @@ export class RefreshTokenStore {
   constructor(
     private readonly dataDir: string,
     private readonly ttlSeconds: number,
-    private readonly now: () => number = Date.now,
-    private readonly onWarning: (message: string) => void = () => undefined,
+    options: RefreshTokenStoreOptions = {},
   ) {
     this.filePath = path.join(dataDir, AUTH_DIR, REFRESH_FILE);
+    this.reuseGraceMs = options.reuseGraceMs ?? REFRESH_REUSE_GRACE_MS;
+    this.now = options.now ?? Date.now;
+    this.onWarning = options.onWarning ?? (() => undefined);
   }
 
   /** Loads saved sessions; an unreadable file is dropped with a warning (everyone logs in again). */
@@ -98,15 +113,19 @@ export class RefreshTokenStore {
   }
 
   /**
-   * Exchanges `token` for its successor. `check` sees the session first (the user may have been
-   * deactivated or had a password reset) and throws to refuse; a refusal revokes the family.
-   * A rotated token presented again within {@link REFRESH_REUSE_GRACE_MS} of its first use gets another successor
-   * in the same family; later, such reuse revokes the family.
+   * Exchanges `token` for its successor: `mint` turns the session and the new refresh token into the answer (e.g.
+   * a token pair). `check` sees the session first (the user may have been deactivated or had a password reset) and
+   * throws to refuse; a refusal revokes the family.
+   *
+   * A used token presented again within the reuse grace gets the very answer its first use got (after `check`
+   * passes again), never a second successor: concurrent refreshes of one token yield one successor. After the
+   * grace, such reuse revokes the family. The answer must be JSON.
    */
-  async rotate(
+  async rotate<T>(
     token: string,
     check: (session: RefreshSession) => Promise<RefreshSession>,
-  ): Promise<{ token: string; session: RefreshSession }> {
+    mint: (session: RefreshSession, successor: string) => T,
+  ): Promise<T> {
     const hash = digest(token);
     const familyId = this.tokens.get(hash)?.familyId;
     if (familyId === undefined) throw AuthErrors.invalidRefreshToken();
@@ -116,7 +135,7 @@ export class RefreshTokenStore {
       if (!record || !family || family.revokedAt !== undefined || record.expiresAt <= this.now()) {
         throw AuthErrors.invalidRefreshToken();
       }
-      if (!this.usable(record)) {
+      if (record.usedAt !== undefined && !this.withinGrace(record.usedAt)) {
         await this.revoke(familyId);
         throw AuthErrors.invalidRefreshToken();
       }
@@ -127,19 +146,33 @@ export class RefreshTokenStore {
         await this.revoke(familyId);
         throw error;
       }
-      // Re-read after the await: a logout may have revoked the family meanwhile.
-      if (family.revokedAt !== undefined || !this.usable(record)) throw AuthErrors.invalidRefreshToken();
-      // The first use starts the grace; a reuse within it does not extend it.
-      record.usedAt ??= this.now();
-      const next = this.addToken(familyId);
+      // Re-read after the await: a logout may have revoked the family meanwhile, or the grace may have run out.
+      if (family.revokedAt !== undefined) throw AuthErrors.invalidRefreshToken();
+      if (record.usedAt !== undefined) return this.replay<T>(token, hash, record);
+      const answer = mint(session, this.addToken(familyId));
+      record.usedAt = this.now();
+      if (this.reuseGraceMs > 0) record.successor = sealSuccessor(token, hash, JSON.stringify(answer));
       await this.persist();
-      return { token: next, session };
+      return answer;
     });
   }
 
-  /** Unused, or used so recently that presenting it again is taken for a concurrent tab, not for theft. */
-  private usable(record: TokenRecord): boolean {
-    return record.usedAt === undefined || this.now() - record.usedAt < REFRESH_REUSE_GRACE_MS;
+  /**
+   * The answer of a used token's first use, for a reuse within the grace. Without a sealed answer (the grace ran
+   * out during `check`, or the token was used before a restart that raised the grace) the reuse is refused but does
+   * not revoke: it is no sign of theft, and minting anew would fork the family.
+   */
+  private replay<T>(token: string, hash: string, record: TokenRecord): T {
+    if (record.usedAt === undefined || !this.withinGrace(record.usedAt) || record.successor === undefined) {
+      throw AuthErrors.invalidRefreshToken();
+    }
+    const text = openSuccessor(token, hash, record.successor);
+    if (text === undefined) throw AuthErrors.invalidRefreshToken();
+    return JSON.parse(text) as T;
+  }
+
+  private withinGrace(usedAt: number): boolean {
+    return this.now() - usedAt < this.reuseGraceMs;
   }
 
   /** Revokes the family `token` belongs to (logout). Unknown tokens are ignored. */
@@ -174,13 +207,20 @@ export class RefreshTokenStore {
     return this.pendingWrite;
   }
 
-  /** Serialises live state; expired tokens and families without live tokens are dropped. */
+  /**
+   * Serialises live state; expired tokens, families without live tokens and sealed answers past the grace are
+   * dropped.
+   */
   private snapshot(): string {
     const now = this.now();
     const liveFamilies = new Set<string>();
     for (const [hash, record] of this.tokens) {
-      if (record.expiresAt <= now) this.tokens.delete(hash);
-      else liveFamilies.add(record.familyId);
+      if (record.expiresAt <= now) {
+        this.tokens.delete(hash);
+        continue;
+      }
+      liveFamilies.add(record.familyId);
+      if (record.successor !== undefined && !this.withinGrace(record.usedAt ?? 0)) delete record.successor;
     }
     for (const familyId of this.families.keys()) {
       if (!liveFamilies.has(familyId)) this.families.delete(familyId);
@@ -196,4 +236,37 @@ export class RefreshTokenStore {
 
 function digest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('base64url');
+}
+
+const SEAL_LABEL = 'vectorstore refresh successor v1';
+
+/**
+ * The key that seals a token's successor: an HMAC keyed by the token itself, so only whoever presents the used token
+ * can open what it got (the file and a cluster store hold its SHA-256 only, from which this key cannot be derived).
+ */
+function sealKey(token: string): Buffer {
+  return createHmac('sha256', Buffer.from(token, 'utf8')).update(SEAL_LABEL).digest();
+}
+
+/** AES-256-GCM over the answer, bound to the token's digest; `iv.ciphertext.tag` in base64url. */
+function sealSuccessor(token: string, hash: string, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealKey(token), iv);
+  cipher.setAAD(Buffer.from(hash, 'utf8'));
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return [iv, body, cipher.getAuthTag()].map((part) => part.toString('base64url')).join('.');
+}
+
+/** The sealed answer, or undefined when it does not open (altered, or sealed for another token). */
+function openSuccessor(token: string, hash: string, sealed: string): string | undefined {
+  const [iv, body, tag] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
+  if (iv?.length !== 12 || body === undefined || tag?.length !== 16) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', sealKey(token), iv);
+    decipher.setAAD(Buffer.from(hash, 'utf8'));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
 }
