@@ -137,6 +137,65 @@ describe(RefreshTokenStore.name, () => {
       await expect(reopened.rotate(next, accept, successor)).resolves.toBeDefined();
     });
 
+    it('should hand a reuse the newest pair of the chain when its successor has been used too (tabs moving on)', async () => {
+      const a = await store.issue(session);
+      const b = await store.rotate(a, accept, successor); // tab 1: A -> B
+      now += 1000;
+      const c = await store.rotate(b, accept, successor); // tab 3, with B: B -> C
+      now += 1000;
+      await expect(store.rotate(a, accept, successor)).resolves.toBe(c); // tab 2's late request with A
+      now += 30_000; // past every grace, within the 60 s lifetime
+      await expect(store.rotate(c, accept, successor)).resolves.toBeDefined();
+    });
+
+    it('should drop a seal from the file once its grace is over, with no other write', async () => {
+      const quick = new RefreshTokenStore(dataDir, 60, { reuseGraceMs: 50 });
+      await quick.load();
+      const token = await quick.issue(session);
+      await quick.rotate(token, accept, successor);
+      const file = path.join(dataDir, 'auth', 'refresh-tokens.json');
+      expect(await fs.readFile(file, 'utf8')).toContain('"successor"');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await fs.readFile(file, 'utf8')).not.toContain('"successor"');
+    });
+
+    it('should drop seals past their grace, and malformed ones, when loading', async () => {
+      const token = await store.issue(session);
+      await store.rotate(token, accept, successor);
+      const file = path.join(dataDir, 'auth', 'refresh-tokens.json');
+      const data = JSON.parse(await fs.readFile(file, 'utf8')) as { tokens: Record<string, { successor?: unknown }> };
+      const other = await store.issue(session);
+      await store.rotate(other, accept, successor);
+      const again = JSON.parse(await fs.readFile(file, 'utf8')) as { tokens: Record<string, { successor?: unknown }> };
+      for (const record of Object.values(again.tokens)) if (record.successor) record.successor = 42;
+      await fs.writeFile(file, JSON.stringify(again));
+      const reopened = new RefreshTokenStore(dataDir, 60, { now: () => now });
+      await reopened.load();
+      // A malformed seal is a refusal (401), never a crash.
+      await expect(reopened.rotate(other, accept, successor)).rejects.toEqual(unauthenticated);
+      expect(Object.keys(data.tokens).length).toBeGreaterThan(0);
+      now += REFRESH_REUSE_GRACE_MS;
+      const later = new RefreshTokenStore(dataDir, 60, { now: () => now });
+      await later.load();
+      await later.issue(session);
+      expect(await fs.readFile(file, 'utf8')).not.toContain('"successor"');
+    });
+
+    it('should leave the token unused when its rotation could not be written', async () => {
+      const token = await store.issue(session);
+      const file = path.join(dataDir, 'auth', 'refresh-tokens.json');
+      // A folder where the file's temporary copy would go makes the atomic write fail.
+      const spoiled = path.join(dataDir, 'auth');
+      await rm(spoiled, { recursive: true, force: true });
+      await fs.writeFile(spoiled, 'not a folder');
+      await expect(store.rotate(token, accept, successor)).rejects.toBeDefined();
+      await rm(spoiled, { force: true });
+      await fs.mkdir(spoiled, { recursive: true });
+      const next = await store.rotate(token, accept, successor);
+      expect(typeof next).toBe('string');
+      expect(await fs.readFile(file, 'utf8')).toContain('"usedAt"');
+    });
+
     it('should revoke on any reuse when the grace is 0 (strict rotation)', async () => {
       const strict = new RefreshTokenStore(dataDir, 60, { now: () => now, reuseGraceMs: 0 });
       const token = await strict.issue(session);

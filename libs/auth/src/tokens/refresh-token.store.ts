@@ -71,6 +71,7 @@ export class RefreshTokenStore {
   private readonly familyMutex = new KeyedMutex();
   private readonly writer = new KeyedMutex();
   private pendingWrite: Promise<void> | undefined;
+  private sealTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly dataDir: string,
@@ -96,6 +97,14 @@ export class RefreshTokenStore {
       }
       this.families = new Map(Object.entries(data.families));
       this.tokens = new Map(Object.entries(data.tokens));
+      // Seals past their grace (the server stopped before its timer ran) go now; so do malformed ones.
+      for (const record of this.tokens.values()) {
+        if (
+          record.successor !== undefined &&
+          (typeof record.successor !== 'string' || !this.withinGrace(record.usedAt ?? 0))
+        )
+          delete record.successor;
+      }
     } catch (error) {
       this.onWarning(
         `discarding unreadable ${this.filePath}: ${error instanceof Error ? error.message : String(error)}`,
@@ -148,27 +157,66 @@ export class RefreshTokenStore {
       }
       // Re-read after the await: a logout may have revoked the family meanwhile, or the grace may have run out.
       if (family.revokedAt !== undefined) throw AuthErrors.invalidRefreshToken();
-      if (record.usedAt !== undefined) return this.replay<T>(token, hash, record);
-      const answer = mint(session, this.addToken(familyId));
+      if (record.usedAt !== undefined) return this.replay<T>(token, record);
+      const successor = this.addToken(familyId);
+      const answer = mint(session, successor);
       record.usedAt = this.now();
-      if (this.reuseGraceMs > 0) record.successor = sealSuccessor(token, hash, JSON.stringify(answer));
-      await this.persist();
+      if (this.reuseGraceMs > 0) {
+        record.successor = sealSuccessor(token, hash, JSON.stringify({ next: successor, answer } satisfies Sealed<T>));
+        this.dropSealsLater();
+      }
+      try {
+        await this.persist();
+      } catch (error) {
+        // Not on disk, so not answered: the token stays unused, and a retry within the grace cannot be handed a
+        // successor that a restart would forget.
+        delete record.usedAt;
+        delete record.successor;
+        this.tokens.delete(digest(successor));
+        throw error;
+      }
       return answer;
     });
   }
 
   /**
-   * The answer of a used token's first use, for a reuse within the grace. Without a sealed answer (the grace ran
-   * out during `check`, or the token was used before a restart that raised the grace) the reuse is refused but does
-   * not revoke: it is no sign of theft, and minting anew would fork the family.
+   * The newest answer of the chain a used token started, for a reuse within the grace: its first use's answer,
+   * or, when that successor has been used too (another tab moved on), that one's, and so on. Handing back a used
+   * successor would make the next refresh look like theft. Nothing is minted, so the family stays one chain.
+   * Without a sealed answer (the grace ran out during `check`, the token was used while the grace was 0, or a seal
+   * does not open) the reuse is refused but does not revoke: it is no sign of theft, and minting anew would fork.
    */
-  private replay<T>(token: string, hash: string, record: TokenRecord): T {
-    if (record.usedAt === undefined || !this.withinGrace(record.usedAt) || record.successor === undefined) {
-      throw AuthErrors.invalidRefreshToken();
+  private replay<T>(token: string, record: TokenRecord): T {
+    let current: { token: string; record: TokenRecord | undefined } = { token, record };
+    let answer: T | undefined;
+    for (let steps = 0; current.record?.usedAt !== undefined; steps++) {
+      const { usedAt, successor } = current.record;
+      if (steps > 1000 || !this.withinGrace(usedAt) || typeof successor !== 'string') break;
+      const text = openSuccessor(current.token, digest(current.token), successor);
+      if (text === undefined) break;
+      const sealed = JSON.parse(text) as Sealed<T>;
+      answer = sealed.answer;
+      current = { token: sealed.next, record: this.tokens.get(digest(sealed.next)) };
     }
-    const text = openSuccessor(token, hash, record.successor);
-    if (text === undefined) throw AuthErrors.invalidRefreshToken();
-    return JSON.parse(text) as T;
+    // The chain must end at an unused token: a used one without an open seal has no answer to give.
+    if (answer === undefined || current.record === undefined || current.record.usedAt !== undefined)
+      throw AuthErrors.invalidRefreshToken();
+    return answer;
+  }
+
+  /**
+   * Writes the state again once the newest seal's grace is over, so that no seal outlives its grace on disk (a copy
+   * of the data folder plus an old used token must not open a live successor).
+   */
+  private dropSealsLater(): void {
+    if (this.sealTimer) clearTimeout(this.sealTimer);
+    this.sealTimer = setTimeout(() => {
+      this.sealTimer = undefined;
+      this.persist().catch((error: unknown) =>
+        this.onWarning(`dropping used refresh seals failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }, this.reuseGraceMs + 50);
+    this.sealTimer.unref();
   }
 
   private withinGrace(usedAt: number): boolean {
@@ -239,6 +287,12 @@ function digest(token: string): string {
 }
 
 const SEAL_LABEL = 'vectorstore refresh successor v1';
+
+/** What a seal holds: the successor token (to follow the chain) and the answer its first use got. */
+interface Sealed<T> {
+  next: string;
+  answer: T;
+}
 
 /**
  * The key that seals a token's successor: an HMAC keyed by the token itself, so only whoever presents the used token
