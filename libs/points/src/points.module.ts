@@ -1,4 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ClusterStatsGatherer } from './cluster/cluster-stats';
+import { ReplicatedPointsCluster } from './cluster/points-cluster';
 import { POINTS_PEERS, PointsPeers } from './cluster/points-peers';
 import { ReadRouter } from './cluster/read-router';
 import { ReplicaWriter } from './cluster/replica-writer';
@@ -12,6 +14,7 @@ import { DistanceMatrixService } from './service/distance-matrix';
 import { PointsReader } from './service/points-reader';
 import { PointsWriter } from './service/points-writer';
 import { QueryEngine } from './service/query-engine';
+import { COLLECTION_STATS_GATHERER, POINTS_CLUSTER, SHARD_WRITER } from './service/replication-ports';
 import { VectorNameOperations } from './service/vector-names';
 import { CollectionSnapshots } from './storage/collection-snapshots';
 import { OPEN_SHARD_LOG, POINTS_DATA_DIR, PointsStorage } from './storage/points-storage';
@@ -36,7 +39,14 @@ export class PointsModule {
       providers: [
         { provide: POINTS_DATA_DIR, useValue: options.dataDir },
         { provide: OPEN_SHARD_LOG, useValue: openLog },
-        ...(options.peers ? [{ provide: POINTS_PEERS, useValue: options.peers }] : []),
+        ...(options.peers
+          ? [
+              { provide: POINTS_PEERS, useValue: options.peers },
+              { provide: POINTS_CLUSTER, useClass: ReplicatedPointsCluster },
+              { provide: COLLECTION_STATS_GATHERER, useClass: ClusterStatsGatherer },
+            ]
+          : []),
+        { provide: SHARD_WRITER, useExisting: ReplicaWriter },
         PointsStorage,
         CollectionContexts,
         PointsWriter,

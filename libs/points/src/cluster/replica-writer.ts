@@ -9,10 +9,8 @@ import {
 import { DomainError, KeyedMutex } from '@vectorstore/common';
 import type { UpdateOperation, WriteOrdering } from '../model/operations.model';
 import type { CollectionContext } from '../service/collection-context';
+import { applyToLocalShard, type ShardWriter } from '../service/replication-ports';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
-
-/** How long a write waits for this peer's storage to open a shard the catalog just created. */
-const SHARD_OPEN_WAIT_MS = 2000;
 
 /**
  * One shard's part of a validated write, applied to the shard's replicas: here on a standalone server;
@@ -20,7 +18,7 @@ const SHARD_OPEN_WAIT_MS = 2000;
  * (docs/cluster.md, "Replication"), and through the shard's ordering leader for Medium/Strong ordering.
  */
 @Injectable()
-export class ReplicaWriter {
+export class ReplicaWriter implements ShardWriter {
   /** An ordering leader passes one write per shard at a time. */
   private readonly leading = new KeyedMutex();
 
@@ -120,19 +118,8 @@ export class ReplicaWriter {
   }
 
   /** One shard's part applied to this peer's replica (waiting briefly for storage to open a new shard). */
-  async applyLocal(context: CollectionContext, shardId: number, part: UpdateOperation): Promise<number> {
-    const deadline = Date.now() + SHARD_OPEN_WAIT_MS;
-    let handle = context.storage.shards.get(shardId);
-    while (!handle && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      handle = context.storage.shards.get(shardId);
-    }
-    if (!handle) {
-      throw DomainError.unavailable(
-        `Service unavailable: shard ${shardId} of collection \`${context.record.name}\` is not open on this peer`,
-      );
-    }
-    return handle.shard.update(part);
+  applyLocal(context: CollectionContext, shardId: number, part: UpdateOperation): Promise<number> {
+    return applyToLocalShard(context, shardId, part);
   }
 }
 

@@ -2,17 +2,11 @@ import { comparePointIds, PointId, pointIdKey } from '../model/point-id.model';
 import { OrderValue, RetrievedPoint, ScoredPoint } from '../model/point.model';
 import { FacetHit, OrderBy } from '../model/query.model';
 import { compareFacetHits, facetKey } from '../service/points-reader';
+import type { ResultOrder } from '../service/query-engine';
 
 // Coordinator merges of per-peer answers (docs/cluster.md, "Reads"). Each peer answers over its own
 // shards exactly as a standalone server would over those shards; a point lives on one shard, so the
 // merges only interleave lists and never combine two answers for one point.
-
-/** How a query's results are ordered, so that per-peer lists can be merged into one. */
-export type ResultOrder =
-  | { by: 'score'; higherIsBetter: boolean }
-  | { by: 'orderValue'; direction: 'Asc' | 'Desc' }
-  | { by: 'id' }
-  | { by: 'random' };
 
 /** Merges per-peer result lists (each already in `order`) into one, without duplicates; the first `limit`. */
 export function mergeScored(lists: ScoredPoint[][], order: ResultOrder, limit: number): ScoredPoint[] {

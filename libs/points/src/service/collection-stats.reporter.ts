@@ -9,12 +9,11 @@ import {
   CollectionConfig,
   PayloadSchemaInfo,
 } from '@vectorstore/collections';
-import { POINTS_PEERS, PointsPeers } from '../cluster/points-peers';
-import { planReads } from '../cluster/read-plan';
 import { planOptimizations } from '../optimizer/optimization-planner';
 import { OptimizerService } from '../optimizer/optimizer.service';
 import { LocalShard } from '../storage/local-shard';
 import { PointsStorage } from '../storage/points-storage';
+import { COLLECTION_STATS_GATHERER, CollectionStatsGatherer } from './replication-ports';
 
 const SEVERITY: Record<CollectionStatus, number> = { Green: 0, Yellow: 1, Grey: 2, Red: 3 };
 
@@ -25,7 +24,7 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
     private readonly storage: PointsStorage,
     private readonly optimizer: OptimizerService,
     private readonly registry: CollectionStatsRegistry,
-    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
+    @Optional() @Inject(COLLECTION_STATS_GATHERER) private readonly gatherer?: CollectionStatsGatherer,
   ) {}
 
   onModuleInit(): void {
@@ -64,7 +63,7 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
         ...shardSizes(shard),
         optimizations: shard.optimization.jobStats,
       };
-      stats.status = worse(stats.status, status);
+      stats.status = worseStatus(stats.status, status);
       if (error) stats.optimizerStatus = { ok: false, error };
       for (const [field, index] of shard.fieldIndexes) {
         let points = 0;
@@ -78,43 +77,13 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
   }
 
   /**
-   * Cluster mode: the stats of one readable replica of every shard (this peer's own first), combined.
-   * Collection info stays available while a peer is gone: its shards are left out, and a warning says so.
+   * The stats of every shard of the collection. In cluster mode the peers holding other shards are
+   * asked (the COLLECTION_STATS_GATHERER port); on a standalone server they are `statsFor`'s.
    */
   async clusterStatsFor(record: CollectionRecord): Promise<CollectionRuntimeStats> {
-    const peers = this.peers;
-    if (!peers) return this.statsFor(record);
-    const parts = new Map<string, number[]>();
-    const warnings: string[] = [];
-    for (const shardId of new Set(record.shards.map((shard) => shard.shardId))) {
-      try {
-        const [[part]] = planReads(
-          record.shards.filter((shard) => shard.shardId === shardId),
-          peers.selfId,
-          undefined,
-        );
-        parts.set(part.peerId, [...(parts.get(part.peerId) ?? []), shardId]);
-      } catch {
-        warnings.push(`Shard ${shardId} has no readable replica: the counts leave it out`);
-      }
-    }
-    const asked = [...parts];
-    const answers = await Promise.allSettled(
-      asked.map(([peerId, shardIds]) =>
-        peerId === peers.selfId
-          ? Promise.resolve(this.statsFor(record, shardIds))
-          : peers.read(peerId, record, shardIds, { kind: 'stats', request: {} }),
-      ),
-    );
-    const total = combineStats(
-      answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : [])),
-      record,
-    );
-    const missing = asked.filter((_, i) => answers[i].status === 'rejected').map(([peerId]) => peerId);
-    if (missing.length > 0)
-      warnings.push(`Peers ${missing.join(', ')} did not answer: the counts leave out the shards they hold`);
-    total.warnings.push(...warnings);
-    return total;
+    const gatherer = this.gatherer;
+    if (!gatherer) return this.statsFor(record);
+    return gatherer.gather(record, (shardIds) => this.statsFor(record, shardIds));
   }
 
   /** Red on failure; Yellow while optimizing (or pending after a write); Grey when pending since start. */
@@ -147,29 +116,6 @@ function shardSizes(shard: LocalShard): {
 }
 
 /** The worse of two statuses, in Qdrant's order Green < Yellow < Grey < Red. */
-function worse(a: CollectionStatus, b: CollectionStatus): CollectionStatus {
+export function worseStatus(a: CollectionStatus, b: CollectionStatus): CollectionStatus {
   return SEVERITY[a] >= SEVERITY[b] ? a : b;
-}
-
-/** One collection's stats from the stats of its parts (the peers holding its shards): counts summed, worst status. */
-export function combineStats(
-  parts: readonly CollectionRuntimeStats[],
-  record: CollectionRecord,
-): CollectionRuntimeStats {
-  const total: CollectionRuntimeStats = { ...emptyCollectionStats(record), shards: {} };
-  for (const part of parts) {
-    total.status = worse(total.status, part.status);
-    if (!part.optimizerStatus.ok && total.optimizerStatus.ok) total.optimizerStatus = part.optimizerStatus;
-    total.segmentsCount += part.segmentsCount;
-    total.pointsCount += part.pointsCount;
-    total.indexedVectorsCount += part.indexedVectorsCount;
-    total.updateQueueLength += part.updateQueueLength;
-    for (const warning of part.warnings) if (!total.warnings.includes(warning)) total.warnings.push(warning);
-    for (const [field, info] of Object.entries(part.payloadSchema)) {
-      const entry = (total.payloadSchema[field] ??= { ...info, points: 0 });
-      entry.points = (entry.points ?? 0) + (info.points ?? 0);
-    }
-    Object.assign(total.shards, part.shards);
-  }
-  return total;
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { turbo4Stored } from './turbo4-vectors';
-import { CollectionRecord, isShardOf, PAYLOAD_SCHEMA_TYPES, ShardRecord } from '@vectorstore/collections';
+import { CollectionRecord, PAYLOAD_SCHEMA_TYPES, ShardRecord } from '@vectorstore/collections';
 import { DomainError, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { parsePath } from '../filter/payload-path';
@@ -10,10 +10,8 @@ import { PointsSelector, ShardKeySelector } from '../model/selectors.model';
 import { NamedVectors } from '../model/vectors.model';
 import { validateIndexParams } from '../payload-index/field-index';
 import { routeWrite, writeShardsForFilter } from '../storage/collection-storage/shard-routing';
-import { POINTS_PEERS, PointsPeers } from '../cluster/points-peers';
-import { ReadRouter } from '../cluster/read-router';
-import { ReplicaWriter } from '../cluster/replica-writer';
 import { CollectionContext, CollectionContexts } from './collection-context';
+import { LOCAL_SHARD_WRITER, POINTS_CLUSTER, PointsCluster, SHARD_WRITER, ShardWriter } from './replication-ports';
 import { checkNamedVectors, fitVectorKinds, throwVectorIssues } from './vector-validation';
 
 /**
@@ -23,12 +21,15 @@ import { checkNamedVectors, fitVectorKinds, throwVectorIssues } from './vector-v
  */
 @Injectable()
 export class PointsWriter {
+  private readonly replicas: ShardWriter;
+
   constructor(
     private readonly contexts: CollectionContexts,
-    private readonly reads: ReadRouter,
-    private readonly replicas: ReplicaWriter,
-    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
-  ) {}
+    @Optional() @Inject(SHARD_WRITER) replicas?: ShardWriter,
+    @Optional() @Inject(POINTS_CLUSTER) private readonly cluster?: PointsCluster,
+  ) {
+    this.replicas = replicas ?? LOCAL_SHARD_WRITER;
+  }
 
   async update(collectionName: string, request: UpdateRequest): Promise<UpdateResult> {
     const [result] = await this.updateBatch(collectionName, [request.operation], request);
@@ -49,7 +50,7 @@ export class PointsWriter {
   ): Promise<UpdateResult[]> {
     const context = this.contexts.resolve(collectionName);
     // A peer that cannot confirm its lease may have been replaced: it acknowledges no write.
-    this.peers?.assertWritable();
+    this.cluster?.assertWritable();
     const results: UpdateResult[] = [];
     // Validated and applied under the shared side of the schema lock: a vector name cannot be
     // deleted or re-created between the check and the apply.
@@ -260,8 +261,8 @@ export class PointsWriter {
     context: CollectionContext,
     operations: UpdateOperation[],
   ): Promise<Set<string> | undefined> {
-    const peers = this.peers;
-    if (!peers || context.record.shards.every((shard) => isShardOf(shard, peers.selfId))) return undefined;
+    const cluster = this.cluster;
+    if (!cluster || cluster.holdsEveryShard(context.record)) return undefined;
     const ids: PointId[] = [];
     for (const operation of operations) {
       if ('updateVectors' in operation) ids.push(...operation.updateVectors.points.map((p) => p.id));
@@ -278,12 +279,7 @@ export class PointsWriter {
       if (selector && 'ids' in selector) ids.push(...selector.ids);
     }
     if (ids.length === 0) return new Set();
-    const found = await this.reads.fetch(context.record.name, {
-      ids,
-      withPayload: { enable: false },
-      withVectors: { enable: false },
-    });
-    return new Set(found.map((point) => pointIdKey(point.id)));
+    return cluster.storedIds(context.record.name, ids);
   }
 
   /** Splits an operation per shard and applies it; returns the largest op number used. */

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { ResultOrder } from '../cluster/result-merge';
 import { DomainError, ErrorKind, ValidationIssues } from '@vectorstore/common';
 import { validateFilter } from '../filter/filter-validation';
 import { Filter } from '../model/filter.model';
@@ -57,6 +56,13 @@ import { asSpaceKind, checkVector, throwVectorIssues } from './vector-validation
 
 /** Qdrant's default RRF constant: score = sum of 1 / (k + rank), rank from 0. */
 export const DEFAULT_RRF_K = 2;
+
+/** How a query's results are ordered, so that result lists over different shards can be merged. */
+export type ResultOrder =
+  | { by: 'score'; higherIsBetter: boolean }
+  | { by: 'orderValue'; direction: 'Asc' | 'Desc' }
+  | { by: 'id' }
+  | { by: 'random' };
 
 /**
  * Similarity queries: Search, Recommend, Discover, the universal Query (prefetch stages, fusion,

@@ -16,10 +16,6 @@ import { CollectionContexts } from './collection-context';
 import { PointsReader } from './points-reader';
 import { PointsWriter } from './points-writer';
 import { VectorNameOperations } from './vector-names';
-import { QueryEngine } from './query-engine';
-import { DistanceMatrixService } from './distance-matrix';
-import { ReadRouter } from '../cluster/read-router';
-import { ReplicaWriter } from '../cluster/replica-writer';
 
 const dense = (...values: number[]) => ({ kind: 'dense' as const, values: Float32Array.from(values) });
 
@@ -31,19 +27,11 @@ async function open(dir: string) {
   await storage.onModuleInit();
   const contexts = new CollectionContexts(catalog, storage);
   const reader = new PointsReader(contexts);
-  const engine = new QueryEngine(contexts, reader);
-  const reads = new ReadRouter(
-    catalog,
-    reader,
-    engine,
-    new DistanceMatrixService(contexts),
-    undefined as never, // no peers: the shard endpoint is never asked
-  );
   return {
     storage,
     collections: new CollectionsService(catalog, new EmptyCollectionStatsProvider()),
     names: new VectorNameOperations(contexts, new VectorNamesService(catalog)),
-    writer: new PointsWriter(contexts, reads, new ReplicaWriter()),
+    writer: new PointsWriter(contexts),
     reader,
     contexts,
     close: () => storage.onApplicationShutdown(),

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
-import { POINTS_PEERS, PointsPeers } from '../cluster/points-peers';
 import { CreateVectorNameRequest, DeleteVectorNameRequest, VectorNamesService } from '@vectorstore/collections';
 import { UpdateStatus } from '../model/operations.model';
 import { CollectionContexts } from './collection-context';
+import { POINTS_CLUSTER, PointsCluster } from './replication-ports';
 
 /**
  * CreateVectorName and DeleteVectorName over the catalog and the stored points. A new name is a
@@ -18,7 +18,7 @@ export class VectorNameOperations {
   constructor(
     private readonly contexts: CollectionContexts,
     private readonly names: VectorNamesService,
-    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
+    @Optional() @Inject(POINTS_CLUSTER) private readonly cluster?: PointsCluster,
   ) {}
 
   async create(request: CreateVectorNameRequest, wait: boolean): Promise<UpdateStatus> {
@@ -37,7 +37,7 @@ export class VectorNameOperations {
     this.names.checkDelete(request);
     // Every peer holding shards would have to drop the vectors durably before the catalog forgets
     // the name; only this one can here, so another peer could bring them back after a restart.
-    if (this.peers)
+    if (this.cluster)
       throw DomainError.unimplemented(
         'Cluster mode does not delete vector names yet: every peer must drop the vectors first (docs/cluster.md)',
       );
