@@ -2,7 +2,13 @@
 // election and catalog store, started before the app and stopped after it.
 import { Logger } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
-import { CatalogState, ClusterMembership, ClusterStatusView, comparePeerIds } from '@vectorstore/collections';
+import {
+  CatalogState,
+  ClusterMembership,
+  ClusterStatusView,
+  comparePeerIds,
+  type PeerStanding,
+} from '@vectorstore/collections';
 import type { ClusterConfig } from '@vectorstore/config';
 import { randomBytes } from 'node:crypto';
 import { ClusterKeys } from './cluster-keys';
@@ -157,6 +163,11 @@ export class ClusterNode implements ClusterMembership {
     replicationFactor = 1,
   ): string[][] {
     return placeShards(count, state, [...this.registry.peers.keys()], placement, replicationFactor);
+  }
+
+  async peerStanding(peerId: string): Promise<PeerStanding> {
+    if (this.registry.peers.has(peerId)) return 'live';
+    return (await this.registry.isMember(peerId)) ? 'gone' : 'unknown';
   }
 
   async retirePeer(peerId: string): Promise<void> {

@@ -115,6 +115,12 @@ export class PeerRegistry {
     if (live?.lease !== undefined) await this.store.revokeLease(live.lease);
   }
 
+  /** Whether `peerId` joined the cluster once and was not removed. */
+  async isMember(peerId: string): Promise<boolean> {
+    const member = await this.store.get(this.keys.member(peerId));
+    return member !== undefined && !(JSON.parse(member.value) as { removed?: boolean }).removed;
+  }
+
   /** Loads the live peers and follows them. */
   async follow(): Promise<void> {
     const { keys, revision } = await this.store.range(this.keys.peers);

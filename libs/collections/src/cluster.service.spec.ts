@@ -38,6 +38,7 @@ describe(ClusterService.name, () => {
         peerId: PEER_ID,
         shardCount: 3,
         remoteShards: [],
+        shardTransfers: [],
         localShards: [
           { shardId: 0, state: 'Active', ...emptyShardStats() },
           { shardId: 1, state: 'Active', ...emptyShardStats() },
@@ -53,6 +54,7 @@ describe(ClusterService.name, () => {
         peerId: PEER_ID,
         shardCount: 1,
         remoteShards: [],
+        shardTransfers: [],
         localShards: [{ shardId: 0, state: 'Active', ...emptyShardStats() }],
       });
     });
@@ -83,6 +85,7 @@ describe(ClusterService.name, () => {
         shardCount: 0,
         localShards: [],
         remoteShards: [],
+        shardTransfers: [],
       });
     });
 
@@ -345,6 +348,8 @@ describe(`${ClusterService.name} in cluster mode`, () => {
     livePeerCount: () => 2,
     placeShards: (count) => Array.from({ length: count }, (_, i) => [i % 2 === 0 ? PEER_ID : '777']),
     retirePeer: async (peerId) => void retired.push(peerId),
+    peerStanding: async (peerId) =>
+      ['777', PEER_ID].includes(peerId) ? 'live' : peerId === '666' ? 'gone' : 'unknown',
   };
 
   beforeEach(async () => {
@@ -380,6 +385,47 @@ describe(`${ClusterService.name} in cluster mode`, () => {
 
     expect(retired).toEqual(['777']);
     expect(cluster.clusterInfo('spread').remoteShards).toEqual([{ shardId: 1, state: 'Dead', peerId: '777' }]);
+  });
+
+  it('should start, show and abort an operator move, naming cluster mode in refusals', async () => {
+    await cluster.updateClusterSetup('spread', {
+      peerOperation: 'moveShard',
+      transfer: { shardId: 1, fromPeerId: '777', toPeerId: PEER_ID },
+    });
+    expect(cluster.clusterInfo('spread').shardTransfers).toEqual([
+      { shardId: 1, from: '777', to: PEER_ID, sync: false, method: 'StreamRecords' },
+    ]);
+    expect(cluster.clusterInfo('spread').localShards.map((s) => `${s.shardId}:${s.state}`)).toEqual([
+      '0:Active',
+      '1:Partial',
+    ]);
+    await cluster.updateClusterSetup('spread', {
+      peerOperation: 'abortTransfer',
+      transfer: { shardId: 1, fromPeerId: '777', toPeerId: PEER_ID },
+    });
+    expect(cluster.clusterInfo('spread').shardTransfers).toEqual([]);
+    expect(cluster.clusterInfo('spread').localShards.map((s) => s.shardId)).toEqual([0]);
+
+    const restart = await rejectionOf(
+      cluster.updateClusterSetup('spread', {
+        peerOperation: 'restartTransfer',
+        transfer: { shardId: 1, fromPeerId: '777', toPeerId: PEER_ID, method: 'Snapshot' },
+      }),
+    );
+    expect(restart.kind).toBe(ErrorKind.NotFound);
+    const recover = domainErrorOf(() => cluster.recoverRaftState());
+    expect(recover.message).toContain('Cluster mode');
+    expect(recover.message).not.toContain('standalone');
+  });
+
+  it('should refuse a transfer from a peer that never joined', async () => {
+    const error = await rejectionOf(
+      cluster.updateClusterSetup('spread', {
+        peerOperation: 'replicateShard',
+        transfer: { shardId: 0, fromPeerId: PEER_ID, toPeerId: '999' },
+      }),
+    );
+    expect(error.message).toBe('Bad request: Peer 999 does not exist');
   });
 
   it('should remove a peer without shards and refuse to remove itself', async () => {

@@ -1,9 +1,20 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { DomainError, ValidationIssues } from '@vectorstore/common';
+import { serialize } from 'node:v8';
+import { DomainError, isDomainError, ValidationIssues } from '@vectorstore/common';
 import { CatalogState, resolveInState } from './catalog/catalog-state';
 import { CollectionCatalog, collectionNotFound } from './catalog/collection-catalog';
 import { CLUSTER_MEMBERSHIP, ClusterMembership, ClusterStatusView } from './cluster/cluster-membership';
 import { PEER_ID } from './cluster/node-identity';
+import {
+  abortTransfer,
+  abortTransfersOf,
+  findTransfer,
+  finishTransfer,
+  PeerStanding,
+  restartTransfer,
+  startTransfer,
+  TransferStart,
+} from './cluster/shard-transfers';
 import {
   CollectionClusterInfo,
   describeShardKey,
@@ -12,6 +23,9 @@ import {
   ShardRecord,
   ShardKey,
   shardKeyEquals,
+  ShardTransferKey,
+  ShardTransferRecord,
+  TransferMethod,
 } from './model/cluster.model';
 import { CollectionRecord } from './model/collection.model';
 import {
@@ -19,6 +33,7 @@ import {
   CreateShardKeyRequest,
   PeerMembershipOperation,
   PeerTransferOperation,
+  ReplicatePointsRequest,
   ShardTransfer,
 } from './model/requests.model';
 import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider, emptyShardStats } from './stats/collection-stats.provider';
@@ -59,6 +74,15 @@ export class ClusterService {
       remoteShards: sorted
         .filter((shard): shard is ShardRecord & { peerId: string } => !isShardOf(shard, this.peerId))
         .map((shard) => ({ ...shard })),
+      shardTransfers: (record.transfers ?? []).map((transfer) => ({
+        shardId: transfer.shardId,
+        ...(transfer.toShardId !== undefined ? { toShardId: transfer.toShardId } : {}),
+        from: transfer.from,
+        to: transfer.to,
+        sync: transfer.sync,
+        method: transfer.method,
+        ...(this.transferProgress ? { comment: this.transferProgress(record.id, transfer) } : {}),
+      })),
     };
   }
 
@@ -143,7 +167,12 @@ export class ClusterService {
     if (holding.length > 0) {
       await this.catalog.mutate((draft) => {
         for (const record of draft.collections.values())
-          for (const shard of record.shards) if (shard.peerId === peerId) shard.state = 'Dead';
+          for (const shard of [...record.shards])
+            if (shard.peerId === peerId) {
+              abortTransfersOf(record, shard.shardId, peerId);
+              const still = record.shards.find((s) => s.shardId === shard.shardId && s.peerId === peerId);
+              if (still) still.state = 'Dead';
+            }
       });
     }
     return true;
@@ -167,7 +196,7 @@ export class ClusterService {
 
   /**
    * One change of the cluster setup. The request is validated first (timeout, a transfer to the
-   * shard itself), as Qdrant does, then shard keys are changed and peer operations refused.
+   * shard itself), as Qdrant does, then shard keys are changed, transfers started or ended.
    */
   async updateClusterSetup(
     collectionName: string,
@@ -183,7 +212,163 @@ export class ClusterService {
     if ('createShardKey' in operation) return this.createShardKey(collectionName, operation.createShardKey, timeout);
     if ('deleteShardKey' in operation) return this.deleteShardKey(collectionName, operation.deleteShardKey, timeout);
     if ('dropReplica' in operation) return this.dropReplica(collectionName, operation.dropReplica);
-    return this.rejectPeerOperation(operation.peerOperation);
+    if ('replicatePoints' in operation) return this.replicatePoints(collectionName, operation.replicatePoints);
+    const { peerOperation, transfer } = operation;
+    if (!this.membership) return this.rejectPeerOperation(peerOperation);
+    switch (peerOperation) {
+      case 'moveShard':
+      case 'replicateShard':
+        return this.startUserTransfer(collectionName, requireTransfer(transfer), peerOperation === 'replicateShard');
+      case 'abortTransfer':
+        await this.mutateCollection(collectionName, (record) =>
+          abortTransfer(record, transferKey(requireTransfer(transfer)), true),
+        );
+        return true;
+      case 'restartTransfer': {
+        const restart = requireTransfer(transfer);
+        if (restart.method === undefined)
+          throw DomainError.validation(['restart_transfer.method: field is required'], 'body');
+        await this.mutateCollection(collectionName, (record) =>
+          restartTransfer(record, transferKey(restart), restart.method as TransferMethod, new Date()),
+        );
+        return true;
+      }
+      default:
+        throw DomainError.unimplemented(
+          `Cluster mode does not reshard yet: ${PEER_OPERATION_FIELDS[peerOperation]} is not supported (docs/cluster.md)`,
+        );
+    }
+  }
+
+  /** `move_shard` (sync false) or `replicate_shard` (sync true), asked by an operator. */
+  private async startUserTransfer(collectionName: string, transfer: ShardTransfer, sync: boolean): Promise<boolean> {
+    const standing = await this.standings([transfer.fromPeerId, transfer.toPeerId]);
+    await this.mutateCollection(collectionName, (record) =>
+      startTransfer(
+        record,
+        {
+          ...transferKey(transfer),
+          sync,
+          method: transfer.method ?? 'StreamRecords',
+          reason: 'user',
+        },
+        standing,
+        new Date(),
+      ),
+    );
+    return true;
+  }
+
+  /**
+   * `replicate_points`: the points of a shard key with one shard (those matching the filter) are copied into the
+   * one replica of another shard key, as Qdrant's tenant promotion; a filter needs the StreamRecords method.
+   */
+  async replicatePoints(collectionName: string, request: ReplicatePointsRequest): Promise<boolean> {
+    if (!this.membership) return this.rejectPeerOperation('replicatePoints');
+    const record = this.requireResolved(collectionName);
+    assertCustomSharding(record);
+    const shardsOf = (key: ShardKey) => {
+      if (!record.shardKeys.some((entry) => shardKeyEquals(entry.key, key)))
+        throw DomainError.invalidArgument(
+          `Bad request: Shard key ${describeShardKey(key)} does not exist for collection ${record.name}`,
+        );
+      return record.shards.filter((shard) => shard.shardKey && shardKeyEquals(shard.shardKey, key));
+    };
+    const from = shardsOf(request.fromShardKey);
+    const fromShards = new Set(from.map((shard) => shard.shardId));
+    if (fromShards.size !== 1)
+      throw DomainError.invalidArgument(
+        `Bad request: Only replicating from shard keys with exactly one shard is supported. Shard key ${describeShardKey(request.fromShardKey)} has ${fromShards.size} shards`,
+      );
+    const to = shardsOf(request.toShardKey);
+    if (to.length !== 1)
+      throw DomainError.invalidArgument(
+        `Bad request: Only replicating to shard keys with exactly one replica is supported. Shard key ${describeShardKey(request.toShardKey)} has ${to.length} replicas`,
+      );
+    const source = from.find((shard) => shard.state === 'Active') ?? from[0];
+    const target = to[0];
+    const standing = await this.standings([source.peerId ?? this.peerId, target.peerId ?? this.peerId]);
+    await this.mutateCollection(collectionName, (draft) =>
+      startTransfer(
+        draft,
+        {
+          shardId: source.shardId,
+          toShardId: target.shardId,
+          from: source.peerId ?? this.peerId,
+          to: target.peerId ?? this.peerId,
+          sync: true,
+          method: 'StreamRecords',
+          reason: 'user',
+          filter: serialize(request.filter ?? {}).toString('base64'),
+        },
+        standing,
+        new Date(),
+      ),
+    );
+    return true;
+  }
+
+  /**
+   * Starts transfers the replication layer decided on (recovery of Dead replicas, missing replicas), in one
+   * catalog change; each is checked as an operator's would be, and those that no longer fit are skipped.
+   */
+  async beginTransfers(collectionId: string, starts: readonly TransferStart[]): Promise<ShardTransferRecord[]> {
+    const peers = [...new Set(starts.flatMap((start) => [start.from, start.to]))];
+    const standing = await this.standings(peers);
+    return this.catalog.mutate((draft) => {
+      const record = byId(draft, collectionId);
+      if (!record) return [];
+      const begun: ShardTransferRecord[] = [];
+      for (const start of starts) {
+        try {
+          begun.push(startTransfer(record, start, standing, new Date()));
+        } catch (error) {
+          if (!isDomainError(error)) throw error;
+        }
+      }
+      return begun;
+    });
+  }
+
+  /** The source reports the transfer done: the target is Active (and a move's source replica gone). */
+  async finishTransfer(collectionId: string, key: ShardTransferKey, startedAt: string): Promise<void> {
+    await this.catalog.mutate((draft) => {
+      const record = byId(draft, collectionId);
+      if (!record) throw DomainError.notFound(`Not found: collection ${collectionId} is gone`);
+      finishTransfer(record, key, startedAt);
+    });
+  }
+
+  /** A transfer failed (a peer died, the stream broke, the leader found it stalled): it ends, its target Dead. */
+  async failTransfer(collectionId: string, key: ShardTransferKey, startedAt?: string): Promise<void> {
+    await this.catalog.mutate((draft) => {
+      const record = byId(draft, collectionId);
+      const transfer = record && findTransfer(record, key);
+      if (!record || !transfer || (startedAt !== undefined && transfer.startedAt !== startedAt)) return;
+      abortTransfer(record, key, false);
+    });
+  }
+
+  private async standings(peerIds: readonly string[]): Promise<(peerId: string) => PeerStanding> {
+    const membership = this.membership;
+    const known = new Map<string, PeerStanding>();
+    for (const peerId of new Set(peerIds))
+      known.set(
+        peerId,
+        membership ? await membership.peerStanding(peerId) : peerId === this.peerId ? 'live' : 'unknown',
+      );
+    return (peerId) => known.get(peerId) ?? 'unknown';
+  }
+
+  private requireResolved(collectionName: string): CollectionRecord {
+    checkName(collectionName);
+    return this.catalog.require(collectionName);
+  }
+
+  /** Runs `change` on the collection's record in a catalog change (NOT_FOUND when it is gone). */
+  private mutateCollection<T>(collectionName: string, change: (record: CollectionRecord) => T): Promise<T> {
+    checkName(collectionName);
+    return this.catalog.mutate((draft) => change(resolveDraft(draft, collectionName)));
   }
 
   /**
@@ -209,7 +394,9 @@ export class ClusterService {
         throw DomainError.invalidArgument(
           `Bad request: Shard ${replica.shardId} of ${record.name} has no other Active replica; dropping the replica on peer ${replica.peerId} would lose its points`,
         );
-      record.shards.splice(index, 1);
+      abortTransfersOf(record, replica.shardId, replica.peerId);
+      const still = record.shards.findIndex((s) => s.shardId === replica.shardId && s.peerId === replica.peerId);
+      if (still >= 0) record.shards.splice(still, 1);
     });
     return true;
   }
@@ -235,15 +422,33 @@ export class ClusterService {
           throw DomainError.unavailable(
             `Service unavailable: shard ${shardId} of ${record.name} has no other Active replica than the one on peer ${peerId}, which failed`,
           );
+        abortTransfersOf(record, shardId, peerId);
         replica.state = 'Dead';
       }
     });
+  }
+
+  /**
+   * `POST /cluster/recover`: Qdrant has a peer fetch the Raft state again. Standalone has none; in cluster mode the
+   * metadata lives in etcd, and a peer re-reads it by itself whenever its watch is lost, so there is nothing to ask.
+   */
+  recoverRaftState(): never {
+    if (!this.membership) return this.rejectPeerOperation('recoverRaftState');
+    throw DomainError.unimplemented(
+      'Cluster mode keeps its metadata in etcd: a peer has no Raft state of its own to recover (it re-reads the catalog by itself whenever its watch is lost)',
+    );
   }
 
   /** Operations that need a second peer. */
   rejectPeerOperation(operation: PeerTransferOperation | PeerMembershipOperation): never {
     throw DomainError.unimplemented(`Vectorstore is running in standalone mode: ${operation} needs distributed mode`);
   }
+
+  /**
+   * Where cluster info gets a running transfer's progress note (the replication layer, which runs transfers);
+   * a note is only known on the transfer's source peer, so others show none.
+   */
+  transferProgress: ((collectionId: string, transfer: ShardTransferRecord) => string | undefined) | undefined;
 }
 
 /** Each peer operation's field in Qdrant's request, which validation messages name. */
@@ -266,6 +471,26 @@ function checkTransferPeers(issues: ValidationIssues, path: string, transfer: Sh
     `${path}.to_peer_id`,
     `cannot transfer shard to itself, "to_peer_id" must be different than ${transfer.fromPeerId} in "from_peer_id"`,
   );
+}
+
+function requireTransfer(transfer: ShardTransfer | undefined): ShardTransfer {
+  if (!transfer) throw DomainError.invalidArgument('Bad request: the operation names no shard transfer');
+  return transfer;
+}
+
+function transferKey(transfer: ShardTransfer): ShardTransferKey {
+  return {
+    shardId: transfer.shardId,
+    ...(transfer.toShardId !== undefined && transfer.toShardId !== transfer.shardId
+      ? { toShardId: transfer.toShardId }
+      : {}),
+    from: transfer.fromPeerId,
+    to: transfer.toPeerId,
+  };
+}
+
+function byId(draft: CatalogState, collectionId: string): CollectionRecord | undefined {
+  return [...draft.collections.values()].find((record) => record.id === collectionId);
 }
 
 function resolveDraft(draft: CatalogState, name: string): CollectionRecord {

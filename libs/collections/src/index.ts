@@ -16,7 +16,9 @@ export {
   isShardOf,
   READABLE_REPLICA_STATES,
   REPLICA_STATES,
+  sameTransfer,
   shardKeyEquals,
+  TRANSFER_METHODS,
   UPDATABLE_REPLICA_STATES,
 } from './model/cluster.model';
 
@@ -33,6 +35,7 @@ export {
   type ClusterStatusView,
 } from './cluster/cluster-membership';
 export { VectorNamesService } from './vector-names.service';
+export { type PeerStanding, type TransferStart, transferTargetState } from './cluster/shard-transfers';
 export { validateCollectionName } from './validation/name.rules';
 export { payloadsOnDisk, quantizedAlwaysInMemory, vectorsOnDisk } from './config/memory-placement';
 export {

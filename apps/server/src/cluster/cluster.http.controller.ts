@@ -29,7 +29,7 @@ export class ClusterHttpController {
   @Post('cluster/recover')
   @HttpCode(200)
   recover(): never {
-    return this.cluster.rejectPeerOperation('recoverRaftState');
+    return this.cluster.recoverRaftState();
   }
 
   @Operation('Cluster/RemovePeer')

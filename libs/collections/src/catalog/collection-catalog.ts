@@ -3,6 +3,7 @@ import { DomainError, KeyedMutex } from '@vectorstore/common';
 import { CollectionRecord } from '../model/collection.model';
 import { CatalogState, emptyCatalog, resolveInState } from './catalog-state';
 import { CATALOG_STORE, CatalogConflict, CatalogStore } from './catalog.store';
+import { bumpReplicaEpochs } from './replica-epoch';
 
 const CATALOG_LOCK = 'catalog';
 /** Publishing a state and subscribing run one at a time under this lock (never waits for CATALOG_LOCK). */
@@ -75,6 +76,7 @@ export class CollectionCatalog {
       const base = this.state;
       const draft = structuredClone(base);
       const result = change(draft);
+      bumpReplicaEpochs(base, draft);
       try {
         await this.store.save(draft, base);
       } catch (error) {

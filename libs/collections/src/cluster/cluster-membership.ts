@@ -1,4 +1,5 @@
 import type { CatalogState } from '../catalog/catalog-state';
+import type { PeerStanding } from './shard-transfers';
 
 // What the rest of the server may ask of cluster mode, without depending on it: the peers as this
 // peer sees them, and whether it may still write. Absent in standalone mode.
@@ -37,6 +38,8 @@ export interface ClusterMembership {
   ): string[][];
   /** Retires another peer for good: it can never rejoin, and its live registration is ended. */
   retirePeer(peerId: string): Promise<void>;
+  /** Whether `peerId` is live, joined once but is gone now, or never joined (or was removed). */
+  peerStanding(peerId: string): Promise<PeerStanding>;
 }
 
 export const CLUSTER_MEMBERSHIP = Symbol('CLUSTER_MEMBERSHIP');

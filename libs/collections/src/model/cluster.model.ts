@@ -72,6 +72,58 @@ export interface CollectionClusterInfo {
   shardCount: number;
   localShards: LocalShardInfo[];
   remoteShards: RemoteShardInfo[];
+  /** Transfers running now, with the source's progress note. */
+  shardTransfers: ShardTransferInfo[];
+}
+
+/** How a transfer copies a shard (Qdrant's `ShardTransferMethod`). */
+export const TRANSFER_METHODS = ['StreamRecords', 'Snapshot', 'WalDelta', 'ReshardingStreamRecords'] as const;
+export type TransferMethod = (typeof TRANSFER_METHODS)[number];
+
+/** Why a transfer runs: an operator asked, a Dead replica is recovered, or a shard lacks replicas. */
+export type TransferReason = 'user' | 'recovery' | 'replication';
+
+/** The key of a transfer, as Qdrant's `ShardTransferKey`: one transfer per shard, source and target. */
+export interface ShardTransferKey {
+  shardId: number;
+  /** The target shard, when it differs from the source shard (replicate_points, resharding). */
+  toShardId?: number;
+  from: string;
+  to: string;
+}
+
+/** A transfer in progress, as the catalog records it (cluster mode). */
+export interface ShardTransferRecord extends ShardTransferKey {
+  /** true: the source keeps its replica (replicate); false: it drops it at the end (move). */
+  sync: boolean;
+  method: TransferMethod;
+  reason: TransferReason;
+  /**
+   * replicate_points: only points matching this filter, the points library's filter in Node's structured-clone
+   * encoding (base64), which keeps its exact integers and numbers apart.
+   */
+  filter?: string;
+  /** When it started (ISO 8601). */
+  startedAt: string;
+  /** The target replica's state before the transfer (absent: it had none); an abort restores it. */
+  targetWas?: ReplicaState;
+}
+
+/** A running transfer as cluster info shows it. */
+export interface ShardTransferInfo extends ShardTransferKey {
+  sync: boolean;
+  method: TransferMethod;
+  /** Progress, as Qdrant words it (`transferring (1.20s) | Transferring records (300/1000), ETA: 2.40s`). */
+  comment?: string;
+}
+
+export function sameTransfer(a: ShardTransferKey, b: ShardTransferKey): boolean {
+  return (
+    a.shardId === b.shardId &&
+    a.from === b.from &&
+    a.to === b.to &&
+    (a.toShardId ?? a.shardId) === (b.toShardId ?? b.shardId)
+  );
 }
 
 /** Whether `peerId` holds `shard`: standalone shards (no peer) are everyone's. */

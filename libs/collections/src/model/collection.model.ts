@@ -1,5 +1,5 @@
 import { JsonObject } from '@vectorstore/common';
-import { ShardingMethod, ShardKeyRecord, ShardRecord } from './cluster.model';
+import { ShardingMethod, ShardKeyRecord, ShardRecord, ShardTransferRecord } from './cluster.model';
 import {
   HnswConfig,
   Memory,
@@ -60,6 +60,14 @@ export interface CollectionRecord {
    * that a shard added later takes about 1/(n+1) of the points.
    */
   router?: 'Ring';
+  /** Shard transfers in progress (cluster mode); absent when none. */
+  transfers?: ShardTransferRecord[];
+  /**
+   * Counts changes of where the shards are and what their replicas may do (replicas, states, transfers). A
+   * write to a replica carries the epoch it was routed with, and a replica applies it only under the same
+   * epoch, so no coordinator routes with a view that a transfer has moved past (cluster mode).
+   */
+  replicaEpoch?: number;
 }
 
 export const PAYLOAD_SCHEMA_TYPES = ['Keyword', 'Integer', 'Float', 'Geo', 'Text', 'Bool', 'Datetime', 'Uuid'] as const;

@@ -1,5 +1,5 @@
 import { JsonObject } from '@vectorstore/common';
-import { ReplicaState, ShardingMethod, ShardKey } from './cluster.model';
+import { ReplicaState, ShardingMethod, ShardKey, TransferMethod } from './cluster.model';
 import { PayloadStorageParams } from './collection.model';
 import {
   HnswConfig,
@@ -99,6 +99,16 @@ export interface ShardTransfer {
   toPeerId: string;
   /** Set when the target shard differs from the source one (resharding). */
   toShardId?: number;
+  /** How to copy (move, replicate: default StreamRecords; restart: required). */
+  method?: TransferMethod;
+}
+
+/** `replicate_points`: copies the points of a one-shard key (matching `filter`) into a one-replica key. */
+export interface ReplicatePointsRequest {
+  fromShardKey: ShardKey;
+  toShardKey: ShardKey;
+  /** The points library's filter, passed through as it was decoded. */
+  filter?: unknown;
 }
 
 /** One change asked of a collection's cluster setup (gRPC UpdateCollectionClusterSetup, REST `POST …/cluster`). */
@@ -107,6 +117,7 @@ export type ClusterSetupOperation =
   | { deleteShardKey: ShardKey }
   /** Removes one replica of a shard (cluster mode); the last Active replica stays. */
   | { dropReplica: { shardId: number; peerId: string } }
+  | { replicatePoints: ReplicatePointsRequest }
   | { peerOperation: PeerTransferOperation; transfer?: ShardTransfer };
 
 /** Operations on the cluster's membership (REST only); a single node has no cluster to change. */

@@ -23,7 +23,15 @@ export function clusterInfoToProto(info: CollectionClusterInfo): CollectionClust
         shardKey: shard.shardKey ? shardKeyToProto(shard.shardKey) : undefined,
       }),
     ),
-    shardTransfers: [],
+    shardTransfers: info.shardTransfers.map((transfer) =>
+      defined({
+        shardId: transfer.shardId,
+        toShardId: transfer.toShardId,
+        from: transfer.from,
+        to: transfer.to,
+        sync: transfer.sync,
+      }),
+    ),
     reshardingOperations: [],
   };
 }

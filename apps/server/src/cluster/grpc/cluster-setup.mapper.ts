@@ -1,23 +1,43 @@
-import { ClusterSetupOperation, ShardTransfer } from '@vectorstore/collections';
+import { ClusterSetupOperation, ShardTransfer, TRANSFER_METHODS, TransferMethod } from '@vectorstore/collections';
+import { filterFromProto } from '../../points/grpc/filter.mapper';
 import { ValidationIssues } from '@vectorstore/common';
 import type { UpdateCollectionClusterSetupRequest__Output } from '../../grpc/generated/vectorstore/UpdateCollectionClusterSetupRequest';
 import { createShardKeyFromProto, shardKeyFromProto } from './shard-key.grpc.mapper';
 import { defined, readU64 } from '../../core/scalars';
 
-/** A transfer's shard and peers (uint64 peer ids as exact decimal text). */
-function transferFromProto(t: {
-  shardId?: number;
-  fromPeerId?: string;
-  toPeerId?: string;
-  toShardId?: number;
-}): ShardTransfer {
+/** The proto enum's names, which are the domain's. */
+const METHODS: Record<string, TransferMethod> = Object.fromEntries(TRANSFER_METHODS.map((method) => [method, method]));
+
+/** A transfer's shard and peers (uint64 peer ids as exact decimal text) and method. */
+function transferFromProto(
+  issues: ValidationIssues,
+  path: string,
+  t: {
+    shardId?: number;
+    fromPeerId?: string;
+    toPeerId?: string;
+    toShardId?: number;
+    method?: string | number;
+  },
+): ShardTransfer {
+  const method = t.method === undefined || t.method === null ? undefined : METHODS[String(t.method)];
+  if (t.method !== undefined && t.method !== null && method === undefined)
+    issues.add(`${path}.method`, `unknown transfer method ${String(t.method)}`);
   return defined({
     shardId: t.shardId ?? 0,
     fromPeerId: BigInt(t.fromPeerId ?? '0').toString(),
     toPeerId: BigInt(t.toPeerId ?? '0').toString(),
     toShardId: t.toShardId,
+    method,
   });
 }
+
+const SNAKE = {
+  moveShard: 'move_shard',
+  replicateShard: 'replicate_shard',
+  abortTransfer: 'abort_transfer',
+  restartTransfer: 'restart_transfer',
+} as const;
 
 /** Decodes the oneof of UpdateCollectionClusterSetupRequest; the rules on it are ClusterService's. */
 export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Output): {
@@ -43,7 +63,10 @@ export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Ou
     case 'abortTransfer':
     case 'restartTransfer': {
       const transfer = r[r.operation];
-      operation = defined({ peerOperation: r.operation, transfer: transfer && transferFromProto(transfer) });
+      operation = defined({
+        peerOperation: r.operation,
+        transfer: transfer && transferFromProto(issues, SNAKE[r.operation], transfer),
+      });
       break;
     }
     case 'dropReplica': {
@@ -53,9 +76,14 @@ export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Ou
       if (replica?.peerId) operation = { dropReplica: { shardId: replica.shardId ?? 0, peerId: replica.peerId } };
       break;
     }
-    case 'replicatePoints':
-      operation = { peerOperation: r.operation };
+    case 'replicatePoints': {
+      const request = r.replicatePoints;
+      const fromShardKey = shardKeyFromProto(issues, 'replicate_points.from_shard_key', request?.fromShardKey);
+      const toShardKey = shardKeyFromProto(issues, 'replicate_points.to_shard_key', request?.toShardKey);
+      const filter = filterFromProto(issues, 'replicate_points.filter', request?.filter);
+      if (fromShardKey && toShardKey) operation = { replicatePoints: defined({ fromShardKey, toShardKey, filter }) };
       break;
+    }
     default:
       issues.add(
         'operation',

@@ -6,9 +6,12 @@ import {
   PeerTransferOperation,
   REPLICA_STATES,
   ReplicaState,
+  ReplicatePointsRequest,
   ShardKey,
   ShardTransfer,
+  TransferMethod,
 } from '@vectorstore/collections';
+import { filterFromRest } from '../../points/rest/filter.rest-mapper';
 import { bodyFormatError } from '../../core/rest/rest-format.error';
 import {
   array,
@@ -56,19 +59,35 @@ export function dropShardKeyFromRest(body: unknown): ShardKey {
   return decodeBody(body, dropShardKeyDecoder).shardKey;
 }
 
-const transfer = object<ShardTransfer>(
-  { shard_id: u32, from_peer_id: u64Text, to_peer_id: u64Text, to_shard_id: u32 },
-  ['shard_id', 'from_peer_id', 'to_peer_id'],
+/** `method` in Qdrant's REST spelling. */
+const transferMethod = enumOf<TransferMethod>({
+  stream_records: 'StreamRecords',
+  snapshot: 'Snapshot',
+  wal_delta: 'WalDelta',
+  resharding_stream_records: 'ReshardingStreamRecords',
+});
+const TRANSFER_FIELDS = {
+  shard_id: u32,
+  from_peer_id: u64Text,
+  to_peer_id: u64Text,
+  to_shard_id: u32,
+  method: transferMethod,
+};
+const transfer = object<ShardTransfer>(TRANSFER_FIELDS, ['shard_id', 'from_peer_id', 'to_peer_id']);
+/** Restarting needs the method to run it with, as Qdrant's `RestartTransfer`. */
+const restartTransfer = object<ShardTransfer>(TRANSFER_FIELDS, ['shard_id', 'from_peer_id', 'to_peer_id', 'method']);
+const replicatePoints = object<ReplicatePointsRequest>(
+  { from_shard_key: shardKeyDecoder, to_shard_key: shardKeyDecoder, filter: filterFromRest },
+  ['from_shard_key', 'to_shard_key'],
 );
 /** Peer operations; a transfer's shard and peers go to the domain, which checks them. */
 const PEER_OPERATIONS: Record<string, [PeerTransferOperation, Decoder<unknown>]> = {
   move_shard: ['moveShard', transfer],
   replicate_shard: ['replicateShard', transfer],
   abort_transfer: ['abortTransfer', transfer],
-  restart_transfer: ['restartTransfer', transfer],
+  restart_transfer: ['restartTransfer', restartTransfer],
   start_resharding: ['startResharding', object({ direction: enumOf({ up: 'up', down: 'down' }) }, ['direction'])],
   abort_resharding: ['abortResharding', objectValue],
-  replicate_points: ['replicatePoints', object({ from_shard_key: shardKeyDecoder, to_shard_key: shardKeyDecoder })],
 };
 const dropReplicaDecoder = object<{ shardId: number; peerId: string }>({ shard_id: u32, peer_id: u64Text }, [
   'shard_id',
@@ -84,6 +103,9 @@ export function clusterOperationFromRest(body: unknown): ClusterSetupOperation {
   }
   if (input.drop_sharding_key !== undefined) {
     return { deleteShardKey: dropShardKeyDecoder(input.drop_sharding_key, 'drop_sharding_key').shardKey };
+  }
+  if (input.replicate_points !== undefined) {
+    return { replicatePoints: replicatePoints(input.replicate_points, 'replicate_points') };
   }
   if (input.drop_replica !== undefined) {
     const replica = dropReplicaDecoder(input.drop_replica, 'drop_replica');
@@ -137,6 +159,13 @@ export function clusterStatusToRest(status: ClusterStatusView | undefined): unkn
   };
 }
 
+const TRANSFER_METHOD_NAMES: Record<TransferMethod, string> = {
+  StreamRecords: 'stream_records',
+  Snapshot: 'snapshot',
+  WalDelta: 'wal_delta',
+  ReshardingStreamRecords: 'resharding_stream_records',
+};
+
 /** `GET /collections/{c}/cluster`. */
 export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
   return {
@@ -158,6 +187,16 @@ export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
         state: shard.state,
       }),
     ),
-    shard_transfers: [],
+    shard_transfers: info.shardTransfers.map((transfer) =>
+      defined({
+        shard_id: transfer.shardId,
+        to_shard_id: transfer.toShardId,
+        from: BigInt(transfer.from),
+        to: BigInt(transfer.to),
+        sync: transfer.sync,
+        method: TRANSFER_METHOD_NAMES[transfer.method],
+        comment: transfer.comment,
+      }),
+    ),
   };
 }
