@@ -3,3 +3,5 @@ export type { LocalShardOptions } from './local-shard';
 export type { FieldIndexSchema } from './field-index-schema';
 export type { PointRef } from './shard-points';
 export type { SettledHits, ShardHit } from './shard-search';
+export type { ShardChecksum } from './shard-export';
+export type { AppliedListener } from './shard-wal';

@@ -18,7 +18,9 @@ import { FlushSource, ShardManifest } from './shard-manifest';
 import { findPoint, indexedVectorCount, livePointCount, PointRef, selectPoints } from './shard-points';
 import { searchSegments, searchSegmentsAsync, SettledHits, ShardHit } from './shard-search';
 import { ShardSegments } from './shard-segments';
-import { ShardWal } from './shard-wal';
+import { AppliedListener, ShardWal } from './shard-wal';
+import { exportPoints, livePointIds, ShardChecksum, shardChecksum } from './shard-export';
+import { PointStruct } from '../../model/point.model';
 
 export interface LocalShardOptions {
   dir: string;
@@ -114,6 +116,26 @@ export class LocalShard {
   /** Set when an operation failed to apply: the shard reports Red and refuses writes. */
   get failure(): Error | undefined {
     return this.wal.failure;
+  }
+
+  /** See {@link ShardWal.observeApplied}: each operation a write applies, in order, in the tick it is applied. */
+  observeApplied(listener: AppliedListener): () => void {
+    return this.wal.observeApplied(listener);
+  }
+
+  /** Ids of the live points (matching `filter`), deferred ones included: what a copy of the shard must hold. */
+  livePointIds(filter?: Filter): PointId[] {
+    return livePointIds(this.segments, filter);
+  }
+
+  /** The points of `ids` whole, as they are now (see shard-export.ts). Synchronous: no write comes in between. */
+  exportPoints(ids: readonly PointId[], filter?: Filter): PointStruct[] {
+    return exportPoints(this.segments, ids, filter);
+  }
+
+  /** Live points and an order-free digest of them, to compare replicas. */
+  checksum(): ShardChecksum {
+    return shardChecksum(this.segments);
   }
 
   /** True from the moment close() starts. */

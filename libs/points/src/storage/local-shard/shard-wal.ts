@@ -5,6 +5,9 @@ import { ShardLog } from '../shard-log';
 /** Applies one operation to the shard's segments (deterministic: replay reproduces the same state). */
 export type ApplyOperation = (opNum: number, operation: UpdateOperation) => void;
 
+/** Told of each operation applied by a live write, in op-number order, in the same tick it was applied. */
+export type AppliedListener = (opNum: number, operation: UpdateOperation) => void;
+
 /**
  * The write-ahead log in front of a shard's segments. A write is logged and fsynced, then applied
  * in op-number order (concurrent appends may be numbered out of the order they resolve in); opening
@@ -15,6 +18,7 @@ export class ShardWal {
   private readonly pending = new Map<number, UpdateOperation>();
   private readonly failedOps = new Map<number, Error>();
   private firstFailure: Error | undefined;
+  private readonly listeners = new Set<AppliedListener>();
 
   /** `persistedOpNum`: the op number the segments already hold everything up to (the last flush). */
   constructor(
@@ -70,6 +74,16 @@ export class ShardWal {
     return opNum;
   }
 
+  /**
+   * Calls `listener` after each operation a write applies from now on (not replayed ones), synchronously and in
+   * op-number order: whatever reads the segments in a later tick has seen exactly the operations told so far.
+   * Returns the way to stop.
+   */
+  observeApplied(listener: AppliedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Records up to `opNum` are held by flushed segments and may be dropped. */
   ack(opNum: number): Promise<void> {
     return this.log.ack(opNum);
@@ -93,6 +107,7 @@ export class ShardWal {
         this.failedOps.set(next, failure);
       }
       this.applied = next;
+      for (const listener of this.listeners) listener(next, operation);
     }
   }
 }
