@@ -17,6 +17,7 @@ export const LIBRARY_DEPENDENCIES = {
   points: ['common', 'engine', 'persistence', 'collections'],
   snapshots: ['common', 'persistence', 'config', 'collections', 'points'],
   cluster: ['common', 'config', 'collections'],
+  replication: ['common', 'collections', 'points'],
 };
 
 const SOURCE_FILES = '**/*.{ts,tsx,mts,cts,js,mjs,cjs}';

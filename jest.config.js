@@ -1,8 +1,8 @@
 // Two projects: fast in-process specs, and e2e specs that boot the real server as a child process.
 const moduleNameMapper = {
-  '^@vectorstore/(common|config|persistence|collections|engine|auth|points|snapshots|cluster)$':
+  '^@vectorstore/(common|config|persistence|collections|engine|auth|points|snapshots|cluster|replication)$':
     '<rootDir>/libs/$1/src',
-  '^@vectorstore/(common|config|persistence|collections|engine|auth|points|snapshots|cluster)/(.*)$':
+  '^@vectorstore/(common|config|persistence|collections|engine|auth|points|snapshots|cluster|replication)/(.*)$':
     '<rootDir>/libs/$1/src/$2',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] };

@@ -2,7 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { CollectionsModule } from '@vectorstore/collections';
 import type { ClusterNode } from '@vectorstore/cluster';
 import { AppConfig, ConfigModule } from '@vectorstore/config';
-import { PointsModule, type PointsPeers } from '@vectorstore/points';
+import { PointsModule } from '@vectorstore/points';
+import { ReplicationModule, type PointsPeers } from '@vectorstore/replication';
 import { LoggerModule } from 'nestjs-pino';
 import { CoreModule } from './core/core.module';
 import { createRequestLog, REQUEST_LOG } from './core/logging/request-log';
@@ -13,7 +14,7 @@ import { FEATURE_MODULES } from './features';
 export class AppModule {
   /**
    * `cluster`: this peer's cluster node in cluster mode (the catalog then lives in etcd); `peers`: the
-   * other peers as the points services route to them.
+   * other peers as the replicated layer routes to them.
    */
   static forRoot(config: AppConfig, cluster?: ClusterNode, peers?: PointsPeers): DynamicModule {
     const requestLog = createRequestLog(config.logLevel);
@@ -30,7 +31,8 @@ export class AppModule {
           dataDir: config.dataDir,
           ...(cluster ? { catalogStore: cluster.catalogStore, membership: cluster } : {}),
         }),
-        PointsModule.forRoot({ dataDir: config.dataDir, ...(peers ? { peers } : {}) }),
+        PointsModule.forRoot({ dataDir: config.dataDir }),
+        ReplicationModule.forRoot(peers ? { peers } : {}),
         CoreModule,
         ...FEATURE_MODULES,
       ],

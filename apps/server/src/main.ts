@@ -15,7 +15,7 @@ import { SERVER_VERSION } from './version';
 import { GrpcPeerTransport } from './cluster/p2p/peer-client';
 import { startPeerServer, stopPeerServer } from './cluster/p2p/peer-server';
 import { GrpcPointsPeers } from './cluster/p2p/grpc-points-peers';
-import { ShardEndpoint } from '@vectorstore/points';
+import { ShardEndpoint } from '@vectorstore/replication';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -53,7 +53,7 @@ async function bootstrap(): Promise<void> {
     process.stderr.write(`vectorstore failed to start: cluster mode: ${message}\n`);
     process.exit(1);
   }
-  // The transport to other peers exists from the start: the points services route through it.
+  // The transport to other peers exists from the start: the replicated layer routes through it.
   const peerTransport =
     cluster && config.cluster ? new GrpcPeerTransport(cluster, config.cluster.etcd.timeoutMs) : undefined;
   const pointsPeers = cluster && peerTransport ? new GrpcPointsPeers(cluster, peerTransport) : undefined;

@@ -37,9 +37,6 @@ export { PointsModule } from './points.module';
 export { PointsWriter } from './service/points-writer';
 export { PointsReader } from './service/points-reader';
 export { QueryEngine } from './service/query-engine';
-export { ReadRouter } from './cluster/read-router';
-export { ShardEndpoint } from './cluster/shard-endpoint';
-export { POINTS_PEERS, type PointsPeers, type ShardRead, type ShardReadResults } from './cluster/points-peers';
 export { encodeOperation, decodeOperation } from './storage/local-shard/operation-codec';
 export { VectorNameOperations } from './service/vector-names';
 export { CollectionSnapshots, type PartialSegmentManifest } from './storage/collection-snapshots';
@@ -49,6 +46,7 @@ export {
   MATRIX_DEFAULT_SAMPLE,
   type DistanceMatrix,
   type DistanceMatrixRequest,
+  type MatrixSample,
 } from './service/distance-matrix';
 export {
   OptimizationsReporter,
@@ -65,3 +63,36 @@ export type {
 } from './storage/local-shard/optimization-status';
 export { SegmentsReporter, type SegmentTelemetry, type SegmentVectorConfig } from './service/segments.reporter';
 export type { Expression, FormulaQuery } from './service/formula';
+
+// For the replicated layer (@vectorstore/replication): the ports it binds, and the single-node
+// services and helpers it runs a peer's part of a read or write with and merges answers by.
+export {
+  applyToLocalShard,
+  COLLECTION_STATS_GATHERER,
+  LOCAL_SHARD_WRITER,
+  POINTS_CLUSTER,
+  SHARD_WRITER,
+  type CollectionStatsGatherer,
+  type PointsCluster,
+  type ShardWriter,
+} from './service/replication-ports';
+export { CollectionContexts, type CollectionContext } from './service/collection-context';
+export { CollectionStatsReporter, worseStatus } from './service/collection-stats.reporter';
+export { comparePointIds, pointIdKey } from './model/point-id.model';
+export { DEFAULT_VECTOR_NAME } from './model/vectors.model';
+export { readShards } from './storage/collection-storage/shard-routing';
+export { DEFAULT_RRF_K, type ResultOrder } from './service/query-engine';
+export { compareFacetHits, facetKey } from './service/points-reader';
+export { mergeSamples } from './service/distance-matrix';
+export { dbsf, rrf } from './service/fusion';
+export {
+  boundedProduct,
+  DEFAULT_PREFETCH_LIMIT,
+  discoverQuery,
+  growPrefetchLimits,
+  mergeFilters,
+  recommendQuery,
+  searchQuery,
+} from './service/query-requests';
+export { collectGroupsAsync, groupIdKey, groupPointId } from './service/grouping';
+export { selectPayload, selectVectors } from './service/payload-selection';

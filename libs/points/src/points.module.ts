@@ -1,10 +1,4 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ClusterStatsGatherer } from './cluster/cluster-stats';
-import { ReplicatedPointsCluster } from './cluster/points-cluster';
-import { POINTS_PEERS, PointsPeers } from './cluster/points-peers';
-import { ReadRouter } from './cluster/read-router';
-import { ReplicaWriter } from './cluster/replica-writer';
-import { ShardEndpoint } from './cluster/shard-endpoint';
 import { OptimizerService } from './optimizer/optimizer.service';
 import { CollectionContexts } from './service/collection-context';
 import { CollectionStatsReporter } from './service/collection-stats.reporter';
@@ -14,7 +8,6 @@ import { DistanceMatrixService } from './service/distance-matrix';
 import { PointsReader } from './service/points-reader';
 import { PointsWriter } from './service/points-writer';
 import { QueryEngine } from './service/query-engine';
-import { COLLECTION_STATS_GATHERER, POINTS_CLUSTER, SHARD_WRITER } from './service/replication-ports';
 import { VectorNameOperations } from './service/vector-names';
 import { CollectionSnapshots } from './storage/collection-snapshots';
 import { OPEN_SHARD_LOG, POINTS_DATA_DIR, PointsStorage } from './storage/points-storage';
@@ -23,11 +16,13 @@ import { WriteAheadLog } from './wal/write-ahead-log';
 
 export interface PointsModuleOptions {
   dataDir: string;
-  /** Cluster mode: the other peers, which hold the shards this peer does not. */
-  peers?: PointsPeers;
 }
 
-/** Points storage and the services over it. Needs the (global) CollectionsModule for the catalog. */
+/**
+ * Points storage and the services over it, on one node. Needs the (global) CollectionsModule for the
+ * catalog. The replicated layer (@vectorstore/replication's ReplicationModule) binds the ports of
+ * service/replication-ports.ts; unbound, the services behave as a standalone server.
+ */
 @Module({})
 export class PointsModule {
   static forRoot(options: PointsModuleOptions): DynamicModule {
@@ -39,23 +34,12 @@ export class PointsModule {
       providers: [
         { provide: POINTS_DATA_DIR, useValue: options.dataDir },
         { provide: OPEN_SHARD_LOG, useValue: openLog },
-        ...(options.peers
-          ? [
-              { provide: POINTS_PEERS, useValue: options.peers },
-              { provide: POINTS_CLUSTER, useClass: ReplicatedPointsCluster },
-              { provide: COLLECTION_STATS_GATHERER, useClass: ClusterStatsGatherer },
-            ]
-          : []),
-        { provide: SHARD_WRITER, useExisting: ReplicaWriter },
         PointsStorage,
         CollectionContexts,
         PointsWriter,
         PointsReader,
         QueryEngine,
         DistanceMatrixService,
-        ReadRouter,
-        ReplicaWriter,
-        ShardEndpoint,
         VectorNameOperations,
         OptimizerService,
         CollectionStatsReporter,
@@ -64,8 +48,6 @@ export class PointsModule {
         SegmentsReporter,
       ],
       exports: [
-        ReadRouter,
-        ShardEndpoint,
         PointsWriter,
         PointsReader,
         QueryEngine,
@@ -75,6 +57,9 @@ export class PointsModule {
         CollectionSnapshots,
         OptimizationsReporter,
         SegmentsReporter,
+        // For the replicated layer's shard endpoint.
+        CollectionContexts,
+        CollectionStatsReporter,
       ],
     };
   }

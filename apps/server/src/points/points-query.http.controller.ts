@@ -1,6 +1,6 @@
 import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
-import { ReadRouter } from '@vectorstore/points';
+import { ReadRouter } from '@vectorstore/replication';
 import { RestQuery } from '../core/rest/rest-query';
 import { encodeList } from './rest/chunked-json';
 import {

@@ -1,7 +1,7 @@
 import { Body, HttpCode, Get, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { DomainError } from '@vectorstore/common';
-import { ReadRouter } from '@vectorstore/points';
+import { ReadRouter } from '@vectorstore/replication';
 import { RestQuery } from '../core/rest/rest-query';
 import { encodeList } from './rest/chunked-json';
 import { pointIdFromPath } from './rest/point-id.rest-mapper';

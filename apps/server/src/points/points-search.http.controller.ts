@@ -1,6 +1,7 @@
 import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
-import { ReadRouter, ScoredPoint } from '@vectorstore/points';
+import { ScoredPoint } from '@vectorstore/points';
+import { ReadRouter } from '@vectorstore/replication';
 import { RestQuery } from '../core/rest/rest-query';
 import {
   groupsToRest,

@@ -1,7 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
 import { Operation } from '@vectorstore/auth';
-import { PointsWriter, ReadRouter, VectorNameOperations } from '@vectorstore/points';
+import { PointsWriter, VectorNameOperations } from '@vectorstore/points';
+import { ReadRouter } from '@vectorstore/replication';
 import type { ClearPayloadPoints__Output } from '../grpc/generated/vectorstore/ClearPayloadPoints';
 import type { CountPoints__Output } from '../grpc/generated/vectorstore/CountPoints';
 import type { CreateFieldIndexCollection__Output } from '../grpc/generated/vectorstore/CreateFieldIndexCollection';

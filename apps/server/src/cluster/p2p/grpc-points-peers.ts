@@ -1,9 +1,10 @@
-// The points services' view of the other peers (libs/points PointsPeers), over the internal peer service.
+// The replicated layer's view of the other peers (libs/replication PointsPeers), over the internal peer service.
 import type { ClusterNode } from '@vectorstore/cluster';
 import type { CollectionRecord } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
-import { encodeOperation, type PointsPeers, type ShardRead, type ShardReadResults } from '@vectorstore/points';
+import { encodeOperation } from '@vectorstore/points';
 import type { UpdateOperation } from '@vectorstore/points';
+import type { PointsPeers, ShardRead, ShardReadResults } from '@vectorstore/replication';
 import { deserialize, serialize } from 'node:v8';
 import { GrpcPeerTransport } from './peer-client';
 

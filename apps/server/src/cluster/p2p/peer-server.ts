@@ -11,7 +11,8 @@ import {
 } from '@vectorstore/cluster';
 import { isDomainError, toGrpcCode } from '@vectorstore/common';
 import type { ClusterConfig } from '@vectorstore/config';
-import { decodeOperation, ShardEndpoint, type ShardRead } from '@vectorstore/points';
+import { decodeOperation } from '@vectorstore/points';
+import { ShardEndpoint, type ShardRead } from '@vectorstore/replication';
 import { deserialize, serialize } from 'node:v8';
 import type { HelloReply } from '../../grpc/generated/vectorstore/internal/HelloReply';
 import type { HelloRequest__Output } from '../../grpc/generated/vectorstore/internal/HelloRequest';

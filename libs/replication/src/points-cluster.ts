@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CollectionRecord, isShardOf } from '@vectorstore/collections';
-import { PointId, pointIdKey } from '../model/point-id.model';
-import type { PointsCluster } from '../service/replication-ports';
+import { PointId, pointIdKey, type PointsCluster } from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
 import { ReadRouter } from './read-router';
 

@@ -5,7 +5,7 @@ import type {
   QueryRequest,
   QueryVariant,
   VectorInput,
-} from '../model/query.model';
+} from '@vectorstore/points';
 
 // The examples of a query tree (nearest, recommend, discover, context and relevance-feedback inputs),
 // for a coordinator that resolves examples given by point id before the query goes to other peers.

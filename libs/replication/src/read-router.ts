@@ -1,9 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CollectionCatalog, CollectionRecord, ShardRecord } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
-import { PointId, pointIdKey } from '../model/point-id.model';
-import { RetrievedPoint, ScoredPoint } from '../model/point.model';
 import {
+  PointId,
+  pointIdKey,
+  RetrievedPoint,
+  ScoredPoint,
   CountRequest,
   DiscoverRequest,
   FacetHit,
@@ -20,15 +22,19 @@ import {
   SearchRequest,
   VectorInput,
   WithLookup,
-} from '../model/query.model';
-import { ShardKeySelector, VectorSelector } from '../model/selectors.model';
-import { DEFAULT_VECTOR_NAME } from '../model/vectors.model';
-import { readShards } from '../storage/collection-storage/shard-routing';
-import { DistanceMatrix, DistanceMatrixRequest, DistanceMatrixService, mergeSamples } from '../service/distance-matrix';
-import { dbsf, rrf } from '../service/fusion';
-import { PointsReader } from '../service/points-reader';
-import { DEFAULT_RRF_K, QueryEngine } from '../service/query-engine';
-import {
+  ShardKeySelector,
+  VectorSelector,
+  DEFAULT_VECTOR_NAME,
+  readShards,
+  DistanceMatrix,
+  DistanceMatrixRequest,
+  DistanceMatrixService,
+  mergeSamples,
+  dbsf,
+  rrf,
+  PointsReader,
+  DEFAULT_RRF_K,
+  QueryEngine,
   boundedProduct,
   DEFAULT_PREFETCH_LIMIT,
   discoverQuery,
@@ -36,9 +42,12 @@ import {
   mergeFilters,
   recommendQuery,
   searchQuery,
-} from '../service/query-requests';
-import { collectGroupsAsync, groupIdKey, groupPointId } from '../service/grouping';
-import { selectPayload, selectVectors } from '../service/payload-selection';
+  collectGroupsAsync,
+  groupIdKey,
+  groupPointId,
+  selectPayload,
+  selectVectors,
+} from '@vectorstore/points';
 import { mapQueryInputs, stagesOf } from './query-inputs';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
 import { planReads } from './read-plan';

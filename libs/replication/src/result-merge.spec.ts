@@ -1,4 +1,4 @@
-import { ScoredPoint } from '../model/point.model';
+import { ScoredPoint } from '@vectorstore/points';
 import { mergeFacets, mergeGot, mergeOrderedPages, mergeScored, mergeScrollPages } from './result-merge';
 
 const hit = (id: number, score: number): ScoredPoint => ({ id: BigInt(id), score, version: 0 });

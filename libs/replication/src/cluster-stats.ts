@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CollectionRecord, CollectionRuntimeStats, emptyCollectionStats } from '@vectorstore/collections';
-import { worseStatus } from '../service/collection-stats.reporter';
-import type { CollectionStatsGatherer } from '../service/replication-ports';
+import { worseStatus, type CollectionStatsGatherer } from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
 import { planReads } from './read-plan';
 

@@ -1,12 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { READABLE_REPLICA_STATES, ReplicaState, UPDATABLE_REPLICA_STATES } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
-import type { UpdateOperation } from '../model/operations.model';
-import { CollectionContext, CollectionContexts } from '../service/collection-context';
-import { CollectionStatsReporter } from '../service/collection-stats.reporter';
-import { DistanceMatrixService } from '../service/distance-matrix';
-import { PointsReader } from '../service/points-reader';
-import { QueryEngine } from '../service/query-engine';
+import {
+  type UpdateOperation,
+  CollectionContext,
+  CollectionContexts,
+  CollectionStatsReporter,
+  DistanceMatrixService,
+  PointsReader,
+  QueryEngine,
+} from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
 import { ReplicaWriter } from './replica-writer';
 

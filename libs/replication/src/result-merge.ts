@@ -1,8 +1,16 @@
-import { comparePointIds, PointId, pointIdKey } from '../model/point-id.model';
-import { OrderValue, RetrievedPoint, ScoredPoint } from '../model/point.model';
-import { FacetHit, OrderBy } from '../model/query.model';
-import { compareFacetHits, facetKey } from '../service/points-reader';
-import type { ResultOrder } from '../service/query-engine';
+import {
+  comparePointIds,
+  PointId,
+  pointIdKey,
+  OrderValue,
+  RetrievedPoint,
+  ScoredPoint,
+  FacetHit,
+  OrderBy,
+  compareFacetHits,
+  facetKey,
+  type ResultOrder,
+} from '@vectorstore/points';
 
 // Coordinator merges of per-peer answers (docs/cluster.md, "Reads"). Each peer answers over its own
 // shards exactly as a standalone server would over those shards; a point lives on one shard, so the

@@ -1,16 +1,18 @@
 import type { CollectionRecord, CollectionRuntimeStats } from '@vectorstore/collections';
-import type { UpdateOperation } from '../model/operations.model';
-import type { PointId } from '../model/point-id.model';
-import type { RetrievedPoint, ScoredPoint } from '../model/point.model';
 import type {
+  UpdateOperation,
+  PointId,
+  RetrievedPoint,
+  ScoredPoint,
   CountRequest,
   FacetHit,
   FacetRequest,
   GetRequest,
   QueryRequest,
   ScrollRequest,
-} from '../model/query.model';
-import type { DistanceMatrixRequest, MatrixSample } from '../service/distance-matrix';
+  DistanceMatrixRequest,
+  MatrixSample,
+} from '@vectorstore/points';
 
 /**
  * A read one peer answers over its own shards of a collection (the `ShardRead` call of the peer
@@ -41,7 +43,7 @@ export interface ShardReadResults {
   stats: CollectionRuntimeStats;
 }
 
-/** The other peers of the cluster as the points services use them. Absent in standalone mode. */
+/** The other peers of the cluster as the replicated layer uses them. Absent in standalone mode. */
 export interface PointsPeers {
   /** This peer's id. */
   readonly selfId: string;

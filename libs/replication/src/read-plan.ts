@@ -1,6 +1,6 @@
 import { comparePeerIds, READABLE_REPLICA_STATES, type ShardRecord } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
-import type { ReadConsistency } from '../model/query.model';
+import type { ReadConsistency } from '@vectorstore/points';
 
 /** One peer's share of a read: the shards it answers for. */
 export interface ReadPart {

@@ -7,9 +7,13 @@ import {
   UPDATABLE_REPLICA_STATES,
 } from '@vectorstore/collections';
 import { DomainError, KeyedMutex } from '@vectorstore/common';
-import type { UpdateOperation, WriteOrdering } from '../model/operations.model';
-import type { CollectionContext } from '../service/collection-context';
-import { applyToLocalShard, type ShardWriter } from '../service/replication-ports';
+import {
+  type UpdateOperation,
+  type WriteOrdering,
+  type CollectionContext,
+  applyToLocalShard,
+  type ShardWriter,
+} from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
 
 /**

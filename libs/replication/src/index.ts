@@ -1,0 +1,13 @@
+// @vectorstore/replication: the replicated layer of points (docs/cluster.md, "Points across peers" and
+// "Replication"): reads routed to the peers holding a collection's shards and their answers merged, each
+// shard's part of a write applied to its replicas (write_consistency_factor, Dead marking, ordering
+// leaders), and this peer's side of the peer service. It runs over @vectorstore/points' single-node
+// services and binds that library's ports; points never imports it. See docs/architecture.md.
+
+export { ReplicationModule, type ReplicationModuleOptions } from './replication.module';
+// Every read of points, as the transports call it (the local services' answer on a standalone server).
+export { ReadRouter } from './read-router';
+// What other peers ask of this peer's shards (ShardUpdate, ShardRead of the peer service).
+export { ShardEndpoint } from './shard-endpoint';
+// The other peers as the replicated layer uses them; the app implements it over the peer service.
+export { POINTS_PEERS, type PointsPeers, type ShardRead, type ShardReadResults } from './points-peers';
