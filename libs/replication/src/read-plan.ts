@@ -13,21 +13,24 @@ export interface ReadPart {
  * than the other copies. One copy by default; `readConsistency` asks for more (All: every readable
  * replica; Majority: more than half of the readable ones; Quorum: more than half of all replicas; a
  * factor: that many). This peer's own replica comes first, then the others in an order that spreads
- * shards over peers. Peers in `unreachable` are left out (a retry after they failed).
+ * shards over peers. Peers in `unreachable` are left out (a retry after they failed), and so is, for each
+ * shard, every peer `asked` lists for it (a replica a hedged read has asked already, see hedged-read.ts).
  */
 export function planReads(
   replicas: readonly ShardRecord[],
   selfId: string,
   readConsistency: ReadConsistency | undefined,
   unreachable: ReadonlySet<string> = new Set(),
+  asked: ReadonlyMap<number, ReadonlySet<string>> = new Map(),
 ): ReadPart[][] {
   const byShard = new Map<number, ShardRecord[]>();
   for (const replica of replicas) byShard.set(replica.shardId, [...(byShard.get(replica.shardId) ?? []), replica]);
   const copies: Array<Map<string, number[]>> = [];
   for (const [shardId, all] of [...byShard].sort(([a], [b]) => a - b)) {
     const peerOf = (replica: ShardRecord) => replica.peerId ?? selfId;
+    const left = (peerId: string) => !unreachable.has(peerId) && !asked.get(shardId)?.has(peerId);
     const readable = all
-      .filter((replica) => READABLE_REPLICA_STATES.has(replica.state) && !unreachable.has(peerOf(replica)))
+      .filter((replica) => READABLE_REPLICA_STATES.has(replica.state) && left(peerOf(replica)))
       .map(peerOf)
       .sort(comparePeerIds);
     // Spread shards over their replicas' peers; this peer's own replica first (no network hop).

@@ -50,7 +50,7 @@ import {
 } from '@vectorstore/points';
 import { mapQueryInputs, stagesOf } from './query-inputs';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
-import { planReads } from './read-plan';
+import { readReplicas } from './hedged-read';
 import { ShardEndpoint } from './shard-endpoint';
 import { mergeFacets, mergeGot, mergeOrderedPages, mergeScored, mergeScrollPages } from './result-merge';
 
@@ -479,43 +479,27 @@ export class ReadRouter {
 
   /**
    * The answers to a read, one list per copy (see planReads): each part of a copy goes to its peer
-   * (this peer's own part runs here, while the others are on their way). With one copy, shards whose
-   * peer fails are asked of another replica; with more, every copy must answer.
+   * (this peer's own part runs here, while the others are on their way), hedged by the collection's
+   * `read_fan_out_factor` and `read_fan_out_delay_ms`, and asked of another replica when its peer fails
+   * (see readReplicas).
    */
-  private async gather<K extends ShardRead['kind']>(
+  private gather<K extends ShardRead['kind']>(
     spread: Spread,
     read: Extract<ShardRead, { kind: K }>,
   ): Promise<Array<Array<ShardReadResults[K]>>> {
     const peers = this.peers!;
-    const copies = planReads(spread.replicas, peers.selfId, spread.readConsistency);
-    const ask = (peerId: string, shardIds: number[]) =>
-      peerId === peers.selfId
-        ? this.endpoint.read(spread.record, shardIds, read)
-        : peers.read(peerId, spread.record, shardIds, read);
-    if (copies.length > 1) {
-      return Promise.all(copies.map((parts) => Promise.all(parts.map((part) => ask(part.peerId, part.shardIds)))));
-    }
-    const unreachable = new Set<string>();
-    const answerPart = async (peerId: string, shardIds: number[]): Promise<Array<ShardReadResults[K]>> => {
-      try {
-        return [await ask(peerId, shardIds)];
-      } catch (error) {
-        if (peerId === peers.selfId || !isDomainError(error) || !RETRIED_FAILURES.has(error.kind)) throw error;
-        unreachable.add(peerId);
-        const wanted = new Set(shardIds);
-        // planReads throws when no other replica of these shards is readable: the read fails then.
-        const [retry] = planReads(
-          spread.replicas.filter((replica) => wanted.has(replica.shardId)),
-          peers.selfId,
-          undefined,
-          unreachable,
-        );
-        const answers = await Promise.all(retry.map((part) => answerPart(part.peerId, part.shardIds)));
-        return answers.flat();
-      }
-    };
-    const answers = await Promise.all(copies[0].map((part) => answerPart(part.peerId, part.shardIds)));
-    return [answers.flat()];
+    const params = spread.record.config.params;
+    return readReplicas<ShardReadResults[K]>({
+      replicas: spread.replicas,
+      selfId: peers.selfId,
+      readConsistency: spread.readConsistency,
+      fanOut: { factor: params.readFanOutFactor, delayMs: params.readFanOutDelayMs },
+      ask: (peerId, shardIds) =>
+        peerId === peers.selfId
+          ? this.endpoint.read(spread.record, shardIds, read)
+          : peers.read(peerId, spread.record, shardIds, read),
+      isPeerFailure: (error) => isDomainError(error) && RETRIED_FAILURES.has(error.kind),
+    });
   }
 }
 
