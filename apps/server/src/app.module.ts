@@ -32,7 +32,21 @@ export class AppModule {
           ...(cluster ? { catalogStore: cluster.catalogStore, membership: cluster } : {}),
         }),
         PointsModule.forRoot({ dataDir: config.dataDir }),
-        ReplicationModule.forRoot(peers ? { peers } : {}),
+        ReplicationModule.forRoot(
+          peers && cluster && config.cluster
+            ? {
+                peers,
+                topology: cluster,
+                healing: {
+                  deadGraceMs: config.cluster.deadGraceSeconds * 1000,
+                  transferLimit: config.cluster.transferLimit,
+                  ...(config.cluster.autoReplicateAfterSeconds !== undefined
+                    ? { autoReplicateAfterMs: config.cluster.autoReplicateAfterSeconds * 1000 }
+                    : {}),
+                },
+              }
+            : {},
+        ),
         CoreModule,
         ...FEATURE_MODULES,
       ],

@@ -19,6 +19,7 @@ function config(peerId: string): ClusterConfig {
     secret: 's'.repeat(32),
     leaseTtlSeconds: 10,
     deadGraceSeconds: 10,
+    transferLimit: 1,
   };
 }
 

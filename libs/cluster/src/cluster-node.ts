@@ -73,8 +73,8 @@ export class ClusterNode implements ClusterMembership {
     this.contacts = new PeerContacts(
       {
         close: () => transport.close(),
-        hello: async (peer) => {
-          const reply = await transport.hello(peer);
+        hello: async (peer, timeoutMs) => {
+          const reply = await transport.hello(peer, timeoutMs);
           checkPeerCompatible(this.identity, reply.peer);
           return reply;
         },
@@ -156,13 +156,37 @@ export class ClusterNode implements ClusterMembership {
     return this.registry.peers.size;
   }
 
+  /** The live peers' ids. */
+  livePeerIds(): string[] {
+    return [...this.registry.peers.keys()];
+  }
+
+  /** Since when `peerId` has not been live (ms since the epoch), as this peer saw it; undefined while live. */
+  goneSince(peerId: string): number | undefined {
+    return this.registry.goneSince(peerId);
+  }
+
+  /** Whether this peer holds the leadership now (and may act on it: its lease is confirmed). */
+  isLeader(): boolean {
+    return this.leader.leader?.peerId === this.registry.self.peerId && !this.lease.fenced;
+  }
+
   placeShards(
     count: number,
     state: Readonly<CatalogState>,
     placement?: readonly string[],
     replicationFactor = 1,
   ): string[][] {
-    return placeShards(count, state, [...this.registry.peers.keys()], placement, replicationFactor);
+    // Not a peer whose last call failed: its lease may not have run out yet, but it is gone for all we know.
+    const candidates = [...this.registry.peers.values()]
+      .filter((peer) => peer.peerId === this.registry.self.peerId || !this.contacts?.unreachable(peer.p2pUri))
+      .map((peer) => peer.peerId);
+    return placeShards(count, state, candidates, placement, replicationFactor);
+  }
+
+  /** Says Hello to every live peer now (at most 1 s each), so that placement knows who answers. */
+  async probePeers(): Promise<void> {
+    await this.contacts?.probe(1000);
   }
 
   async peerStanding(peerId: string): Promise<PeerStanding> {

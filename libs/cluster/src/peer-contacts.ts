@@ -6,7 +6,7 @@ import { PeerInfo } from './peer-registry';
 
 /** How this peer calls another; the app provides it over the internal gRPC service. */
 export interface PeerTransport {
-  hello(peer: PeerInfo): Promise<{ peer: PeerIdentity; catalogRevision: number }>;
+  hello(peer: PeerInfo, timeoutMs?: number): Promise<{ peer: PeerIdentity; catalogRevision: number }>;
   close(): void;
 }
 
@@ -21,6 +21,7 @@ export class PeerContacts {
   private readonly failures = new Map<string, SendFailures>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private probing: { at: number; done: Promise<void> } | undefined;
 
   constructor(
     private readonly transport: PeerTransport,
@@ -32,6 +33,22 @@ export class PeerContacts {
   /** Failed sends by peer address, since the last success to that peer. */
   get sendFailures(): ReadonlyMap<string, SendFailures> {
     return this.failures;
+  }
+
+  /** Whether the last call to the peer at `uri` failed (no success since). */
+  unreachable(uri: string): boolean {
+    return this.failures.has(uri);
+  }
+
+  /**
+   * A Hello to every other live peer now, each bounded by `timeoutMs`, so that a choice about to be made (where new
+   * shards go) does not count on a peer that died a moment ago. Probes started within the last 500 ms are shared.
+   */
+  probe(timeoutMs: number): Promise<void> {
+    if (this.probing && Date.now() - this.probing.at < 500) return this.probing.done;
+    const done = this.checkAll(timeoutMs);
+    this.probing = { at: Date.now(), done };
+    return done;
   }
 
   start(): void {
@@ -51,12 +68,12 @@ export class PeerContacts {
   }
 
   /** One Hello to every other live peer. */
-  async checkAll(): Promise<void> {
+  async checkAll(timeoutMs?: number): Promise<void> {
     const others = [...this.peers()].filter((peer) => peer.peerId !== this.selfId);
     await Promise.all(
       others.map(async (peer) => {
         try {
-          await this.transport.hello(peer);
+          await this.transport.hello(peer, timeoutMs);
           this.failures.delete(peer.p2pUri);
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);

@@ -21,6 +21,10 @@ export interface PeerInfo {
 export class PeerRegistry {
   private readonly logger = new Logger(PeerRegistry.name);
   private readonly live = new Map<string, PeerInfo>();
+  /** When each peer seen live by this process left (its registration was deleted). */
+  private readonly left = new Map<string, number>();
+  /** When this process started following the peers: a peer never seen live has been gone at least since then. */
+  private followingSince: number | undefined;
   private watcher: MetadataWatch | undefined;
   private closed = false;
   /** Create revision of this peer's current registration key. */
@@ -115,6 +119,15 @@ export class PeerRegistry {
     if (live?.lease !== undefined) await this.store.revokeLease(live.lease);
   }
 
+  /**
+   * Since when (ms since the epoch) `peerId` has not been live, as this process saw it: the moment its registration
+   * went, or, for a peer not live since this process started following, that start. Undefined while live.
+   */
+  goneSince(peerId: string): number | undefined {
+    if (this.live.has(peerId)) return undefined;
+    return this.left.get(peerId) ?? this.followingSince ?? Date.now();
+  }
+
   /** Whether `peerId` joined the cluster once and was not removed. */
   async isMember(peerId: string): Promise<boolean> {
     const member = await this.store.get(this.keys.member(peerId));
@@ -124,8 +137,12 @@ export class PeerRegistry {
   /** Loads the live peers and follows them. */
   async follow(): Promise<void> {
     const { keys, revision } = await this.store.range(this.keys.peers);
+    this.followingSince ??= Date.now();
+    const before = new Set(this.live.keys());
     this.live.clear();
     for (const k of keys) this.live.set(k.key.slice(this.keys.peers.length), JSON.parse(k.value) as PeerInfo);
+    for (const peerId of before) if (!this.live.has(peerId)) this.left.set(peerId, Date.now());
+    for (const peerId of this.live.keys()) this.left.delete(peerId);
     this.watcher = await this.store.watch(this.keys.peers, revision + 1, {
       onEvents: (events) => this.apply(events),
       onLost: (error) => void this.refollow(error),
@@ -140,8 +157,10 @@ export class PeerRegistry {
   private apply(events: WatchEvent[]): void {
     for (const event of events) {
       const peerId = event.key.slice(this.keys.peers.length);
-      if (event.type === 'put') this.live.set(peerId, JSON.parse(event.value) as PeerInfo);
-      else this.live.delete(peerId);
+      if (event.type === 'put') {
+        this.live.set(peerId, JSON.parse(event.value) as PeerInfo);
+        this.left.delete(peerId);
+      } else if (this.live.delete(peerId)) this.left.set(peerId, Date.now());
     }
   }
 

@@ -120,6 +120,7 @@ export class ClusterService {
       issues.add('request.shard_key.keyword', 'must not be empty');
     }
     issues.throwIfAny();
+    await this.membership?.probePeers?.();
     await this.catalog.mutate((draft) => {
       const record = resolveDraft(draft, collectionName);
       assertCustomSharding(record);
@@ -339,6 +340,14 @@ export class ClusterService {
     });
   }
 
+  /** Every shard has the replicas a raised replication factor asked for: the leader stops adding them. */
+  async replicasGrown(collectionId: string): Promise<void> {
+    await this.catalog.mutate((draft) => {
+      const record = byId(draft, collectionId);
+      if (record) delete record.growReplicas;
+    });
+  }
+
   /** A transfer failed (a peer died, the stream broke, the leader found it stalled): it ends, its target Dead. */
   async failTransfer(collectionId: string, key: ShardTransferKey, startedAt?: string): Promise<void> {
     await this.catalog.mutate((draft) => {
@@ -397,6 +406,8 @@ export class ClusterService {
       abortTransfersOf(record, replica.shardId, replica.peerId);
       const still = record.shards.findIndex((s) => s.shardId === replica.shardId && s.peerId === replica.peerId);
       if (still >= 0) record.shards.splice(still, 1);
+      // The operator wants fewer replicas than the factor: the leader must not add them back.
+      delete record.growReplicas;
     });
     return true;
   }

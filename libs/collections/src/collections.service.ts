@@ -31,6 +31,7 @@ export class CollectionsService {
         : input;
     validateCreateCollection(request);
     const config = buildCollectionConfig(request);
+    await this.membership?.probePeers?.();
     await this.catalog.mutate((draft) => {
       if (draft.collections.has(request.name)) {
         throw DomainError.alreadyExists(`Wrong input: Collection \`${request.name}\` already exists!`);
@@ -99,6 +100,9 @@ export class CollectionsService {
       const record = resolveInState(draft, request.name);
       if (!record) throw collectionNotFound(request.name);
       const next = applyCollectionUpdate(record.config, request);
+      // Cluster mode: a raised replication factor is a request for more replicas, which the leader then adds.
+      if (this.membership && next.params.replicationFactor > record.config.params.replicationFactor)
+        record.growReplicas = true;
       record.config = next;
     });
     return true;

@@ -47,6 +47,10 @@ export interface ClusterConfig {
   leaseTtlSeconds: number;
   /** Seconds a peer may be gone before its replicas are marked Dead. */
   deadGraceSeconds: number;
+  /** Automatic transfers (recovery, missing replicas) in and out per peer and collection at once (Qdrant's 1). */
+  transferLimit: number;
+  /** Seconds a peer may be gone before its shards are replicated onto live peers; absent: never. */
+  autoReplicateAfterSeconds?: number;
 }
 
 export interface AuthConfig {

@@ -180,4 +180,17 @@ export class EnvironmentVariables {
   @Min(100)
   @IsInt({ message: 'must be an integer number of milliseconds' })
   VECTORSTORE_ETCD_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Max(64)
+  @Min(1)
+  @IsInt({ message: 'must be an integer number of transfers' })
+  VECTORSTORE_TRANSFER_LIMIT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'must be an integer number of seconds' })
+  VECTORSTORE_AUTO_REPLICATE_AFTER?: number;
 }

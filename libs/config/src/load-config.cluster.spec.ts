@@ -56,6 +56,8 @@ describe('loadConfig (cluster mode)', () => {
       ['VECTORSTORE_CLUSTER_SECRET', SECRET],
       ['VECTORSTORE_LEASE_TTL', '2'],
       ['VECTORSTORE_DEAD_GRACE', '5'],
+      ['VECTORSTORE_TRANSFER_LIMIT', '2'],
+      ['VECTORSTORE_AUTO_REPLICATE_AFTER', '60'],
     ])('should refuse %s without cluster mode', (name, value) => {
       const error = configErrorOf({ [name]: value, VECTORSTORE_CLUSTER_ENABLED: 'false' });
 
@@ -103,6 +105,7 @@ describe('loadConfig (cluster mode)', () => {
         secret: SECRET,
         leaseTtlSeconds: 10,
         deadGraceSeconds: 10,
+        transferLimit: 1,
       });
     });
 
@@ -127,6 +130,8 @@ describe('loadConfig (cluster mode)', () => {
           VECTORSTORE_ADVERTISE_HOST: 'peer-2.internal',
           VECTORSTORE_LEASE_TTL: '3',
           VECTORSTORE_DEAD_GRACE: '30',
+          VECTORSTORE_TRANSFER_LIMIT: '2',
+          VECTORSTORE_AUTO_REPLICATE_AFTER: '600',
         }),
       );
 
@@ -144,6 +149,8 @@ describe('loadConfig (cluster mode)', () => {
         secret: SECRET,
         leaseTtlSeconds: 3,
         deadGraceSeconds: 30,
+        transferLimit: 2,
+        autoReplicateAfterSeconds: 600,
       });
     });
 

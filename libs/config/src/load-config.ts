@@ -19,6 +19,7 @@ export const DEFAULTS = {
   p2pPort: 6335,
   leaseTtlSeconds: 10,
   etcdTimeoutMs: 5000,
+  transferLimit: 1,
 } as const;
 
 /** Every variable the server reads; anything else starting with VECTORSTORE_ is a typo. */
@@ -51,6 +52,8 @@ const KNOWN_VARIABLES = new Set([
   'VECTORSTORE_LEASE_TTL',
   'VECTORSTORE_DEAD_GRACE',
   'VECTORSTORE_ETCD_TIMEOUT_MS',
+  'VECTORSTORE_TRANSFER_LIMIT',
+  'VECTORSTORE_AUTO_REPLICATE_AFTER',
 ]);
 
 /** Names the test tooling reads (e.g. VECTORSTORE_TEST_CHROMIUM for the browser tests); the server ignores them. */
@@ -62,7 +65,12 @@ const CLUSTER_ONLY = [...KNOWN_VARIABLES].filter(
     name.startsWith('VECTORSTORE_ETCD_') ||
     name.startsWith('VECTORSTORE_P2P_') ||
     ['VECTORSTORE_CLUSTER_NAME', 'VECTORSTORE_ADVERTISE_HOST', 'VECTORSTORE_CLUSTER_SECRET'].includes(name) ||
-    ['VECTORSTORE_LEASE_TTL', 'VECTORSTORE_DEAD_GRACE'].includes(name),
+    [
+      'VECTORSTORE_LEASE_TTL',
+      'VECTORSTORE_DEAD_GRACE',
+      'VECTORSTORE_TRANSFER_LIMIT',
+      'VECTORSTORE_AUTO_REPLICATE_AFTER',
+    ].includes(name),
 );
 
 /** Thrown at start when the environment is invalid; the message lists every bad variable. */
@@ -164,6 +172,10 @@ function clusterConfig(vars: EnvironmentVariables, host: string, problems: strin
     secret: vars.VECTORSTORE_CLUSTER_SECRET ?? '',
     leaseTtlSeconds,
     deadGraceSeconds: vars.VECTORSTORE_DEAD_GRACE ?? leaseTtlSeconds,
+    transferLimit: vars.VECTORSTORE_TRANSFER_LIMIT ?? DEFAULTS.transferLimit,
+    ...(vars.VECTORSTORE_AUTO_REPLICATE_AFTER !== undefined
+      ? { autoReplicateAfterSeconds: vars.VECTORSTORE_AUTO_REPLICATE_AFTER }
+      : {}),
   };
 }
 

@@ -11,3 +11,10 @@ export { ReadRouter } from './read-router';
 export { ShardEndpoint } from './shard-endpoint';
 // The other peers as the replicated layer uses them; the app implements it over the peer service.
 export { POINTS_PEERS, type PointsPeers, type ShardRead, type ShardReadResults } from './points-peers';
+// A write refused by a replica whose view of the replicas is newer than the coordinator's.
+export { StaleRouting } from './local-replicas';
+export type { TransferApplyRequest } from './points-peers';
+export type { TransferStep } from './transfers/transfer-steps';
+export { type ClusterTopology, ReplicaHealer } from './healing/replica-healer';
+export type { HealingSettings } from './healing/healing-plan';
+export { TransferDriver } from './transfers/transfer-driver';

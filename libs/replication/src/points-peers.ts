@@ -1,4 +1,5 @@
-import type { CollectionRecord, CollectionRuntimeStats } from '@vectorstore/collections';
+import type { CollectionRecord, CollectionRuntimeStats, ShardTransferKey } from '@vectorstore/collections';
+import type { TransferStep } from './transfers/transfer-steps';
 import type {
   UpdateOperation,
   PointId,
@@ -12,6 +13,7 @@ import type {
   ScrollRequest,
   DistanceMatrixRequest,
   MatrixSample,
+  ShardChecksum,
 } from '@vectorstore/points';
 
 /**
@@ -52,6 +54,7 @@ export interface PointsPeers {
   /**
    * Applies one operation to shard `shardId` of `collection` on `peerId`; its operation number. With
    * `lead`, `peerId` is the shard's ordering leader: it passes the operation on to every replica.
+   * `epoch`: the replica epoch the write was routed with; a peer past it throws {@link StaleRouting}.
    */
   update(
     peerId: string,
@@ -59,7 +62,12 @@ export interface PointsPeers {
     shardId: number,
     operation: UpdateOperation,
     lead?: boolean,
+    epoch?: number,
   ): Promise<number>;
+  /** One step of a transfer on its target peer `peerId` (see transfers/transfer-steps.ts). */
+  transferApply(peerId: string, request: TransferApplyRequest): Promise<void>;
+  /** The checksum of `peerId`'s replica of shard `shardId`. */
+  checksum(peerId: string, collection: CollectionRecord, shardId: number): Promise<ShardChecksum>;
   /** Runs a read on `peerId` over its replicas of shards `shardIds` of `collection`. */
   read<K extends ShardRead['kind']>(
     peerId: string,
@@ -70,3 +78,13 @@ export interface PointsPeers {
 }
 
 export const POINTS_PEERS = Symbol('POINTS_PEERS');
+
+/** One numbered batch of a transfer's steps, from its source to its target. */
+export interface TransferApplyRequest {
+  collection: { id: string; name: string };
+  transfer: ShardTransferKey;
+  /** The run's start time: a restarted transfer is another run. */
+  startedAt: string;
+  seq: number;
+  steps: TransferStep[];
+}

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   ClusterService,
+  CollectionCatalog,
   CollectionRecord,
   comparePeerIds,
   ShardRecord,
@@ -14,6 +15,7 @@ import {
   applyToLocalShard,
   type ShardWriter,
 } from '@vectorstore/points';
+import { epochOf, LocalReplicas, StaleRouting } from './local-replicas';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
 
 /**
@@ -27,8 +29,10 @@ export class ReplicaWriter implements ShardWriter {
   private readonly leading = new KeyedMutex();
 
   constructor(
+    private readonly replicas: LocalReplicas,
     @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
     @Optional() private readonly cluster?: ClusterService,
+    @Optional() private readonly catalog?: CollectionCatalog,
   ) {}
 
   /** Applies `part` to shard `shardId`; its operation number. */
@@ -63,6 +67,8 @@ export class ReplicaWriter implements ShardWriter {
    * Cluster mode: one shard's part to each of its replicas that takes writes (here or on their peers).
    * It stands when at least `min(write_consistency_factor, replicas)` of them applied it; the others
    * are marked Dead before the write is acknowledged, so no read counts on a replica that missed it.
+   * A replica whose catalog is past the coordinator's (a transfer started or ended) refuses the part as
+   * stale: the coordinator catches up and sends it to the replicas of the new view that did not take it.
    */
   private async applyToReplicas(
     context: CollectionContext,
@@ -70,35 +76,64 @@ export class ReplicaWriter implements ShardWriter {
     part: UpdateOperation,
     peers: PointsPeers,
   ): Promise<number> {
-    const record = context.record;
-    const replicas = record.shards.filter((replica) => replica.shardId === shardId);
-    const targets = replicas.filter((replica) => UPDATABLE_REPLICA_STATES.has(replica.state));
-    const factor = record.config.params.writeConsistencyFactor ?? 1;
-    const required = Math.min(factor, replicas.length);
-    if (targets.length < required || targets.length === 0) {
-      throw DomainError.unavailable(
-        `Service unavailable: write_consistency_factor ${factor} needs ${required} replicas of shard ${shardId} to take the write, and only ${targets.length} of its ${replicas.length} can (the others are ${describeStates(replicas, targets)})`,
-      );
-    }
     const peerOf = (replica: ShardRecord) => replica.peerId ?? peers.selfId;
-    const results = await Promise.allSettled(
-      targets.map((replica) =>
-        peerOf(replica) === peers.selfId
-          ? this.applyLocal(context, shardId, part)
-          : peers.update(peerOf(replica), record, shardId, part),
-      ),
-    );
-    const applied = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-    const failed = targets.flatMap((replica, i) => {
-      const result = results[i];
-      return result.status === 'rejected' ? [{ peerId: peerOf(replica), error: result.reason as unknown }] : [];
-    });
-    const activeApplied = targets.some((replica, i) => results[i].status === 'fulfilled' && replica.state === 'Active');
-    if (applied.length < required || !activeApplied) {
-      throw failed[0]?.error ?? DomainError.unavailable('Service unavailable: no Active replica took the write');
+    const applied = new Map<string, number>();
+    let record = context.record;
+    for (let attempt = 1; ; attempt++) {
+      const { replicas, targets, required, factor } = writePlan(record, shardId);
+      if (targets.length < required || targets.length === 0) {
+        throw DomainError.unavailable(
+          `Service unavailable: write_consistency_factor ${factor} needs ${required} replicas of shard ${shardId} to take the write, and only ${targets.length} of its ${replicas.length} can (the others are ${describeStates(replicas, targets)})`,
+        );
+      }
+      const epoch = epochOf(record);
+      const sendTo = targets.filter((replica) => !applied.has(peerOf(replica)));
+      const results = await Promise.allSettled(
+        sendTo.map((replica) =>
+          peerOf(replica) === peers.selfId
+            ? this.replicas.apply(record, shardId, part, epoch)
+            : peers.update(peerOf(replica), record, shardId, part, false, epoch),
+        ),
+      );
+      sendTo.forEach((replica, i) => {
+        const result = results[i];
+        if (result.status === 'fulfilled') applied.set(peerOf(replica), result.value);
+      });
+      const stale = results.flatMap((result) =>
+        result.status === 'rejected' && result.reason instanceof StaleRouting ? [result.reason.epoch] : [],
+      );
+      if (stale.length > 0 && attempt < MAX_ROUTING_ATTEMPTS) {
+        record = await this.caughtUp(record, Math.max(...stale));
+        continue;
+      }
+      const failed = sendTo.flatMap((replica, i) => {
+        const result = results[i];
+        return result.status === 'rejected' ? [{ peerId: peerOf(replica), error: result.reason as unknown }] : [];
+      });
+      const activeApplied = targets.some((replica) => replica.state === 'Active' && applied.has(peerOf(replica)));
+      if (applied.size < required || !activeApplied) {
+        const first = failed[0]?.error;
+        throw first instanceof StaleRouting
+          ? DomainError.unavailable(
+              `Service unavailable: the replicas of shard ${shardId} kept changing while the write was routed; retry`,
+            )
+          : (first ?? DomainError.unavailable('Service unavailable: no Active replica took the write'));
+      }
+      if (failed.length > 0) await this.markDead(record, shardId, applied.size, failed);
+      return Math.max(...applied.values());
     }
-    if (failed.length > 0) await this.markDead(record, shardId, applied.length, failed);
-    return Math.max(...applied);
+  }
+
+  /** The collection's record once this peer's catalog shows replica epoch `epoch` (or later), within a bound. */
+  private async caughtUp(record: CollectionRecord, epoch: number): Promise<CollectionRecord> {
+    const deadline = Date.now() + CATCH_UP_MS;
+    for (;;) {
+      const current = this.catalog?.snapshot.collections.get(record.name);
+      if (!current || current.id !== record.id)
+        throw DomainError.notFound(`Not found: Collection \`${record.name}\` doesn't exist!`);
+      if (epochOf(current) >= epoch || Date.now() >= deadline) return current;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   private async markDead(
@@ -126,6 +161,26 @@ export class ReplicaWriter implements ShardWriter {
     return applyToLocalShard(context, shardId, part);
   }
 }
+
+/** Attempts at routing one part when replicas keep changing (each waits for the catalog to catch up). */
+const MAX_ROUTING_ATTEMPTS = 4;
+/** How long a coordinator waits for its catalog to show the replica epoch a replica answered with. */
+const CATCH_UP_MS = 2000;
+
+/**
+ * Who takes a shard's part and how many must: every replica that takes writes; `write_consistency_factor`
+ * counted over the replicas that are not a transfer's target (those get writes through the transfer's source,
+ * and counting them would refuse writes while a shard is being moved or recovered).
+ */
+function writePlan(record: CollectionRecord, shardId: number) {
+  const replicas = record.shards.filter((replica) => replica.shardId === shardId);
+  const targets = replicas.filter((replica) => UPDATABLE_REPLICA_STATES.has(replica.state));
+  const counted = replicas.filter((replica) => !TRANSFER_TARGET_STATES.has(replica.state));
+  const factor = record.config.params.writeConsistencyFactor ?? 1;
+  return { replicas, targets, factor, required: Math.min(factor, counted.length) };
+}
+
+const TRANSFER_TARGET_STATES: ReadonlySet<string> = new Set(['Partial', 'Recovery', 'PartialSnapshot']);
 
 /**
  * The peer that orders a shard's writes, as Qdrant: Strong, the highest peer id holding a replica,

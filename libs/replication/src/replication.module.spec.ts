@@ -79,6 +79,8 @@ describe(ReplicationModule.name, () => {
       }),
       update: () => Promise.reject(new Error('no other peer')),
       read: () => Promise.reject(new Error('no other peer')),
+      transferApply: () => Promise.reject(new Error('no other peer')),
+      checksum: () => Promise.reject(new Error('no other peer')),
     };
     await start(peers);
     await upsert(1, 2);

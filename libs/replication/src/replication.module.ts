@@ -6,10 +6,18 @@ import { POINTS_PEERS, PointsPeers } from './points-peers';
 import { ReadRouter } from './read-router';
 import { ReplicaWriter } from './replica-writer';
 import { ShardEndpoint } from './shard-endpoint';
+import { LocalReplicas } from './local-replicas';
+import { TransferDriver } from './transfers/transfer-driver';
+import { TransferReceiver } from './transfers/transfer-receiver';
+import { CLUSTER_TOPOLOGY, ClusterTopology, HEALING_SETTINGS, ReplicaHealer } from './healing/replica-healer';
+import { HealingSettings } from './healing/healing-plan';
 
 export interface ReplicationModuleOptions {
   /** Cluster mode: the other peers, which hold the shards this peer does not. Absent: a standalone server. */
   peers?: PointsPeers;
+  /** Cluster mode: who leads and who is live, for the leader's healing of replicas. */
+  topology?: ClusterTopology;
+  healing?: HealingSettings;
 }
 
 /**
@@ -26,6 +34,8 @@ export class ReplicationModule {
           { provide: POINTS_PEERS, useValue: options.peers },
           { provide: POINTS_CLUSTER, useClass: ReplicatedPointsCluster },
           { provide: COLLECTION_STATS_GATHERER, useClass: ClusterStatsGatherer },
+          ...(options.topology ? [{ provide: CLUSTER_TOPOLOGY, useValue: options.topology }] : []),
+          ...(options.healing ? [{ provide: HEALING_SETTINGS, useValue: options.healing }] : []),
         ]
       : [];
     return {
@@ -36,6 +46,10 @@ export class ReplicationModule {
         ...clusterPorts,
         ReadRouter,
         ReplicaWriter,
+        LocalReplicas,
+        TransferReceiver,
+        TransferDriver,
+        ReplicaHealer,
         ShardEndpoint,
         { provide: SHARD_WRITER, useExisting: ReplicaWriter },
       ],

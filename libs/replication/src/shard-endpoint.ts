@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { READABLE_REPLICA_STATES, ReplicaState, UPDATABLE_REPLICA_STATES } from '@vectorstore/collections';
+import { READABLE_REPLICA_STATES, ReplicaState } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import {
+  type ShardChecksum,
   type UpdateOperation,
   CollectionContext,
   CollectionContexts,
@@ -10,8 +11,10 @@ import {
   PointsReader,
   QueryEngine,
 } from '@vectorstore/points';
-import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults } from './points-peers';
+import { epochOf, LocalReplicas } from './local-replicas';
+import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults, TransferApplyRequest } from './points-peers';
 import { ReplicaWriter } from './replica-writer';
+import { TransferReceiver } from './transfers/transfer-receiver';
 
 /** The collection a coordinator routed with: its name, and its id to tell a re-created one apart. */
 export interface RoutedCollection {
@@ -35,18 +38,22 @@ export class ShardEndpoint {
     private readonly matrix: DistanceMatrixService,
     private readonly stats: CollectionStatsReporter,
     private readonly replicas: ReplicaWriter,
+    private readonly localReplicas: LocalReplicas,
+    private readonly receiver: TransferReceiver,
     @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
   ) {}
 
   /**
    * Applies a coordinator's part of a write to local shard `shardId`; its operation number. With
-   * `lead`, this peer is the shard's ordering leader and passes it on to every replica.
+   * `lead`, this peer is the shard's ordering leader and passes it on to every replica. `epoch` is the
+   * replica epoch the coordinator routed with (see {@link LocalReplicas}).
    */
   async update(
     collection: RoutedCollection,
     shardId: number,
     operation: UpdateOperation,
     lead = false,
+    epoch?: number,
   ): Promise<number> {
     this.peers?.assertWritable();
     const context = await this.caughtUp(collection, lead ? [] : [shardId]);
@@ -54,10 +61,27 @@ export class ShardEndpoint {
     // that coordinator (its replica is one of the targets); taking the shared side again could queue
     // behind an exclusive waiter that waits for the coordinator's: a deadlock across peers.
     if (lead) return this.replicas.lead(context, shardId, operation);
-    this.requireReplica(context, shardId, UPDATABLE_REPLICA_STATES, 'take writes');
+    return this.localReplicas.apply(collection, shardId, operation, epoch ?? epochOf(context.record));
+  }
+
+  /** One numbered batch of a transfer's steps, this peer being the transfer's target. */
+  transferApply(request: TransferApplyRequest): Promise<void> {
+    this.peers?.assertWritable();
+    return this.receiver.apply(request);
+  }
+
+  /** The checksum of each replica this peer holds of the collection, by shard id. */
+  localChecksums(nameOrAlias: string): Map<number, ShardChecksum> {
+    const context = this.contexts.resolve(nameOrAlias);
+    return new Map([...context.storage.shards].map(([shardId, handle]) => [shardId, handle.shard.checksum()]));
+  }
+
+  /** The checksum of this peer's replica of shard `shardId` (any state: comparing is the point). */
+  async checksum(collection: RoutedCollection, shardId: number): Promise<ShardChecksum> {
+    const context = await this.caughtUp(collection, [shardId]);
     const handle = context.storage.shards.get(shardId);
     if (!handle) throw notHere(collection, shardId);
-    return handle.shard.update(operation);
+    return handle.shard.checksum();
   }
 
   /**

@@ -20,6 +20,8 @@ export async function startClusterPeer(
   etcd: RunningEtcd,
   secrets: Record<string, string>,
   timing: { leaseTtlS: number; etcdTimeoutMs: number },
+  /** More variables for the peer (e.g. VECTORSTORE_DEAD_GRACE). */
+  env: Record<string, string> = {},
 ): Promise<{ server: RunningServer; proxy: TcpProxy }> {
   const proxy = await startTcpProxy('127.0.0.1', Number(new URL(etcd.endpoint).port));
   const server = await startServer({
@@ -30,6 +32,7 @@ export async function startClusterPeer(
       VECTORSTORE_P2P_PORT: String(await freePort()),
       VECTORSTORE_LEASE_TTL: String(timing.leaseTtlS),
       VECTORSTORE_ETCD_TIMEOUT_MS: String(timing.etcdTimeoutMs),
+      ...env,
     },
   });
   return { server, proxy };

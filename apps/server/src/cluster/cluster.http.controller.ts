@@ -1,6 +1,7 @@
 import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { ClusterService } from '@vectorstore/collections';
+import { ShardEndpoint } from '@vectorstore/replication';
 import { pathFormatError } from '../core/rest/rest-format.error';
 import { readBoolParam, readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import {
@@ -16,7 +17,10 @@ import { HttpController } from '../core/rest/http-controller.decorator';
 /** Qdrant's cluster routes, answered as a standalone node answers them. */
 @HttpController()
 export class ClusterHttpController {
-  constructor(private readonly cluster: ClusterService) {}
+  constructor(
+    private readonly cluster: ClusterService,
+    private readonly shards: ShardEndpoint,
+  ) {}
 
   /** Qdrant's tests read this to tell standalone from distributed mode. */
   @Operation('Cluster/Status')
@@ -41,10 +45,16 @@ export class ClusterHttpController {
     return this.cluster.removePeer(BigInt(peerId).toString(), force);
   }
 
+  /**
+   * `?checksum=true` (ours) adds each local replica's checksum (live points and an order-free digest), so that
+   * the replicas of a shard can be compared peer by peer after a transfer or a recovery.
+   */
   @Operation('Collections/CollectionClusterInfo')
   @Get('collections/:collection_name/cluster')
-  info(@Param('collection_name') name: string): unknown {
-    return clusterInfoToRest(this.cluster.clusterInfo(name));
+  info(@Param('collection_name') name: string, @Query() query: RestQuery): unknown {
+    const info = this.cluster.clusterInfo(name);
+    const checksums = readBoolParam(query, 'checksum') ? this.shards.localChecksums(name) : undefined;
+    return clusterInfoToRest(info, checksums);
   }
 
   @Operation('Collections/UpdateCollectionClusterSetup')

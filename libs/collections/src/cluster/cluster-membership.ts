@@ -38,6 +38,8 @@ export interface ClusterMembership {
   ): string[][];
   /** Retires another peer for good: it can never rejoin, and its live registration is ended. */
   retirePeer(peerId: string): Promise<void>;
+  /** Asks every live peer whether it answers, so that the next placement leaves out one that died a moment ago. */
+  probePeers?(): Promise<void>;
   /** Whether `peerId` is live, joined once but is gone now, or never joined (or was removed). */
   peerStanding(peerId: string): Promise<PeerStanding>;
 }

@@ -60,6 +60,11 @@ export interface CollectionRecord {
    * that a shard added later takes about 1/(n+1) of the points.
    */
   router?: 'Ring';
+  /**
+   * Cluster mode: the replication factor was raised, and shards with fewer replicas than it get new ones (the
+   * leader clears it once every shard has them; dropping a replica clears it, as the operator wants fewer).
+   */
+  growReplicas?: true;
   /** Shard transfers in progress (cluster mode); absent when none. */
   transfers?: ShardTransferRecord[];
   /**

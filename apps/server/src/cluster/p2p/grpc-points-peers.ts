@@ -3,8 +3,14 @@ import type { ClusterNode } from '@vectorstore/cluster';
 import type { CollectionRecord } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import { encodeOperation } from '@vectorstore/points';
-import type { UpdateOperation } from '@vectorstore/points';
-import type { PointsPeers, ShardRead, ShardReadResults } from '@vectorstore/replication';
+import type { ShardChecksum, UpdateOperation } from '@vectorstore/points';
+import {
+  StaleRouting,
+  type PointsPeers,
+  type ShardRead,
+  type ShardReadResults,
+  type TransferApplyRequest,
+} from '@vectorstore/replication';
 import { deserialize, serialize } from 'node:v8';
 import { GrpcPeerTransport } from './peer-client';
 
@@ -15,6 +21,8 @@ import { GrpcPeerTransport } from './peer-client';
  */
 const UPDATE_TIMEOUT_MS = 30_000;
 const READ_TIMEOUT_MS = 60_000;
+/** One batch of a transfer: up to a few MB of points or files, applied (and fsynced) on the target. */
+const TRANSFER_TIMEOUT_MS = 60_000;
 
 export class GrpcPointsPeers implements PointsPeers {
   constructor(
@@ -36,8 +44,9 @@ export class GrpcPointsPeers implements PointsPeers {
     shardId: number,
     operation: UpdateOperation,
     lead = false,
+    epoch?: number,
   ): Promise<number> {
-    return await this.transport.shardUpdate(
+    const reply = await this.transport.shardUpdate(
       this.addressOf(peerId),
       { id: collection.id, name: collection.name },
       shardId,
@@ -45,6 +54,35 @@ export class GrpcPointsPeers implements PointsPeers {
       // A leader waits for the replicas it passes the write to.
       lead ? 2 * UPDATE_TIMEOUT_MS : UPDATE_TIMEOUT_MS,
       lead,
+      epoch,
+    );
+    if (reply.staleEpoch !== undefined) throw new StaleRouting(reply.staleEpoch);
+    return reply.operationId;
+  }
+
+  async transferApply(peerId: string, request: TransferApplyRequest): Promise<void> {
+    await this.transport.transferApply(
+      this.addressOf(peerId),
+      {
+        collection: request.collection,
+        shardId: request.transfer.shardId,
+        toShardId: request.transfer.toShardId ?? request.transfer.shardId,
+        fromPeerId: request.transfer.from,
+        toPeerId: request.transfer.to,
+        startedAt: request.startedAt,
+        seq: request.seq,
+        steps: serialize(request.steps),
+      },
+      TRANSFER_TIMEOUT_MS,
+    );
+  }
+
+  async checksum(peerId: string, collection: CollectionRecord, shardId: number): Promise<ShardChecksum> {
+    return this.transport.shardChecksum(
+      this.addressOf(peerId),
+      { id: collection.id, name: collection.name },
+      shardId,
+      READ_TIMEOUT_MS,
     );
   }
 

@@ -10,6 +10,7 @@ import {
 } from '@vectorstore/cluster';
 import { DomainError, type DomainErrorOptions, ErrorKind } from '@vectorstore/common';
 import type { PeerClient } from '../../grpc/generated/vectorstore/internal/Peer';
+import type { TransferApplyRequest } from '../../grpc/generated/vectorstore/internal/TransferApplyRequest';
 import { loadPeerProto } from './peer-proto';
 import { DOMAIN_ERROR_TRAILER, identityFromProto, PEER_CHANNEL_OPTIONS } from './peer-server';
 
@@ -28,14 +29,14 @@ export class GrpcPeerTransport implements PeerTransport {
     private readonly timeoutMs: number,
   ) {}
 
-  async hello(peer: PeerInfo): ReturnType<PeerTransport['hello']> {
+  async hello(peer: PeerInfo, timeoutMs = this.timeoutMs): ReturnType<PeerTransport['hello']> {
     const client = this.clientFor(peer.p2pUri);
     const reply = await new Promise<{ peer: ReturnType<typeof identityFromProto>; catalogRevision: number }>(
       (resolve, reject) =>
         client.Hello(
           { from: this.node.identity },
           this.metadata(),
-          { deadline: Date.now() + this.timeoutMs },
+          { deadline: Date.now() + timeoutMs },
           (error, response) =>
             error || !response
               ? reject(error ?? new Error('empty reply'))
@@ -48,7 +49,10 @@ export class GrpcPeerTransport implements PeerTransport {
     return reply;
   }
 
-  /** `ShardUpdate`: one part of a write to a shard `uri`'s peer holds; its operation number. */
+  /**
+   * `ShardUpdate`: one part of a write to a shard `uri`'s peer holds; its operation number, or the peer's newer
+   * replica epoch when it refused the part as routed with a stale view.
+   */
   async shardUpdate(
     uri: string,
     collection: RoutedCollection,
@@ -56,17 +60,50 @@ export class GrpcPeerTransport implements PeerTransport {
     operation: Uint8Array,
     timeoutMs: number,
     lead = false,
-  ): Promise<number> {
+    epoch?: number,
+  ): Promise<{ operationId: number; staleEpoch?: number }> {
     const client = this.clientFor(uri);
-    const reply = await new Promise<{ operationId?: string }>((resolve, reject) =>
+    const reply = await new Promise<{ operationId?: string; staleEpoch?: string }>((resolve, reject) =>
       client.ShardUpdate(
-        { collection, shardId, operation, lead },
+        { collection, shardId, operation, lead, ...(epoch !== undefined ? { epoch } : {}) },
         this.metadata(),
         { deadline: Date.now() + timeoutMs },
         (error, response) => (error || !response ? reject(peerFailure(uri, error)) : resolve(response)),
       ),
     );
-    return Number(reply.operationId ?? 0);
+    return {
+      operationId: Number(reply.operationId ?? 0),
+      ...(reply.staleEpoch !== undefined && reply.staleEpoch !== null ? { staleEpoch: Number(reply.staleEpoch) } : {}),
+    };
+  }
+
+  /** `TransferApply`: one numbered batch of a transfer's steps on its target `uri`. */
+  async transferApply(uri: string, request: TransferApplyRequest, timeoutMs: number): Promise<void> {
+    const client = this.clientFor(uri);
+    await new Promise<void>((resolve, reject) =>
+      client.TransferApply(request, this.metadata(), { deadline: Date.now() + timeoutMs }, (error) =>
+        error ? reject(peerFailure(uri, error)) : resolve(),
+      ),
+    );
+  }
+
+  /** `ShardChecksum`: the live points and digest of `uri`'s replica of a shard. */
+  async shardChecksum(
+    uri: string,
+    collection: RoutedCollection,
+    shardId: number,
+    timeoutMs: number,
+  ): Promise<{ points: number; digest: string }> {
+    const client = this.clientFor(uri);
+    const reply = await new Promise<{ points?: string; digest?: string }>((resolve, reject) =>
+      client.ShardChecksum(
+        { collection, shardId },
+        this.metadata(),
+        { deadline: Date.now() + timeoutMs },
+        (error, response) => (error || !response ? reject(peerFailure(uri, error)) : resolve(response)),
+      ),
+    );
+    return { points: Number(reply.points ?? 0), digest: reply.digest ?? '' };
   }
 
   /** `ShardRead`: a read over the shards `uri`'s peer holds; the encoded answer. */

@@ -12,7 +12,7 @@ import {
 import { isDomainError, toGrpcCode } from '@vectorstore/common';
 import type { ClusterConfig } from '@vectorstore/config';
 import { decodeOperation } from '@vectorstore/points';
-import { ShardEndpoint, type ShardRead } from '@vectorstore/replication';
+import { ShardEndpoint, StaleRouting, type ShardRead, type TransferStep } from '@vectorstore/replication';
 import { deserialize, serialize } from 'node:v8';
 import type { HelloReply } from '../../grpc/generated/vectorstore/internal/HelloReply';
 import type { HelloRequest__Output } from '../../grpc/generated/vectorstore/internal/HelloRequest';
@@ -22,6 +22,10 @@ import type { ShardReadReply } from '../../grpc/generated/vectorstore/internal/S
 import type { ShardReadRequest__Output } from '../../grpc/generated/vectorstore/internal/ShardReadRequest';
 import type { ShardUpdateReply } from '../../grpc/generated/vectorstore/internal/ShardUpdateReply';
 import type { ShardUpdateRequest__Output } from '../../grpc/generated/vectorstore/internal/ShardUpdateRequest';
+import type { TransferApplyReply } from '../../grpc/generated/vectorstore/internal/TransferApplyReply';
+import type { TransferApplyRequest__Output } from '../../grpc/generated/vectorstore/internal/TransferApplyRequest';
+import type { ShardChecksumReply } from '../../grpc/generated/vectorstore/internal/ShardChecksumReply';
+import type { ShardChecksumRequest__Output } from '../../grpc/generated/vectorstore/internal/ShardChecksumRequest';
 import { loadPeerProto } from './peer-proto';
 
 /**
@@ -52,13 +56,41 @@ export async function startPeerServer(
       return { peer: reply.peer, catalogRevision: reply.catalogRevision };
     }),
     ShardUpdate: unary<ShardUpdateRequest__Output, ShardUpdateReply>(config.secret, async (request) => {
-      const operationId = await shards.update(
-        routedCollection(request.collection),
-        request.shardId ?? 0,
-        decodeOperation(request.operation ?? Buffer.alloc(0)),
-        request.lead ?? false,
-      );
-      return { operationId };
+      try {
+        const operationId = await shards.update(
+          routedCollection(request.collection),
+          request.shardId ?? 0,
+          decodeOperation(request.operation ?? Buffer.alloc(0)),
+          request.lead ?? false,
+          request.epoch === undefined || request.epoch === null ? undefined : Number(request.epoch),
+        );
+        return { operationId };
+      } catch (error) {
+        // Not a failure: the coordinator routes again with this peer's newer view.
+        if (error instanceof StaleRouting) return { operationId: 0, staleEpoch: error.epoch };
+        throw error;
+      }
+    }),
+    TransferApply: unary<TransferApplyRequest__Output, TransferApplyReply>(config.secret, async (request) => {
+      await shards.transferApply({
+        collection: routedCollection(request.collection),
+        transfer: {
+          shardId: request.shardId ?? 0,
+          ...(request.toShardId !== undefined && request.toShardId !== request.shardId
+            ? { toShardId: request.toShardId }
+            : {}),
+          from: request.fromPeerId ?? '',
+          to: request.toPeerId ?? '',
+        },
+        startedAt: request.startedAt ?? '',
+        seq: Number(request.seq ?? 0),
+        steps: deserialize(request.steps ?? Buffer.alloc(0)) as TransferStep[],
+      });
+      return {};
+    }),
+    ShardChecksum: unary<ShardChecksumRequest__Output, ShardChecksumReply>(config.secret, async (request) => {
+      const checksum = await shards.checksum(routedCollection(request.collection), request.shardId ?? 0);
+      return { points: checksum.points, digest: checksum.digest };
     }),
     ShardRead: unary<ShardReadRequest__Output, ShardReadReply>(config.secret, async (request) => {
       const { shardIds, read } = deserialize(request.read ?? Buffer.alloc(0)) as {

@@ -166,8 +166,11 @@ const TRANSFER_METHOD_NAMES: Record<TransferMethod, string> = {
   ReshardingStreamRecords: 'resharding_stream_records',
 };
 
-/** `GET /collections/{c}/cluster`. */
-export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
+/** `GET /collections/{c}/cluster`; `checksums` (by shard id) when asked for with `?checksum=true`. */
+export function clusterInfoToRest(
+  info: CollectionClusterInfo,
+  checksums?: ReadonlyMap<number, { points: number; digest: string }>,
+): unknown {
   return {
     peer_id: BigInt(info.peerId),
     shard_count: info.shardCount,
@@ -177,6 +180,7 @@ export function clusterInfoToRest(info: CollectionClusterInfo): unknown {
         shard_key: shard.shardKey && shardKeyToRest(shard.shardKey),
         points_count: shard.pointsCount,
         state: shard.state,
+        checksum: checksums?.get(shard.shardId),
       }),
     ),
     remote_shards: info.remoteShards.map((shard) =>

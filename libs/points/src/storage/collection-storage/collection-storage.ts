@@ -149,6 +149,21 @@ export class CollectionStorage {
   }
 
   /**
+   * Empties shard `shardId`: its files go and it opens again with no points, no field indexes and a fresh log
+   * (a transfer's target, about to receive the source's copy). Under the exclusive side of the schema lock, so no
+   * write is half-way.
+   */
+  async resetShard(shardId: number): Promise<void> {
+    await this.schemaLock.exclusive(async () => {
+      const handle = this.shardHandles.get(shardId);
+      if (handle === undefined) throw new Error(`shard ${shardId} is not open`);
+      await handle.shard.close();
+      await fs.rm(this.shardDir(shardId), { recursive: true, force: true });
+      handle.shard = await this.openShard(shardId);
+    });
+  }
+
+  /**
    * Deletes a vector name's data from every shard and makes that durable (segments written again
    * without it, and the log acknowledged past it) before the catalog forgets the name, so neither a
    * restart nor a later vector of the same name can bring the old vectors back. From now on writes

@@ -1,0 +1,93 @@
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
+import {
+  CatalogState,
+  ClusterService,
+  CollectionCatalog,
+  ShardTransferKey,
+  ShardTransferRecord,
+} from '@vectorstore/collections';
+import { CollectionContexts, CollectionSnapshots } from '@vectorstore/points';
+import { LocalReplicas } from '../local-replicas';
+import { POINTS_PEERS, PointsPeers } from '../points-peers';
+import { TransferRun } from './transfer-run';
+
+/**
+ * Runs the transfers whose source is this peer (cluster mode), as the catalog shows them: a new transfer (or a
+ * restarted one: a new start time) gets a run; a run whose transfer left the catalog stops. Cluster info asks it
+ * for a running transfer's progress.
+ */
+@Injectable()
+export class TransferDriver implements OnModuleInit, OnApplicationShutdown {
+  private readonly runs = new Map<string, TransferRun>();
+  private closing = false;
+
+  constructor(
+    private readonly catalog: CollectionCatalog,
+    private readonly cluster: ClusterService,
+    private readonly contexts: CollectionContexts,
+    private readonly snapshots: CollectionSnapshots,
+    private readonly replicas: LocalReplicas,
+    @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.peers) return;
+    this.cluster.transferProgress = (collectionId, transfer) =>
+      this.runs.get(runKey(collectionId, transfer))?.progress.comment();
+    await this.catalog.subscribe((state) => this.follow(state));
+  }
+
+  onApplicationShutdown(): void {
+    this.closing = true;
+    for (const run of this.runs.values()) run.stop();
+    this.runs.clear();
+  }
+
+  /** Runs of this peer now, for tests and the leader's view of what is moving. */
+  running(): Array<{ collectionId: string; transfer: ShardTransferKey }> {
+    return [...this.runs.values()].map((run) => ({ collectionId: run.collection.id, transfer: run.key }));
+  }
+
+  private follow(state: Readonly<CatalogState>): void {
+    const peers = this.peers;
+    if (!peers || this.closing) return;
+    const wanted = new Map<string, { collection: { id: string; name: string }; transfer: ShardTransferRecord }>();
+    for (const record of state.collections.values()) {
+      for (const transfer of record.transfers ?? []) {
+        if (transfer.from === peers.selfId)
+          wanted.set(runKey(record.id, transfer), { collection: { id: record.id, name: record.name }, transfer });
+      }
+    }
+    // Runs whose transfer ended (finished by the run itself, aborted, restarted: another start time) stop; a run that
+    // finished its transfer keeps forwarding writes routed before the finish until they are applied, then ends.
+    for (const [key, run] of this.runs) {
+      if (!wanted.has(key) && !run.finishing) {
+        run.stop();
+        this.runs.delete(key);
+      }
+    }
+    for (const [key, { collection, transfer }] of wanted) {
+      if (this.runs.has(key)) continue;
+      const run = new TransferRun(
+        {
+          contexts: this.contexts,
+          replicas: this.replicas,
+          peers,
+          cluster: this.cluster,
+          snapshots: this.snapshots,
+        },
+        collection,
+        { ...transfer },
+      );
+      this.runs.set(key, run);
+      void run.run().finally(() => {
+        if (this.runs.get(key) === run) this.runs.delete(key);
+      });
+    }
+  }
+}
+
+/** A run is one transfer started at one time. */
+function runKey(collectionId: string, transfer: ShardTransferRecord): string {
+  return `${collectionId}|${transfer.shardId}>${transfer.toShardId ?? transfer.shardId}|${transfer.from}->${transfer.to}|${transfer.startedAt}`;
+}
