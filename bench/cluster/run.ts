@@ -5,14 +5,17 @@
 // b sent to peer b mod P (indexing off while loading, then indexed to Green and timed). Reads: HNSW search at a
 // fixed ef, limit 10, query q sent to peer q mod P, at 1 and 4 concurrent clients; recall@10 against the same
 // setup's params.exact=true answers, whose own agreement with a brute force computed here is the `exact` row.
-// Ratios: each setup ÷ 1 peer and ÷ standalone, measured in the same run.
+// Ratios: each setup ÷ 1 peer and ÷ standalone, measured in the same run. On the 3-peer setup, hedged reads
+// (hedged.ts): searches through one peer while the replica it asks first stalls, fan-out off vs on.
 // Env: BENCH_POINTS (20000), BENCH_QUERIES (1000 per run), BENCH_EF (64),
-// BENCH_SETUPS (standalone,1,3: any of them, comma-separated).
+// BENCH_SETUPS (standalone,1,3: any of them, comma-separated), BENCH_HEDGED (1; 0 skips hedged reads) and the
+// BENCH_HEDGED_* of hedged.ts.
 import * as grpc from '@grpc/grpc-js';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { gaussianMixture } from '../engine/datasets';
 import { table } from '../engine/report';
 import { processCpuMs, RawClient, residentBytes } from '../server/clients';
+import { HEDGED_SETTINGS, HedgedResult, measureHedged, thawAll } from './hedged';
 import { Setup, startCluster, startStandalone, stopAll } from './setups';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -20,6 +23,7 @@ const POINTS = env('BENCH_POINTS', 20_000);
 const QUERIES = env('BENCH_QUERIES', 1_000);
 const EF = env('BENCH_EF', 64);
 const SETUPS = (process.env.BENCH_SETUPS ?? 'standalone,1,3').split(',').map((s) => s.trim());
+const HEDGED = process.env.BENCH_HEDGED !== '0';
 const DIM = 128;
 const K = 10;
 const SHARDS = 3;
@@ -377,12 +381,16 @@ async function main(): Promise<void> {
   const truth = bruteForce(ds.base, ds.queries);
 
   const results: SetupResult[] = [];
+  let hedged: HedgedResult | undefined;
   for (const which of SETUPS) {
     process.stderr.write(`starting ${which === 'standalone' ? 'a standalone server' : `etcd + ${which} peer(s)`}\n`);
     const setup = await startSetup(which);
     try {
       results.push(await measureSetup(setup, ds.base, queries, truth));
+      // Hedging needs a shard the coordinator reads from elsewhere, with a second replica: 3 peers, rf 2.
+      if (HEDGED && which === '3') hedged = await measureHedged(setup, ds.base, DIM, queries, progress);
     } catch (error) {
+      thawAll();
       // The servers' own account (error-level logs, a crash) is what explains most failures here.
       for (const [i, peer] of setup.peers.entries()) {
         process.stderr.write(
@@ -476,6 +484,45 @@ async function main(): Promise<void> {
       searchRows,
     ),
   );
+  if (hedged) {
+    const h = HEDGED_SETTINGS;
+    console.log(
+      `\nHedged reads (3 peers): collection of ${hedged.points} points, shard_number 3, replication_factor 2; gRPC Search ` +
+        `(limit ${K}, a full scan of unindexed segments) through peer ${hedged.coordinator}, ${h.clients} clients, ` +
+        `${h.queries} queries per run. "stalls": peer ${hedged.slowed}, the replica that peer asks first for the ` +
+        `shard it lacks, SIGSTOPped ${h.stallMs} ms every ${h.periodMs} ms. CPU/query: all server processes. ` +
+        '÷ off: divided by the "stalls, fan-out off" row.\n',
+    );
+    const off = hedged.runs.find((run) => run.stalls && run.factor === 0 && run.delayMs === 0);
+    console.log(
+      table(
+        [
+          'slowed replica',
+          'fan-out',
+          'stalls',
+          'QPS',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'CPU/query ms',
+          'p50 ÷ off',
+          'p99 ÷ off',
+        ],
+        hedged.runs.map((run) => [
+          run.stalls ? 'stalls' : 'none',
+          run.factor > 0 ? `factor ${run.factor}` : run.delayMs > 0 ? `delay ${run.delayMs} ms` : 'off',
+          run.stallCount,
+          Math.round(run.qps),
+          run.p50.toFixed(2),
+          run.p99.toFixed(2),
+          run.max.toFixed(1),
+          run.cpuPerQuery.toFixed(2),
+          ratio(run.p50, off?.p50),
+          ratio(run.p99, off?.p99),
+        ]),
+      ),
+    );
+  }
   const problems = results.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
   if (problems.length > 0) console.log(`\nProblems:\n${problems.map((p) => `- ${p}`).join('\n')}`);
   // Other work on the machine shifts every row: the 1-minute load average says whether there was any.
@@ -491,12 +538,14 @@ for (const [signal, code] of [
 ] as const) {
   process.once(signal, () => {
     process.stderr.write(`\n${signal}: stopping servers and etcd\n`);
+    thawAll();
     void stopAll().finally(() => process.exit(code));
   });
 }
 
 main().catch(async (error: unknown) => {
   console.error(error);
+  thawAll();
   await stopAll();
   process.exit(1);
 });
