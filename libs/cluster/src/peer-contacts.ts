@@ -21,7 +21,7 @@ export class PeerContacts {
   private readonly failures = new Map<string, SendFailures>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private probing: { at: number; done: Promise<void> } | undefined;
+  private probing: Promise<void> | undefined;
 
   constructor(
     private readonly transport: PeerTransport,
@@ -42,13 +42,11 @@ export class PeerContacts {
 
   /**
    * A Hello to every other live peer now, each bounded by `timeoutMs`, so that a choice about to be made (where new
-   * shards go) does not count on a peer that died a moment ago. Probes started within the last 500 ms are shared.
+   * shards go) does not count on a peer that died a moment ago. Callers while one runs share it.
    */
   probe(timeoutMs: number): Promise<void> {
-    if (this.probing && Date.now() - this.probing.at < 500) return this.probing.done;
-    const done = this.checkAll(timeoutMs);
-    this.probing = { at: Date.now(), done };
-    return done;
+    this.probing ??= this.checkAll(timeoutMs).finally(() => (this.probing = undefined));
+    return this.probing;
   }
 
   start(): void {

@@ -87,7 +87,9 @@ export function startTransfer(
       `Bad request: Shard ${shardId} is already involved in transfer ${conflict.from} -> ${conflict.to}`,
     );
   const target = replicaOn(record, targetShardId, to);
-  if (target && (target.state === 'Active' || !start.sync))
+  // replicate_points copies into another shard's replica, which keeps its own points: it may well be Active.
+  const intoOwnShard = start.filter !== undefined && targetShardId !== shardId;
+  if (!intoOwnShard && target && (target.state === 'Active' || !start.sync))
     throw DomainError.invalidArgument(
       `Bad request: Shard ${targetShardId} already has a replica on peer ${to} (${target.state})${
         target.state === 'Active' ? '' : '; drop it first or replicate onto it'
@@ -145,7 +147,8 @@ export function finishTransfer(record: CollectionRecord, key: ShardTransferKey, 
 /**
  * Ends the transfer without finishing it. The target replica goes back to what it was: a replica the transfer
  * created is removed when the operator cancels it or it was a move, else (a failed replication or recovery) it
- * is left Dead so that recovery tries again; a replica that existed before is Dead.
+ * is left Dead so that recovery tries again; a replica that existed before is Dead (its copy was started over),
+ * except the target of replicate_points, which keeps its state (its own points were never touched).
  */
 export function abortTransfer(record: CollectionRecord, key: ShardTransferKey, byOperator: boolean): void {
   const transfer = findTransfer(record, key);
@@ -153,7 +156,9 @@ export function abortTransfer(record: CollectionRecord, key: ShardTransferKey, b
   const target = replicaOn(record, transfer.toShardId ?? transfer.shardId, transfer.to);
   if (target) {
     const created = transfer.targetWas === undefined;
-    if (created && (byOperator || !transfer.sync)) record.shards.splice(record.shards.indexOf(target), 1);
+    // replicate_points never emptied the other shard's replica: it goes back to what it was.
+    if (transfer.filter !== undefined && transfer.targetWas !== undefined) target.state = transfer.targetWas;
+    else if (created && (byOperator || !transfer.sync)) record.shards.splice(record.shards.indexOf(target), 1);
     else target.state = 'Dead';
   }
   removeTransfer(record, transfer);
