@@ -340,15 +340,9 @@ describe(LocalReplicas.name, () => {
     });
   });
 
-  describe('known defects', () => {
-    // DEFECT (local-replicas.ts:76-79 with :103-107): settled() parks on `idle`, which is woken only when NO write
-    // at all is pending on the replica (`pending.size === 0`). Once the older writes it waits for are done, a
-    // write routed under the new epoch that is still being applied keeps it asleep, and so does each next one:
-    // under a steady stream of writes the replica is never idle, and a transfer stays "waiting for writes to
-    // settle" (transfer-run.ts:145-146) for as long as writes keep coming. Fix: wake the idle waiters whenever an
-    // epoch's count drops to zero (`if (left <= 0) { pending.delete(epoch); wake all idle }`, the loop in
-    // settled() re-checks its own condition), or keep waiters with the epoch they wait for.
-    it.failing('resolves once the older writes are applied, while a newer write is still being applied', async () => {
+  describe('regressions', () => {
+    // Regression: settled() used to wake only when no write at all was pending, so steady newer writes kept it asleep.
+    it('resolves once the older writes are applied, while a newer write is still being applied', async () => {
       const e1 = epoch();
       const older = gateNextWrite(0);
       const a = replicas.apply(collection, 0, upsert(1), e1);

@@ -76,7 +76,8 @@ export class LocalReplicas {
       const left = (activity.pending.get(routedEpoch) ?? 1) - 1;
       if (left > 0) activity.pending.set(routedEpoch, left);
       else activity.pending.delete(routedEpoch);
-      if (activity.pending.size === 0) for (const resolve of activity.idle.splice(0)) resolve();
+      // Each waiter checks again for the epochs it waits on: writes of newer epochs may go on meanwhile.
+      if (left <= 0) for (const resolve of activity.idle.splice(0)) resolve();
     }
   }
 

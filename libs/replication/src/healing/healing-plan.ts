@@ -55,11 +55,13 @@ export function planHealing(state: Readonly<CatalogState>, view: HealingView, se
       if (gonePast(transfer.from, settings.deadGraceMs) || gonePast(transfer.to, settings.deadGraceMs))
         plan.fail.push({ collectionId: record.id, transfer });
     }
-    const topUp = topUps(record, view, settings, load);
+    // Candidates are placed on a copy of the load; only the starts kept within the limit count afterwards.
+    const topUp = topUps(record, view, settings, new Map(load));
     if (record.growReplicas && topUp.grown && !(record.transfers ?? []).some((t) => t.reason === 'replication'))
       plan.grown.push(record.id);
     const starts = [...recoveries(record, view), ...topUp.starts];
     const limited = withinLimit(record, starts, settings.transferLimit);
+    for (const start of limited) if (start.reason === 'replication') load.set(start.to, (load.get(start.to) ?? 0) + 1);
     if (limited.length > 0) plan.start.push({ collectionId: record.id, transfers: limited });
   }
   return plan;

@@ -79,6 +79,7 @@ export class TransferSender {
 
   private until(ready: () => boolean): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
+    if (this.closed) return Promise.reject(new Error('transfer stopped'));
     if (ready()) return Promise.resolve();
     return new Promise((resolve, reject) => this.waiters.push({ ready, resolve, reject }));
   }
@@ -124,6 +125,8 @@ export class TransferSender {
 
   private async deliver(seq: number, batch: TransferStep[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
+      // Closed (during a back-off too): nothing more goes out, the target may belong to another run by now.
+      if (this.closed) return;
       try {
         await this.send(seq, batch);
         return;
