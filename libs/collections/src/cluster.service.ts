@@ -348,6 +348,24 @@ export class ClusterService {
     });
   }
 
+  /**
+   * The source found the transfer's method cannot do it (a WAL delta whose log no longer reaches back): it runs
+   * again from the start with `method`, as a new run. Nothing when the run ended meanwhile.
+   */
+  async switchTransferMethod(
+    collectionId: string,
+    key: ShardTransferKey,
+    startedAt: string,
+    method: TransferMethod,
+  ): Promise<void> {
+    await this.catalog.mutate((draft) => {
+      const record = byId(draft, collectionId);
+      const transfer = record && findTransfer(record, key);
+      if (!record || !transfer || transfer.startedAt !== startedAt) return;
+      restartTransfer(record, key, method, new Date());
+    });
+  }
+
   /** A transfer failed (a peer died, the stream broke, the leader found it stalled): it ends, its target Dead. */
   async failTransfer(collectionId: string, key: ShardTransferKey, startedAt?: string): Promise<void> {
     await this.catalog.mutate((draft) => {

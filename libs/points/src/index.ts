@@ -96,4 +96,4 @@ export {
 } from './service/query-requests';
 export { collectGroupsAsync, groupIdKey, groupPointId } from './service/grouping';
 export { selectPayload, selectVectors } from './service/payload-selection';
-export type { ShardChecksum } from './storage/local-shard';
+export type { ShardChecksum, ClockTag, RecoveryPoint } from './storage/local-shard';

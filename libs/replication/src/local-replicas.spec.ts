@@ -129,6 +129,8 @@ describe(LocalReplicas.name, () => {
       read: () => Promise.reject(new Error('no other peer')),
       transferApply: () => Promise.reject(new Error('no other peer')),
       checksum: () => Promise.reject(new Error('no other peer')),
+      recoveryPoint: () => Promise.reject(new Error('no other peer')),
+      incarnation: 'test',
     };
     replicas = new LocalReplicas(contexts, peers);
     expect(shard(0).pointCount).toBe(0);

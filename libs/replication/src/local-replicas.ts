@@ -1,7 +1,13 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CollectionRecord, UPDATABLE_REPLICA_STATES } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
-import { applyToLocalShard, CollectionContext, CollectionContexts, type UpdateOperation } from '@vectorstore/points';
+import {
+  applyToLocalShard,
+  CollectionContext,
+  CollectionContexts,
+  type ClockTag,
+  type UpdateOperation,
+} from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
 
 /** How long a replica waits for its catalog to reach the epoch a coordinator routed with. */
@@ -18,8 +24,16 @@ export class StaleRouting extends Error {
   }
 }
 
-/** Told of each write applied to a local replica, in apply order, with its op number and the epoch it was routed under. */
-export type ReplicaWriteListener = (operation: UpdateOperation, routedEpoch: number, opNum: number) => void;
+/**
+ * Told of each write applied to a local replica, in apply order, with its op number, the epoch it was routed under
+ * and its clock tag.
+ */
+export type ReplicaWriteListener = (
+  operation: UpdateOperation,
+  routedEpoch: number,
+  opNum: number,
+  tag: ClockTag | undefined,
+) => void;
 
 /** What goes on at one local replica: listeners (transfers reading from it) and writes admitted but not applied. */
 interface ReplicaActivity {
@@ -55,10 +69,11 @@ export class LocalReplicas {
     shardId: number,
     operation: UpdateOperation,
     routedEpoch: number | undefined,
+    tag?: ClockTag,
   ): Promise<number> {
     const selfId = this.peers?.selfId;
     if (selfId === undefined || routedEpoch === undefined) {
-      return applyToLocalShard(this.contexts.resolve(collection.name), shardId, operation);
+      return applyToLocalShard(this.contexts.resolve(collection.name), shardId, operation, tag);
     }
     const context = await this.atEpoch(collection, routedEpoch);
     const replica = context.record.shards.find((s) => s.shardId === shardId && (s.peerId ?? selfId) === selfId);
@@ -71,7 +86,7 @@ export class LocalReplicas {
     this.routed.set(operation, routedEpoch);
     activity.pending.set(routedEpoch, (activity.pending.get(routedEpoch) ?? 0) + 1);
     try {
-      return await applyToLocalShard(context, shardId, operation);
+      return await applyToLocalShard(context, shardId, operation, tag);
     } finally {
       const left = (activity.pending.get(routedEpoch) ?? 1) - 1;
       if (left > 0) activity.pending.set(routedEpoch, left);
@@ -90,9 +105,9 @@ export class LocalReplicas {
     if (!handle) throw DomainError.unavailable(`Service unavailable: shard ${shardId} is not open on this peer`);
     const activity = this.activityOf(context.record.id, shardId);
     activity.listeners.add(listener);
-    const stopApplied = handle.shard.observeApplied((opNum, operation) => {
+    const stopApplied = handle.shard.observeApplied((opNum, operation, tag) => {
       const epoch = this.routed.get(operation);
-      if (epoch !== undefined) listener(operation, epoch, opNum);
+      if (epoch !== undefined) listener(operation, epoch, opNum, tag);
     });
     return () => {
       stopApplied();

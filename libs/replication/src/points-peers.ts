@@ -14,6 +14,8 @@ import type {
   DistanceMatrixRequest,
   MatrixSample,
   ShardChecksum,
+  ClockTag,
+  RecoveryPoint,
 } from '@vectorstore/points';
 
 /**
@@ -49,6 +51,8 @@ export interface ShardReadResults {
 export interface PointsPeers {
   /** This peer's id. */
   readonly selfId: string;
+  /** This process of the peer (random per start): the origin of the clock tags it gives writes. */
+  readonly incarnation: string;
   /** Throws UNAVAILABLE while this peer cannot confirm its lease: it must not acknowledge writes. */
   assertWritable(): void;
   /**
@@ -63,9 +67,12 @@ export interface PointsPeers {
     operation: UpdateOperation,
     lead?: boolean,
     epoch?: number,
+    tag?: ClockTag,
   ): Promise<number>;
   /** One step of a transfer on its target peer `peerId` (see transfers/transfer-steps.ts). */
   transferApply(peerId: string, request: TransferApplyRequest): Promise<void>;
+  /** The recovery point of `peerId`'s replica of shard `shardId` (what routed writes it holds). */
+  recoveryPoint(peerId: string, collection: CollectionRecord, shardId: number): Promise<RecoveryPoint>;
   /** The checksum of `peerId`'s replica of shard `shardId`. */
   checksum(peerId: string, collection: CollectionRecord, shardId: number): Promise<ShardChecksum>;
   /** Runs a read on `peerId` over its replicas of shards `shardIds` of `collection`. */

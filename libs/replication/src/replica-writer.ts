@@ -13,6 +13,7 @@ import {
   type WriteOrdering,
   type CollectionContext,
   applyToLocalShard,
+  type ClockTag,
   type ShardWriter,
 } from '@vectorstore/points';
 import { epochOf, LocalReplicas, StaleRouting } from './local-replicas';
@@ -27,6 +28,8 @@ import { POINTS_PEERS, PointsPeers } from './points-peers';
 export class ReplicaWriter implements ShardWriter {
   /** An ordering leader passes one write per shard at a time. */
   private readonly leading = new KeyedMutex();
+  /** The last clock number given to a write of each shard (`collection id/shard id`) by this process. */
+  private readonly clocks = new Map<string, number>();
 
   constructor(
     private readonly replicas: LocalReplicas,
@@ -79,6 +82,8 @@ export class ReplicaWriter implements ShardWriter {
     const peerOf = (replica: ShardRecord) => replica.peerId ?? peers.selfId;
     const applied = new Map<string, number>();
     let record = context.record;
+    // One tag for every replica and every resend: a replica applies it once (and can tell what it missed).
+    const tag = this.nextTag(record.id, shardId, peers);
     for (let attempt = 1; ; attempt++) {
       const { replicas, targets, required, factor } = writePlan(record, shardId);
       if (targets.length < required || targets.length === 0) {
@@ -91,8 +96,8 @@ export class ReplicaWriter implements ShardWriter {
       const results = await Promise.allSettled(
         sendTo.map((replica) =>
           peerOf(replica) === peers.selfId
-            ? this.replicas.apply(record, shardId, part, epoch)
-            : peers.update(peerOf(replica), record, shardId, part, false, epoch),
+            ? this.replicas.apply(record, shardId, part, epoch, tag)
+            : peers.update(peerOf(replica), record, shardId, part, false, epoch, tag),
         ),
       );
       sendTo.forEach((replica, i) => {
@@ -122,6 +127,13 @@ export class ReplicaWriter implements ShardWriter {
       if (failed.length > 0) await this.markDead(record, shardId, applied.size, failed);
       return Math.max(...applied.values());
     }
+  }
+
+  private nextTag(collectionId: string, shardId: number, peers: PointsPeers): ClockTag {
+    const key = `${collectionId}/${shardId}`;
+    const seq = (this.clocks.get(key) ?? 0) + 1;
+    this.clocks.set(key, seq);
+    return { peer: peers.selfId, incarnation: peers.incarnation, seq };
   }
 
   /** The collection's record once this peer's catalog shows replica epoch `epoch` (or later), within a bound. */

@@ -81,6 +81,8 @@ describe(ReplicationModule.name, () => {
       read: () => Promise.reject(new Error('no other peer')),
       transferApply: () => Promise.reject(new Error('no other peer')),
       checksum: () => Promise.reject(new Error('no other peer')),
+      recoveryPoint: () => Promise.reject(new Error('no other peer')),
+      incarnation: 'test',
     };
     await start(peers);
     await upsert(1, 2);

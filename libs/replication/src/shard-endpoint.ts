@@ -2,6 +2,8 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { READABLE_REPLICA_STATES, ReplicaState } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import {
+  type ClockTag,
+  type RecoveryPoint,
   type ShardChecksum,
   type UpdateOperation,
   CollectionContext,
@@ -54,6 +56,7 @@ export class ShardEndpoint {
     operation: UpdateOperation,
     lead = false,
     epoch?: number,
+    tag?: ClockTag,
   ): Promise<number> {
     this.peers?.assertWritable();
     const context = await this.caughtUp(collection, lead ? [] : [shardId]);
@@ -61,7 +64,7 @@ export class ShardEndpoint {
     // that coordinator (its replica is one of the targets); taking the shared side again could queue
     // behind an exclusive waiter that waits for the coordinator's: a deadlock across peers.
     if (lead) return this.replicas.lead(context, shardId, operation);
-    return this.localReplicas.apply(collection, shardId, operation, epoch ?? epochOf(context.record));
+    return this.localReplicas.apply(collection, shardId, operation, epoch ?? epochOf(context.record), tag);
   }
 
   /** One numbered batch of a transfer's steps, this peer being the transfer's target. */
@@ -74,6 +77,14 @@ export class ShardEndpoint {
   localChecksums(nameOrAlias: string): Map<number, ShardChecksum> {
     const context = this.contexts.resolve(nameOrAlias);
     return new Map([...context.storage.shards].map(([shardId, handle]) => [shardId, handle.shard.checksum()]));
+  }
+
+  /** The recovery point of this peer's replica of shard `shardId` (a WAL delta's target). */
+  async recoveryPoint(collection: RoutedCollection, shardId: number): Promise<RecoveryPoint> {
+    const context = await this.caughtUp(collection, [shardId]);
+    const handle = context.storage.shards.get(shardId);
+    if (!handle) throw notHere(collection, shardId);
+    return handle.shard.recoveryPoint();
   }
 
   /** The checksum of this peer's replica of shard `shardId` (any state: comparing is the point). */

@@ -3,6 +3,7 @@ import { DomainError } from '@vectorstore/common';
 import type { UpdateOperation, WriteOrdering } from '../model/operations.model';
 import type { PointId } from '../model/point-id.model';
 import type { CollectionContext } from './collection-context';
+import type { ClockTag } from '../storage/local-shard/shard-clocks';
 
 // Ports: where the single-node services meet the replicated layer (@vectorstore/replication), which
 // implements them and binds their tokens. Points never imports that layer; unbound, each port has the
@@ -29,6 +30,7 @@ export async function applyToLocalShard(
   context: CollectionContext,
   shardId: number,
   part: UpdateOperation,
+  tag?: ClockTag,
 ): Promise<number> {
   const deadline = Date.now() + SHARD_OPEN_WAIT_MS;
   let handle = context.storage.shards.get(shardId);
@@ -41,7 +43,7 @@ export async function applyToLocalShard(
       `Service unavailable: shard ${shardId} of collection \`${context.record.name}\` is not open on this peer`,
     );
   }
-  return handle.shard.update(part);
+  return handle.shard.update(part, tag);
 }
 
 /** The standalone shard writer: every part to this server's shard. */

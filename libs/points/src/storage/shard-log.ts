@@ -4,6 +4,8 @@ export interface ShardLog {
   append(data: Uint8Array): Promise<number>;
   readFrom(from: number): AsyncIterable<{ opNum: number; data: Uint8Array }>;
   readonly lastOpNum: number | undefined;
+  /** The first op number the log still holds (older ones were dropped after a flush). */
+  readonly firstOpNum: number | undefined;
   /** Records up to `opNum` are durable elsewhere and may be dropped. */
   ack(opNum: number): Promise<void>;
   close(): Promise<void>;

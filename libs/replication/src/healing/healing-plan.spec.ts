@@ -91,7 +91,7 @@ const recovery = (shardId: number, from: string, to: string) => ({
   from,
   to,
   sync: true,
-  method: 'StreamRecords',
+  method: 'WalDelta',
   reason: 'recovery',
 });
 const replication = (shardId: number, from: string, to: string) => ({

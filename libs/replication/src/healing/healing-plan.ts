@@ -82,8 +82,9 @@ function recoveries(record: CollectionRecord, view: HealingView): TransferStart[
       from: source,
       to: replica.peerId,
       sync: true,
-      // WalDelta once replicas keep a recovery point (clocks); until then the whole shard is streamed.
-      method: 'StreamRecords',
+      // The writes it missed, from the source's log; the run falls back to stream_records when the log no longer
+      // reaches back that far.
+      method: 'WalDelta',
       reason: 'recovery',
     });
   }

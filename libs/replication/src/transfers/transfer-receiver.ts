@@ -46,7 +46,10 @@ export class TransferReceiver {
             await fs.rm(this.incomingDir(context, shardId), { recursive: true, force: true });
             break;
           case 'operation':
-            await this.shardOf(context, shardId).update(step.operation);
+            await this.shardOf(context, shardId).update(step.operation, step.tag);
+            break;
+          case 'clocks':
+            this.shardOf(context, shardId).mergeRecoveryPoint(step.point);
             break;
           case 'file': {
             const file = path.resolve(this.incomingDir(context, shardId), step.path);

@@ -5,6 +5,7 @@ import type {
   CollectionContext,
   CollectionContexts,
   CollectionSnapshots,
+  ClockTag,
   Filter,
   UpdateOperation,
 } from '@vectorstore/points';
@@ -124,9 +125,9 @@ export class TransferRun {
       await this.copyRecords(shard, sender, filter, false);
     } else if (transfer.method === 'Snapshot') {
       await this.copySnapshot(context, sender);
+    } else if (transfer.method === 'WalDelta') {
+      if (!(await this.copyDelta(shard, sender))) return;
     } else {
-      if (transfer.method === 'WalDelta')
-        this.progress.note = 'wal_delta: no recovery point is kept yet, so the shard is streamed (stream_records)';
       await this.copyRecords(shard, sender, undefined, true);
     }
     this.progress.enter('applying queued updates');
@@ -158,8 +159,13 @@ export class TransferRun {
     filter: Filter | undefined,
     forward: boolean,
   ): Promise<void> {
-    if (forward) this.listen((operation) => sender.push({ kind: 'operation', operation }));
-    if (filter === undefined) sender.push({ kind: 'reset' });
+    if (forward)
+      this.listen((operation, _, tag) => sender.push({ kind: 'operation', operation, ...(tag ? { tag } : {}) }));
+    if (filter === undefined) {
+      sender.push({ kind: 'reset' });
+      // The copy holds exactly the writes applied so far: the target's recovery point is the source's now.
+      sender.push({ kind: 'clocks', point: shard.recoveryPoint() });
+    }
     for (const [field, schema] of shard.fieldIndexes)
       sender.push({
         kind: 'operation',
@@ -186,9 +192,10 @@ export class TransferRun {
   private async copySnapshot(context: CollectionContext, sender: TransferSender): Promise<void> {
     const held: Array<{ opNum: number; step: TransferStep }> = [];
     let cut: number | undefined;
-    this.listen((operation, opNum) => {
-      if (cut === undefined) held.push({ opNum, step: { kind: 'operation', operation } });
-      else sender.push({ kind: 'operation', operation });
+    this.listen((operation, opNum, tag) => {
+      const step: TransferStep = { kind: 'operation', operation, ...(tag ? { tag } : {}) };
+      if (cut === undefined) held.push({ opNum, step });
+      else sender.push(step);
     });
     this.progress.enter('creating snapshot');
     const dir = path.join(context.storage.dir, 'outgoing', randomUUID());
@@ -223,12 +230,62 @@ export class TransferRun {
     }
   }
 
-  /** Forwards the writes the source replica applies from now on, except those routed after the transfer ended. */
-  private listen(forward: (operation: UpdateOperation, opNum: number) => void): void {
-    const context = this.context();
-    this.unlisten = this.deps.replicas.listen(context, this.transfer.shardId, (operation, routedEpoch, opNum) => {
-      if (routedEpoch < this.finishEpoch) forward(operation, opNum);
+  /**
+   * WalDelta: the target keeps what it has and gets, from the source's log, exactly the routed writes its recovery
+   * point lacks, then the writes applied meanwhile (the target applies a write it already got once). When the log
+   * no longer reaches back that far, or the target holds writes the source does not, the transfer is run again as
+   * stream_records (a new run: false is returned).
+   */
+  private async copyDelta(shard: LocalShardView, sender: TransferSender): Promise<boolean> {
+    const held: TransferStep[] = [];
+    let live = false;
+    this.listen((operation, _, tag) => {
+      const step: TransferStep = { kind: 'operation', operation, ...(tag ? { tag } : {}) };
+      if (live) sender.push(step);
+      else held.push(step);
     });
+    this.progress.enter('transferring');
+    const point = await this.deps.peers.recoveryPoint(
+      this.transfer.to,
+      this.record(),
+      this.transfer.toShardId ?? this.transfer.shardId,
+    );
+    this.checkRunning();
+    const delta = await shard.walDelta(point);
+    this.checkRunning();
+    if ('refused' in delta) {
+      this.logger.log(
+        `wal_delta of shard ${this.transfer.shardId} of ${this.collection.name} to peer ${this.transfer.to} cannot be done (${delta.refused}): streaming records instead`,
+      );
+      this.stop();
+      await this.deps.cluster.switchTransferMethod(
+        this.collection.id,
+        this.key,
+        this.transfer.startedAt,
+        'StreamRecords',
+      );
+      return false;
+    }
+    this.progress.plan(delta.send.length);
+    for (const write of delta.send) {
+      sender.push({ kind: 'operation', operation: write.operation, tag: write.tag });
+      this.progress.add(1);
+    }
+    live = true;
+    for (const step of held.splice(0)) sender.push(step);
+    return true;
+  }
+
+  /** Forwards the writes the source replica applies from now on, except those routed after the transfer ended. */
+  private listen(forward: (operation: UpdateOperation, opNum: number, tag: ClockTag | undefined) => void): void {
+    const context = this.context();
+    this.unlisten = this.deps.replicas.listen(context, this.transfer.shardId, (operation, routedEpoch, opNum, tag) => {
+      if (routedEpoch < this.finishEpoch) forward(operation, opNum, tag);
+    });
+  }
+
+  private record(): CollectionContext['record'] {
+    return this.context().record;
   }
 
   private checkRunning(): void {

@@ -1,4 +1,4 @@
-import type { UpdateOperation } from '@vectorstore/points';
+import type { ClockTag, RecoveryPoint, UpdateOperation } from '@vectorstore/points';
 
 /**
  * What a transfer's source asks its target to do, in order (the `TransferApply` call carries numbered batches of
@@ -8,8 +8,13 @@ import type { UpdateOperation } from '@vectorstore/points';
 export type TransferStep =
   /** Empty the replica (a copy starts from nothing, whatever a Dead replica held). */
   | { kind: 'reset' }
-  /** A write to apply: one the source applied (forwarded), or a batch of whole points copied from it. */
-  | { kind: 'operation'; operation: UpdateOperation }
+  /**
+   * A write to apply: one the source applied (forwarded, or from its log for a WAL delta, with its clock tag: the
+   * target applies a tagged write once), or a batch of whole points copied from it (no tag).
+   */
+  | { kind: 'operation'; operation: UpdateOperation; tag?: ClockTag }
+  /** The source's recovery point at the moment the copy started: the copy holds exactly those writes. */
+  | { kind: 'clocks'; point: RecoveryPoint }
   /** A piece of a snapshot file of the source's shard (Snapshot method), `path` relative to the snapshot tree. */
   | { kind: 'file'; path: string; offset: number; data: Uint8Array }
   /** Make the replica what the received snapshot tree holds (then forwarded writes follow). */

@@ -3,7 +3,7 @@ import type { ClusterNode } from '@vectorstore/cluster';
 import type { CollectionRecord } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import { encodeOperation } from '@vectorstore/points';
-import type { ShardChecksum, UpdateOperation } from '@vectorstore/points';
+import type { ClockTag, RecoveryPoint, ShardChecksum, UpdateOperation } from '@vectorstore/points';
 import {
   StaleRouting,
   type PointsPeers,
@@ -34,6 +34,10 @@ export class GrpcPointsPeers implements PointsPeers {
     return this.node.identity.peerId;
   }
 
+  get incarnation(): string {
+    return this.node.identity.incarnation;
+  }
+
   assertWritable(): void {
     this.node.assertWritable();
   }
@@ -45,6 +49,7 @@ export class GrpcPointsPeers implements PointsPeers {
     operation: UpdateOperation,
     lead = false,
     epoch?: number,
+    tag?: ClockTag,
   ): Promise<number> {
     const reply = await this.transport.shardUpdate(
       this.addressOf(peerId),
@@ -55,6 +60,7 @@ export class GrpcPointsPeers implements PointsPeers {
       lead ? 2 * UPDATE_TIMEOUT_MS : UPDATE_TIMEOUT_MS,
       lead,
       epoch,
+      tag,
     );
     if (reply.staleEpoch !== undefined) throw new StaleRouting(reply.staleEpoch);
     return reply.operationId;
@@ -75,6 +81,16 @@ export class GrpcPointsPeers implements PointsPeers {
       },
       TRANSFER_TIMEOUT_MS,
     );
+  }
+
+  async recoveryPoint(peerId: string, collection: CollectionRecord, shardId: number): Promise<RecoveryPoint> {
+    const point = await this.transport.recoveryPoint(
+      this.addressOf(peerId),
+      { id: collection.id, name: collection.name },
+      shardId,
+      READ_TIMEOUT_MS,
+    );
+    return deserialize(point) as RecoveryPoint;
   }
 
   async checksum(peerId: string, collection: CollectionRecord, shardId: number): Promise<ShardChecksum> {

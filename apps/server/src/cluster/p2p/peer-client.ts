@@ -61,11 +61,19 @@ export class GrpcPeerTransport implements PeerTransport {
     timeoutMs: number,
     lead = false,
     epoch?: number,
+    clock?: { peer: string; incarnation: string; seq: number },
   ): Promise<{ operationId: number; staleEpoch?: number }> {
     const client = this.clientFor(uri);
     const reply = await new Promise<{ operationId?: string; staleEpoch?: string }>((resolve, reject) =>
       client.ShardUpdate(
-        { collection, shardId, operation, lead, ...(epoch !== undefined ? { epoch } : {}) },
+        {
+          collection,
+          shardId,
+          operation,
+          lead,
+          ...(epoch !== undefined ? { epoch } : {}),
+          ...(clock ? { clock } : {}),
+        },
         this.metadata(),
         { deadline: Date.now() + timeoutMs },
         (error, response) => (error || !response ? reject(peerFailure(uri, error)) : resolve(response)),
@@ -85,6 +93,20 @@ export class GrpcPeerTransport implements PeerTransport {
         error ? reject(peerFailure(uri, error)) : resolve(),
       ),
     );
+  }
+
+  /** `RecoveryPoint`: the encoded recovery point of `uri`'s replica of a shard. */
+  async recoveryPoint(uri: string, collection: RoutedCollection, shardId: number, timeoutMs: number): Promise<Buffer> {
+    const client = this.clientFor(uri);
+    const reply = await new Promise<{ point?: Buffer }>((resolve, reject) =>
+      client.RecoveryPoint(
+        { collection, shardId },
+        this.metadata(),
+        { deadline: Date.now() + timeoutMs },
+        (error, response) => (error || !response ? reject(peerFailure(uri, error)) : resolve(response)),
+      ),
+    );
+    return reply.point ?? Buffer.alloc(0);
   }
 
   /** `ShardChecksum`: the live points and digest of `uri`'s replica of a shard. */

@@ -25,6 +25,7 @@ import type { ShardUpdateRequest__Output } from '../../grpc/generated/vectorstor
 import type { TransferApplyReply } from '../../grpc/generated/vectorstore/internal/TransferApplyReply';
 import type { TransferApplyRequest__Output } from '../../grpc/generated/vectorstore/internal/TransferApplyRequest';
 import type { ShardChecksumReply } from '../../grpc/generated/vectorstore/internal/ShardChecksumReply';
+import type { RecoveryPointReply } from '../../grpc/generated/vectorstore/internal/RecoveryPointReply';
 import type { ShardChecksumRequest__Output } from '../../grpc/generated/vectorstore/internal/ShardChecksumRequest';
 import { loadPeerProto } from './peer-proto';
 
@@ -63,6 +64,13 @@ export async function startPeerServer(
           decodeOperation(request.operation ?? Buffer.alloc(0)),
           request.lead ?? false,
           request.epoch === undefined || request.epoch === null ? undefined : Number(request.epoch),
+          request.clock
+            ? {
+                peer: request.clock.peer ?? '',
+                incarnation: request.clock.incarnation ?? '',
+                seq: Number(request.clock.seq ?? 0),
+              }
+            : undefined,
         );
         return { operationId };
       } catch (error) {
@@ -87,6 +95,10 @@ export async function startPeerServer(
         steps: deserialize(request.steps ?? Buffer.alloc(0)) as TransferStep[],
       });
       return {};
+    }),
+    RecoveryPoint: unary<ShardChecksumRequest__Output, RecoveryPointReply>(config.secret, async (request) => {
+      const point = await shards.recoveryPoint(routedCollection(request.collection), request.shardId ?? 0);
+      return { point: serialize(point) };
     }),
     ShardChecksum: unary<ShardChecksumRequest__Output, ShardChecksumReply>(config.secret, async (request) => {
       const checksum = await shards.checksum(routedCollection(request.collection), request.shardId ?? 0);

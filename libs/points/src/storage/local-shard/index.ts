@@ -5,3 +5,4 @@ export type { PointRef } from './shard-points';
 export type { SettledHits, ShardHit } from './shard-search';
 export type { ShardChecksum } from './shard-export';
 export type { AppliedListener } from './shard-wal';
+export type { ClockTag, RecoveryPoint } from './shard-clocks';

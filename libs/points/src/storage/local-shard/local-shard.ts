@@ -19,6 +19,7 @@ import { findPoint, indexedVectorCount, livePointCount, PointRef, selectPoints }
 import { searchSegments, searchSegmentsAsync, SettledHits, ShardHit } from './shard-search';
 import { ShardSegments } from './shard-segments';
 import { AppliedListener, ShardWal } from './shard-wal';
+import { ClockTag, RecoveryPoint, walDelta } from './shard-clocks';
 import { exportPoints, livePointIds, ShardChecksum, shardChecksum } from './shard-export';
 import { PointStruct } from '../../model/point.model';
 
@@ -57,7 +58,7 @@ export class LocalShard {
   private constructor(
     options: LocalShardOptions,
     private readonly manifest: ShardManifest,
-    loaded: { segments: Segment[]; fieldIndexes: Map<string, FieldIndexSchema> },
+    loaded: { segments: Segment[]; fieldIndexes: Map<string, FieldIndexSchema>; clocks: RecoveryPoint },
     log: ShardLog,
   ) {
     this.currentSpaces = options.spaces;
@@ -71,6 +72,7 @@ export class LocalShard {
       log,
       (opNum, operation) => applyOperation(target, opNum, operation),
       manifest.persistedOpNum,
+      loaded.clocks,
     );
     this.flushSource = {
       lastApplied: () => this.wal.lastApplied,
@@ -78,6 +80,7 @@ export class LocalShard {
       fieldIndexes: () => this.fieldIndexSchemas,
       buildsInProgress: () => this.builds.ids(),
       ackLog: (opNum) => this.wal.ack(opNum),
+      clocks: () => this.wal.clocks.snapshot(),
     };
   }
 
@@ -182,12 +185,40 @@ export class LocalShard {
     previous.dispose();
   }
 
-  /** Logs the operation durably, applies it, and returns its op number. */
-  async update(operation: UpdateOperation): Promise<number> {
+  /**
+   * Logs the operation durably, applies it, and returns its op number. `tag` (cluster mode): the routed write's
+   * clock tag; a write whose tag the shard holds already is not applied again.
+   */
+  async update(operation: UpdateOperation, tag?: ClockTag): Promise<number> {
     if (this.closed) throw new Error('shard is closed');
     if (this.failure) throw this.failure;
     this.optimization.trigger();
-    return this.wal.write(operation);
+    return this.wal.write(operation, tag);
+  }
+
+  /** The routed writes this replica holds, by origin: its recovery point. */
+  recoveryPoint(): RecoveryPoint {
+    return this.wal.clocks.snapshot();
+  }
+
+  /** Takes in `point` (a copy's source state, sent before its points). */
+  mergeRecoveryPoint(point: RecoveryPoint): void {
+    this.wal.clocks.merge(point);
+  }
+
+  /**
+   * The writes a replica at recovery point `target` lacks, from this shard's log, in log order; or why a delta
+   * cannot bring it up to date (see shard-clocks.ts `walDelta`).
+   */
+  async walDelta(
+    target: RecoveryPoint,
+  ): Promise<{ send: Array<{ operation: UpdateOperation; tag: ClockTag }> } | { refused: string }> {
+    const { point, records } = await this.wal.retained();
+    return walDelta(
+      point,
+      target,
+      records.map((record) => ({ tag: record.tag, item: { operation: record.item.operation, tag: record.tag! } })),
+    );
   }
 
   // ---- reads ----

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { Segment } from '../segment';
 import { VectorSpace } from '../vector-space';
 import { FieldIndexSchema } from './field-index-schema';
+import type { RecoveryPoint } from './shard-clocks';
 import { linkManifestFiles } from './shard-checkpoint';
 import { applySegmentDeletes, encodeSegmentDeletes } from './segment-deletes';
 import { bodyFileName, deletesFileName, removeFilesNotKept } from './segment-files';
@@ -25,6 +26,11 @@ interface Manifest {
   /** Exact files of each segment: bodies and delete files are never overwritten, so a crash mid-flush leaves the last manifest's files intact. */
   segments: Array<{ id: string; bodyVersion: number; body: string; deletes?: string }>;
   fieldIndexes: Array<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>;
+  /**
+   * The routed writes the segments hold, by origin (shard-clocks.ts), as of `persistedOpNum`; the log's tagged
+   * records past it add the rest at open. Absent in manifests written before clocks (an empty recovery point).
+   */
+  clocks?: RecoveryPoint;
 }
 
 /** What a flush reads of the shard, at the moment it runs (flushes wait for each other). */
@@ -37,6 +43,8 @@ export interface FlushSource {
   buildsInProgress(): string[];
   /** Lets the write-ahead log drop the records up to `opNum`. */
   ackLog(opNum: number): Promise<void>;
+  /** The recovery point as of `lastApplied()` (read in the same tick). */
+  clocks(): RecoveryPoint;
 }
 
 /**
@@ -59,11 +67,17 @@ export class ShardManifest {
   static async open(
     dir: string,
     spaces: Map<string, VectorSpace>,
-  ): Promise<{ manifest: ShardManifest; segments: Segment[]; fieldIndexes: Map<string, FieldIndexSchema> }> {
+  ): Promise<{
+    manifest: ShardManifest;
+    segments: Segment[];
+    fieldIndexes: Map<string, FieldIndexSchema>;
+    clocks: RecoveryPoint;
+  }> {
     const shardManifest = new ShardManifest(dir);
     const segmentsDir = shardManifest.segmentsDir;
     const segments: Segment[] = [];
     const fieldIndexes = new Map<string, FieldIndexSchema>();
+    let clocks: RecoveryPoint = {};
     await fs.mkdir(segmentsDir, { recursive: true, mode: 0o700 });
     await removeStaleTemporaryFiles(dir);
     await removeStaleTemporaryFiles(segmentsDir);
@@ -71,6 +85,7 @@ export class ShardManifest {
     if (manifestText !== undefined) {
       const manifest = integersToNumbers(parseJson(manifestText)) as Manifest;
       shardManifest.persistedOp = manifest.persistedOpNum;
+      clocks = manifest.clocks ?? {};
       for (const entry of manifest.fieldIndexes)
         fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
       for (const entry of manifest.segments) {
@@ -87,7 +102,7 @@ export class ShardManifest {
       }
       await shardManifest.removeUnlisted(manifest, []);
     }
-    return { manifest: shardManifest, segments, fieldIndexes };
+    return { manifest: shardManifest, segments, fieldIndexes, clocks };
   }
 
   /** Where segment files live. */
@@ -135,6 +150,7 @@ export class ShardManifest {
 
   private async flushLocked(shard: FlushSource): Promise<void> {
     const opNum = shard.lastApplied();
+    const clocks = shard.clocks();
     const segments = shard.segments();
     if (opNum === this.persistedOp && segments.every((s) => this.persisted.has(s.id))) return;
     // New files get new names (segment id + version); nothing the current manifest lists is overwritten.
@@ -163,6 +179,7 @@ export class ShardManifest {
         return { id: s.id, bodyVersion, body, ...(deletes ? { deletes } : {}) };
       }),
       fieldIndexes: [...shard.fieldIndexes()].map(([field, schema]) => ({ field, ...schema })),
+      ...(Object.keys(clocks).length > 0 ? { clocks } : {}),
     };
     for (const write of writes) await writeFileAtomic(path.join(this.segmentsDir, write.file), write.data);
     await writeFileAtomic(path.join(this.dir, 'manifest.json'), stringifyJson(manifest, 2));

@@ -1,12 +1,13 @@
 import { UpdateOperation } from '../../model/operations.model';
-import { decodeOperation, encodeOperation } from './operation-codec';
+import { decodeRecord, encodeOperation } from './operation-codec';
 import { ShardLog } from '../shard-log';
+import { ClockTag, RecoveryPoint, ShardClocks, TaggedRecord } from './shard-clocks';
 
 /** Applies one operation to the shard's segments (deterministic: replay reproduces the same state). */
 export type ApplyOperation = (opNum: number, operation: UpdateOperation) => void;
 
 /** Told of each operation applied by a live write, in op-number order, in the same tick it was applied. */
-export type AppliedListener = (opNum: number, operation: UpdateOperation) => void;
+export type AppliedListener = (opNum: number, operation: UpdateOperation, tag: ClockTag | undefined) => void;
 
 /**
  * The write-ahead log in front of a shard's segments. A write is logged and fsynced, then applied
@@ -15,7 +16,11 @@ export type AppliedListener = (opNum: number, operation: UpdateOperation) => voi
  */
 export class ShardWal {
   private applied: number;
-  private readonly pending = new Map<number, UpdateOperation>();
+  private readonly pending = new Map<number, { operation: UpdateOperation; tag?: ClockTag }>();
+  /** Tags of writes logged and not yet applied: a repeat of one of them is not logged again. */
+  private readonly pendingTags = new Set<string>();
+  /** The routed writes applied, by origin (recovery point); as of `persistedOpNum` until replayed past it. */
+  readonly clocks: ShardClocks;
   private readonly failedOps = new Map<number, Error>();
   private firstFailure: Error | undefined;
   private readonly listeners = new Set<AppliedListener>();
@@ -25,8 +30,10 @@ export class ShardWal {
     private readonly log: ShardLog,
     private readonly apply: ApplyOperation,
     private readonly persistedOpNum: number,
+    persistedClocks: RecoveryPoint = {},
   ) {
     this.applied = persistedOpNum;
+    this.clocks = new ShardClocks(persistedClocks);
   }
 
   /** The op number every operation up to has been applied. */
@@ -50,7 +57,9 @@ export class ShardWal {
       // An operation that cannot be applied marks the shard failed (Red) but never stops it from
       // opening: the records after it are still applied, so no later acknowledged write is lost.
       try {
-        this.apply(record.opNum, decodeOperation(record.data));
+        const { operation, tag } = decodeRecord(record.data);
+        if (tag) this.clocks.add(tag);
+        this.apply(record.opNum, operation);
       } catch (error) {
         this.firstFailure ??= error instanceof Error ? error : new Error(String(error));
       }
@@ -58,13 +67,46 @@ export class ShardWal {
     }
   }
 
-  /** Logs the operation durably, applies it once the operations before it are, and returns its op number. */
-  async write(operation: UpdateOperation): Promise<number> {
-    const opNum = await this.log.append(encodeOperation(operation));
+  /**
+   * The records the log still holds, in order, with their clock tags (for a WAL delta), up to what has been
+   * applied when called, and the recovery point at that moment (which the records are the newest part of).
+   */
+  async retained(): Promise<{
+    point: RecoveryPoint;
+    records: Array<TaggedRecord<{ opNum: number; operation: UpdateOperation }>>;
+  }> {
+    const upTo = this.applied;
+    const point = this.clocks.snapshot();
+    const first = this.log.firstOpNum ?? upTo + 1;
+    const records: Array<TaggedRecord<{ opNum: number; operation: UpdateOperation }>> = [];
+    for await (const record of this.log.readFrom(first)) {
+      if (record.opNum > upTo) break;
+      const { operation, tag } = decodeRecord(record.data);
+      records.push({ tag, item: { opNum: record.opNum, operation } });
+    }
+    return { point, records };
+  }
+
+  /**
+   * Logs the operation durably, applies it once the operations before it are, and returns its op number. A tagged
+   * write this shard has already logged (a coordinator sending it again) is not logged or applied twice: the
+   * answer is the last op number applied.
+   */
+  async write(operation: UpdateOperation, tag?: ClockTag): Promise<number> {
+    const key = tag && `${tag.peer}/${tag.incarnation}#${tag.seq}`;
+    if (tag && key && (this.clocks.has(tag) || this.pendingTags.has(key))) return this.applied;
+    if (key) this.pendingTags.add(key);
+    let opNum: number;
+    try {
+      opNum = await this.log.append(encodeOperation(operation, tag));
+    } catch (error) {
+      if (key) this.pendingTags.delete(key);
+      throw error;
+    }
     if (opNum <= this.applied && !this.pending.has(opNum)) {
       throw new Error(`write-ahead log returned op ${opNum}, but ${this.applied} is already applied`);
     }
-    this.pending.set(opNum, operation);
+    this.pending.set(opNum, tag ? { operation, tag } : { operation });
     this.drainPending();
     const failed = this.failedOps.get(opNum);
     if (failed) {
@@ -95,8 +137,12 @@ export class ShardWal {
 
   private drainPending(): void {
     for (let next = this.applied + 1; this.pending.has(next); next++) {
-      const operation = this.pending.get(next)!;
+      const { operation, tag } = this.pending.get(next)!;
       this.pending.delete(next);
+      if (tag) {
+        this.clocks.add(tag);
+        this.pendingTags.delete(`${tag.peer}/${tag.incarnation}#${tag.seq}`);
+      }
       try {
         this.apply(next, operation);
       } catch (error) {
@@ -107,7 +153,7 @@ export class ShardWal {
         this.failedOps.set(next, failure);
       }
       this.applied = next;
-      for (const listener of this.listeners) listener(next, operation);
+      for (const listener of this.listeners) listener(next, operation, tag);
     }
   }
 }
