@@ -271,7 +271,7 @@ export class ClusterService {
     const shardsOf = (key: ShardKey) => {
       if (!record.shardKeys.some((entry) => shardKeyEquals(entry.key, key)))
         throw DomainError.invalidArgument(
-          `Bad request: Shard key ${describeShardKey(key)} does not exist for collection ${record.name}`,
+          `Wrong input: Shard key ${'keyword' in key ? key.keyword : key.number} does not exist for collection ${record.name}`,
         );
       return record.shards.filter((shard) => shard.shardKey && shardKeyEquals(shard.shardKey, key));
     };
@@ -331,12 +331,17 @@ export class ClusterService {
     });
   }
 
-  /** The source reports the transfer done: the target is Active (and a move's source replica gone). */
-  async finishTransfer(collectionId: string, key: ShardTransferKey, startedAt: string): Promise<void> {
-    await this.catalog.mutate((draft) => {
+  /**
+   * The source reports the transfer done: the target is Active (and a move's source replica gone). Returns the
+   * replica epoch the collection has from this change on (a finish always changes routing, so it is one more).
+   */
+  async finishTransfer(collectionId: string, key: ShardTransferKey, startedAt: string): Promise<number> {
+    return this.catalog.mutate((draft) => {
       const record = byId(draft, collectionId);
       if (!record) throw DomainError.notFound(`Not found: collection ${collectionId} is gone`);
+      const epoch = (record.replicaEpoch ?? 0) + 1;
       finishTransfer(record, key, startedAt);
+      return epoch;
     });
   }
 

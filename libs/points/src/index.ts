@@ -77,6 +77,7 @@ export {
   type ShardWriter,
 } from './service/replication-ports';
 export { CollectionContexts, type CollectionContext } from './service/collection-context';
+export { PointsStorage } from './storage/points-storage';
 export { CollectionStatsReporter, worseStatus } from './service/collection-stats.reporter';
 export { comparePointIds, pointIdKey } from './model/point-id.model';
 export { DEFAULT_VECTOR_NAME } from './model/vectors.model';

@@ -26,14 +26,15 @@ export class StaleRouting extends Error {
 
 /**
  * Told of each write applied to a local replica, in apply order, with its op number, the epoch it was routed under
- * and its clock tag.
+ * and its clock tag. A promise it returns holds the write's acknowledgement until it settles (a transfer about to
+ * finish acknowledges a forwarded write only once its target has it); a rejection fails the write on this replica.
  */
 export type ReplicaWriteListener = (
   operation: UpdateOperation,
   routedEpoch: number,
   opNum: number,
   tag: ClockTag | undefined,
-) => void;
+) => Promise<void> | void;
 
 /** What goes on at one local replica: listeners (transfers reading from it) and writes admitted but not applied. */
 interface ReplicaActivity {
@@ -53,6 +54,8 @@ interface ReplicaActivity {
 @Injectable()
 export class LocalReplicas {
   private readonly routed = new WeakMap<UpdateOperation, number>();
+  /** What holds each applied write's acknowledgement (listeners' promises). */
+  private readonly gates = new WeakMap<UpdateOperation, Array<Promise<void>>>();
   private readonly activity = new Map<string, ReplicaActivity>();
 
   constructor(
@@ -86,7 +89,13 @@ export class LocalReplicas {
     this.routed.set(operation, routedEpoch);
     activity.pending.set(routedEpoch, (activity.pending.get(routedEpoch) ?? 0) + 1);
     try {
-      return await applyToLocalShard(context, shardId, operation, tag);
+      const opNum = await applyToLocalShard(context, shardId, operation, tag);
+      const gates = this.gates.get(operation);
+      if (gates) {
+        this.gates.delete(operation);
+        await Promise.all(gates);
+      }
+      return opNum;
     } finally {
       const left = (activity.pending.get(routedEpoch) ?? 1) - 1;
       if (left > 0) activity.pending.set(routedEpoch, left);
@@ -107,7 +116,13 @@ export class LocalReplicas {
     activity.listeners.add(listener);
     const stopApplied = handle.shard.observeApplied((opNum, operation, tag) => {
       const epoch = this.routed.get(operation);
-      if (epoch !== undefined) listener(operation, epoch, opNum, tag);
+      if (epoch === undefined) return;
+      const gate = listener(operation, epoch, opNum, tag);
+      if (gate) {
+        // Handled where it is awaited; a write whose apply() gave up meanwhile must not leave it unhandled.
+        gate.catch(() => undefined);
+        this.gates.set(operation, [...(this.gates.get(operation) ?? []), gate]);
+      }
     });
     return () => {
       stopApplied();

@@ -92,6 +92,8 @@ export interface TransferApplyRequest {
   transfer: ShardTransferKey;
   /** The run's start time: a restarted transfer is another run. */
   startedAt: string;
+  /** The run on the source (a source restarted mid-transfer runs it again as a new run). */
+  runId: string;
   seq: number;
   steps: TransferStep[];
 }

@@ -88,8 +88,8 @@ export function startTransfer(
     );
   const target = replicaOn(record, targetShardId, to);
   // replicate_points copies into another shard's replica, which keeps its own points: it may well be Active.
-  const intoOwnShard = start.filter !== undefined && targetShardId !== shardId;
-  if (!intoOwnShard && target && (target.state === 'Active' || !start.sync))
+  const intoOtherShard = start.filter !== undefined && targetShardId !== shardId;
+  if (!intoOtherShard && target && (target.state === 'Active' || !start.sync))
     throw DomainError.invalidArgument(
       `Bad request: Shard ${targetShardId} already has a replica on peer ${to} (${target.state})${
         target.state === 'Active' ? '' : '; drop it first or replicate onto it'
@@ -108,8 +108,9 @@ export function startTransfer(
     startedAt: now.toISOString(),
     ...(target ? { targetWas: target.state } : {}),
   };
-  if (target) target.state = state;
-  else {
+  // replicate_points leaves the other shard's replica as it is: it keeps serving its own points meanwhile.
+  if (target && !intoOtherShard) target.state = state;
+  else if (!target) {
     const shardKey = record.shards.find((replica) => replica.shardId === targetShardId)?.shardKey;
     record.shards.push({ shardId: targetShardId, state, peerId: to, ...(shardKey ? { shardKey } : {}) });
   }

@@ -29,6 +29,11 @@ export class ReplicaHealer implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ReplicaHealer.name);
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /**
+   * Automatic transfers started per target replica (`collection/shard/peer`) and when the next may start: one that
+   * keeps failing (peers that cannot reach each other) is tried again after 1, 2, 4 … 60 s, not every second.
+   */
+  private readonly attempts = new Map<string, { count: number; nextAt: number }>();
 
   constructor(
     private readonly catalog: CollectionCatalog,
@@ -77,15 +82,37 @@ export class ReplicaHealer implements OnModuleInit, OnApplicationShutdown {
       );
     }
     for (const collectionId of plan.grown) await this.attemptGrown(collectionId);
-    for (const { collectionId, transfers } of plan.start) {
+    this.forgetSettled(now);
+    for (const { collectionId, transfers: wanted } of plan.start) {
+      const transfers = wanted.filter(
+        (start) => (this.attempts.get(attemptKey(collectionId, start))?.nextAt ?? 0) <= now,
+      );
+      if (transfers.length === 0) continue;
       await this.attempt('start transfers', async () => {
         const begun = await this.cluster.beginTransfers(collectionId, transfers);
+        for (const transfer of begun) {
+          const key = attemptKey(collectionId, transfer);
+          const count = (this.attempts.get(key)?.count ?? 0) + 1;
+          this.attempts.set(key, { count, nextAt: now + Math.min(60_000, 1000 * 2 ** (count - 1)) });
+        }
         for (const transfer of begun)
           this.logger.log(
             `${transfer.reason === 'recovery' ? 'recovering' : 'replicating'} shard ${transfer.shardId} from peer ${transfer.from} to peer ${transfer.to} (${transfer.method})`,
           );
       });
     }
+  }
+
+  /** Back-off entries of target replicas that are Active now (or gone) are dropped. */
+  private forgetSettled(now: number): void {
+    const state = this.catalog.snapshot;
+    const active = new Set<string>();
+    for (const record of state.collections.values())
+      for (const replica of record.shards)
+        if (replica.state === 'Active' && replica.peerId !== undefined)
+          active.add(`${record.id}/${replica.shardId}/${replica.peerId}`);
+    for (const [key, entry] of this.attempts)
+      if (active.has(key) || now - entry.nextAt > 10 * 60_000) this.attempts.delete(key);
   }
 
   private async attemptGrown(collectionId: string): Promise<void> {
@@ -99,4 +126,8 @@ export class ReplicaHealer implements OnModuleInit, OnApplicationShutdown {
       this.logger.warn(`could not ${what}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+function attemptKey(collectionId: string, start: { shardId: number; toShardId?: number; to: string }): string {
+  return `${collectionId}/${start.toShardId ?? start.shardId}/${start.to}`;
 }

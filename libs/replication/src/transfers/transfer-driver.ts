@@ -6,7 +6,9 @@ import {
   ShardTransferKey,
   ShardTransferRecord,
 } from '@vectorstore/collections';
-import { CollectionContexts, CollectionSnapshots } from '@vectorstore/points';
+import { CollectionContexts, CollectionSnapshots, PointsStorage } from '@vectorstore/points';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { LocalReplicas } from '../local-replicas';
 import { POINTS_PEERS, PointsPeers } from '../points-peers';
 import { TransferRun } from './transfer-run';
@@ -27,14 +29,28 @@ export class TransferDriver implements OnModuleInit, OnApplicationShutdown {
     private readonly contexts: CollectionContexts,
     private readonly snapshots: CollectionSnapshots,
     private readonly replicas: LocalReplicas,
+    private readonly storage: PointsStorage,
     @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
   ) {}
 
   async onModuleInit(): Promise<void> {
     if (!this.peers) return;
+    await this.removeLeftovers();
     this.cluster.transferProgress = (collectionId, transfer) =>
       this.runs.get(runKey(collectionId, transfer))?.progress.comment();
     await this.catalog.subscribe((state) => this.follow(state));
+  }
+
+  /**
+   * Transfers do not outlive their process: snapshot files a source was sending (`outgoing/`) and a target was
+   * receiving (`incoming/`) when it stopped are of no use now, and `outgoing/` holds links to old segment files.
+   */
+  private async removeLeftovers(): Promise<void> {
+    const root = this.storage.collectionsDirectory;
+    const folders = await fs.readdir(root).catch(() => [] as string[]);
+    for (const folder of folders)
+      for (const leftover of ['outgoing', 'incoming'])
+        await fs.rm(path.join(root, folder, leftover), { recursive: true, force: true });
   }
 
   onApplicationShutdown(): void {

@@ -5,6 +5,7 @@ import { CollectionContext, CollectionContexts, CollectionSnapshots } from '@vec
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { POINTS_PEERS, PointsPeers, TransferApplyRequest } from '../points-peers';
+import { TransferStep } from './transfer-steps';
 
 /** How long the target waits for its catalog to show a transfer its source already runs. */
 const CATCH_UP_MS = 2000;
@@ -20,7 +21,10 @@ const TARGET_STATES: ReadonlySet<string> = new Set(['Partial', 'Recovery']);
 export class TransferReceiver {
   /** The last batch applied, per run, and when (runs unused for a while are forgotten). */
   private readonly applied = new Map<string, { seq: number; at: number }>();
-  private readonly runs = new KeyedMutex();
+  /** The newest run seen per target replica: an older run's batch is refused from then on. */
+  private readonly newest = new Map<string, string>();
+  /** One batch at a time per target replica, whatever run it belongs to. */
+  private readonly targets = new KeyedMutex();
 
   constructor(
     private readonly contexts: CollectionContexts,
@@ -29,57 +33,81 @@ export class TransferReceiver {
   ) {}
 
   apply(request: TransferApplyRequest): Promise<void> {
-    const run = runKey(request);
-    return this.runs.run(run, async () => {
+    const shardId = request.transfer.toShardId ?? request.transfer.shardId;
+    const target = `${request.collection.id}/${shardId}`;
+    const run = `${runKey(request)}|${request.runId}`;
+    return this.targets.run(target, async () => {
       const last = this.applied.get(run)?.seq ?? 0;
       if (request.seq <= last) return;
       if (request.seq !== last + 1)
         throw DomainError.failedPrecondition(
           `Failed precondition: transfer batch ${request.seq} arrived after batch ${last}; the transfer must start again`,
         );
-      const context = await this.targetOf(request, last > 0);
-      const shardId = request.transfer.toShardId ?? request.transfer.shardId;
+      // A run's first batch makes it the newest for this replica; any other run's batch is refused from then on.
+      if (request.seq === 1) this.newest.set(target, run);
+      else if (this.newest.get(target) !== run)
+        throw DomainError.failedPrecondition(
+          'Failed precondition: a newer run of this transfer has started on the target; this one is over',
+        );
+      const known = last > 0;
+      let context = await this.targetOf(request, known);
       for (const step of request.steps) {
-        switch (step.kind) {
-          case 'reset':
-            await context.storage.resetShard(shardId);
-            await fs.rm(this.incomingDir(context, shardId), { recursive: true, force: true });
-            break;
-          case 'operation':
-            await this.shardOf(context, shardId).update(step.operation, step.tag);
-            break;
-          case 'clocks':
-            this.shardOf(context, shardId).mergeRecoveryPoint(step.point);
-            break;
-          case 'file': {
-            const file = path.resolve(this.incomingDir(context, shardId), step.path);
-            if (!file.startsWith(this.incomingDir(context, shardId) + path.sep))
-              throw DomainError.invalidArgument(`Bad request: transfer file ${step.path} is outside the snapshot`);
-            await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-            const handle = await fs.open(file, step.offset === 0 ? 'w' : 'r+', 0o600);
-            try {
-              await handle.write(step.data, 0, step.data.byteLength, step.offset);
-            } finally {
-              await handle.close();
-            }
-            break;
-          }
-          case 'restore': {
-            const incoming = this.incomingDir(context, shardId);
-            await this.snapshots.restoreShard(context.record.name, shardId, incoming);
-            await fs.rm(incoming, { recursive: true, force: true });
-            break;
-          }
-        }
+        // The transfer may be aborted or restarted while a batch is applied: nothing of it goes in after that.
+        context = await this.targetOf(request, known, 0);
+        await this.applyStep(context, shardId, request.runId, step);
       }
       this.applied.set(run, { seq: request.seq, at: Date.now() });
       this.forgetIdle();
     });
   }
 
-  /** Where a Snapshot transfer's files land before the shard is restored from them. */
-  private incomingDir(context: CollectionContext, shardId: number): string {
-    return path.join(context.storage.dir, 'incoming', String(shardId));
+  private async applyStep(
+    context: CollectionContext,
+    shardId: number,
+    runId: string,
+    step: TransferStep,
+  ): Promise<void> {
+    switch (step.kind) {
+      case 'reset':
+        await context.storage.resetShard(shardId);
+        // Files a failed or older run left behind go too.
+        await fs.rm(path.join(context.storage.dir, 'incoming', String(shardId)), { recursive: true, force: true });
+        return;
+      case 'operation':
+        await this.shardOf(context, shardId).update(step.operation, step.tag);
+        return;
+      case 'clocks':
+        this.shardOf(context, shardId).mergeRecoveryPoint(step.point);
+        return;
+      case 'file': {
+        const incoming = this.incomingDir(context, shardId, runId);
+        const file = path.resolve(incoming, step.path);
+        if (!file.startsWith(incoming + path.sep))
+          throw DomainError.invalidArgument(`Bad request: transfer file ${step.path} is outside the snapshot`);
+        await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+        const handle = await fs.open(file, step.offset === 0 ? 'w' : 'r+', 0o600);
+        try {
+          await handle.write(step.data, 0, step.data.byteLength, step.offset);
+        } finally {
+          await handle.close();
+        }
+        return;
+      }
+      case 'restore': {
+        const incoming = this.incomingDir(context, shardId, runId);
+        try {
+          await this.snapshots.restoreShard(context.record.name, shardId, incoming);
+        } finally {
+          await fs.rm(incoming, { recursive: true, force: true });
+        }
+        return;
+      }
+    }
+  }
+
+  /** Where a Snapshot transfer's files land before the shard is restored from them (one folder per run). */
+  private incomingDir(context: CollectionContext, shardId: number, runId: string): string {
+    return path.join(context.storage.dir, 'incoming', String(shardId), runId.replace(/[^A-Za-z0-9-]/g, '_'));
   }
 
   private shardOf(context: CollectionContext, shardId: number) {
@@ -97,20 +125,25 @@ export class TransferReceiver {
    * finished (`known`): its source still forwards the writes it admitted before the finish, which the target, now
    * Active, did not get directly.
    */
-  private async targetOf(request: TransferApplyRequest, known: boolean): Promise<CollectionContext> {
+  private async targetOf(
+    request: TransferApplyRequest,
+    known: boolean,
+    waitMs = CATCH_UP_MS,
+  ): Promise<CollectionContext> {
     const selfId = this.peers?.selfId;
     const shardId = request.transfer.toShardId ?? request.transfer.shardId;
-    const deadline = Date.now() + CATCH_UP_MS;
+    const deadline = Date.now() + waitMs;
     for (;;) {
       const context = this.tryResolve(request.collection.name);
       const record = context?.record.id === request.collection.id ? context.record : undefined;
       const transfer = record?.transfers?.find((t) => sameTransfer(t, request.transfer));
       const replica = record?.shards.find((s) => s.shardId === shardId && s.peerId === selfId);
+      // replicate_points copies into another shard's replica, which keeps its state (and its own points).
       const waiting =
         transfer?.startedAt === request.startedAt &&
         transfer.to === selfId &&
         replica !== undefined &&
-        TARGET_STATES.has(replica.state);
+        (TARGET_STATES.has(replica.state) || (transfer.filter !== undefined && replica.state === 'Active'));
       const finished = known && transfer === undefined && replica !== undefined && replica.state !== 'Dead';
       const ready = (waiting || finished) && context?.storage.shards.has(shardId);
       if (ready && context) return context;

@@ -2,11 +2,12 @@ import { Logger } from '@nestjs/common';
 import { ClusterService, ShardTransferKey, ShardTransferRecord } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import type {
+  ClockTag,
   CollectionContext,
   CollectionContexts,
   CollectionSnapshots,
-  ClockTag,
   Filter,
+  PointId,
   UpdateOperation,
 } from '@vectorstore/points';
 import { randomUUID } from 'node:crypto';
@@ -25,6 +26,8 @@ const RECORDS_PER_BATCH = 100;
 const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 /** Bytes of a snapshot file per step. */
 const FILE_CHUNK_BYTES = 4 * 1024 * 1024;
+/** How long a run waits for its own catalog to tell whether a finish whose answer was lost went through. */
+const FINISH_OUTCOME_WAIT_MS = 10_000;
 
 export interface TransferRunDeps {
   contexts: CollectionContexts;
@@ -37,20 +40,33 @@ export interface TransferRunDeps {
 /**
  * One run of a transfer, on its source peer (design §3.4): from the moment it starts listening, every write the
  * source replica applies goes to the target in apply order, with the copy in between (whole points, read in the
- * tick they are queued), so the target converges on the source whatever the writes do meanwhile. When the target
- * has applied everything, the catalog makes it Active (a move drops the source); writes routed before that keep
- * being forwarded until they have all been applied here. Any failure fails the transfer (its target goes Dead, or
- * away for a move); the leader may start it again.
+ * tick they are queued), so the target converges on the source whatever the writes do meanwhile.
+ *
+ * Finishing: once the copy is delivered, forwarded writes are acknowledged only after the target applied them, the
+ * queue is drained, and the catalog makes the target Active (a move drops the source) at a new replica epoch F.
+ * Writes routed before F keep being forwarded, each acknowledged only once the target has it, until all of them
+ * are applied here; writes routed at F or later reach the target directly. So a client never has an answer for a
+ * write that a later direct write could overtake on its way to the target.
+ *
+ * Any failure before the finish fails the transfer (its target goes Dead, or away for a move); after the finish the
+ * target is marked Dead, or, when it is the last Active replica (a move), the writes still waiting fail. The leader
+ * may start it again. Each run has its own id: a target never mixes the batches of two runs.
  */
 export class TransferRun {
   private readonly logger = new Logger('TransferRun');
   readonly progress = new TransferProgress();
+  /** This run (a restart of the source, or a restart of the transfer, is another run). */
+  readonly runId = randomUUID();
   private stopped = false;
   /** Writes routed under an epoch before this one reach the target through this run; later ones directly. */
   private finishEpoch = Number.POSITIVE_INFINITY;
+  /** From just before the finish: a forwarded write is acknowledged only once the target applied it. */
+  private ackAfterDelivery = false;
+  private finished = false;
   private sender: TransferSender | undefined;
   private unlisten: (() => void) | undefined;
   private finishingNow = false;
+  private failureHandled: Promise<void> | undefined;
 
   constructor(
     private readonly deps: TransferRunDeps,
@@ -72,19 +88,17 @@ export class TransferRun {
     try {
       await this.execute();
     } catch (error) {
-      if (this.stopped) return;
-      this.logger.warn(
-        `transfer of shard ${this.transfer.shardId} of ${this.collection.name} to peer ${this.transfer.to} failed: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-      );
-      await this.deps.cluster
-        .failTransfer(this.collection.id, this.key, this.transfer.startedAt)
-        .catch((failure: unknown) =>
-          this.logger.warn(
-            `could not record the failed transfer: ${failure instanceof Error ? failure.message : failure}`,
-          ),
+      if (!this.stopped)
+        this.logger.warn(
+          `transfer of shard ${this.transfer.shardId} of ${this.collection.name} to peer ${this.transfer.to} failed: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
         );
+      await this.failed().catch((failure: unknown) =>
+        this.logger.warn(
+          `could not record the failed transfer: ${failure instanceof Error ? failure.message : String(failure)}`,
+        ),
+      );
     } finally {
       this.release();
     }
@@ -102,6 +116,28 @@ export class TransferRun {
     this.sender?.close();
   }
 
+  /**
+   * What a failure means, once (memoized): before the finish the transfer fails (target Dead, or removed for a
+   * move); after it the target, now Active without some writes, is marked Dead, and when that is refused (the last
+   * Active replica) this rejects, so that the writes waiting for it are not acknowledged. A run stopped because its
+   * transfer was aborted or restarted elsewhere has nothing to do.
+   */
+  private failed(): Promise<void> {
+    this.failureHandled ??= (async () => {
+      if (!this.finished) {
+        if (this.stopped) return;
+        await this.deps.cluster.failTransfer(this.collection.id, this.key, this.transfer.startedAt);
+        return;
+      }
+      const shardId = this.transfer.toShardId ?? this.transfer.shardId;
+      await this.deps.cluster.markReplicasDead(this.collection.id, [{ shardId, peerId: this.transfer.to }]);
+      this.logger.warn(
+        `the target of the finished transfer of shard ${shardId} of ${this.collection.name} missed writes: its replica on peer ${this.transfer.to} is Dead`,
+      );
+    })();
+    return this.failureHandled;
+  }
+
   private async execute(): Promise<void> {
     const { transfer } = this;
     const context = this.context();
@@ -112,6 +148,7 @@ export class TransferRun {
           collection: this.collection,
           transfer: this.key,
           startedAt: transfer.startedAt,
+          runId: this.runId,
           seq,
           steps,
         }),
@@ -120,48 +157,76 @@ export class TransferRun {
     this.sender = sender;
     const filter =
       transfer.filter === undefined ? undefined : (deserialize(Buffer.from(transfer.filter, 'base64')) as Filter);
-    if (filter !== undefined) {
-      // The target shard has writes of its own: only the copy of matching points goes there, no forwarded write.
-      await this.copyRecords(shard, sender, filter, false);
-    } else if (transfer.method === 'Snapshot') {
-      await this.copySnapshot(context, sender);
-    } else if (transfer.method === 'WalDelta') {
+    if (filter !== undefined) await this.copyRecords(shard, sender, filter);
+    else if (transfer.method === 'Snapshot') await this.copySnapshot(context, sender);
+    else if (transfer.method === 'WalDelta') {
       if (!(await this.copyDelta(shard, sender))) return;
-    } else {
-      await this.copyRecords(shard, sender, undefined, true);
-    }
+    } else await this.copyRecords(shard, sender, undefined);
     this.progress.enter('applying queued updates');
     await sender.drained();
     this.checkRunning();
     this.progress.enter('finalizing');
+    // From here a forwarded write is acknowledged only once the target has it, and everything forwarded before is
+    // delivered before the catalog is asked to finish.
+    this.ackAfterDelivery = true;
+    await sender.drained();
+    this.checkRunning();
     this.finishingNow = true;
-    try {
-      await this.deps.cluster.finishTransfer(this.collection.id, this.key, transfer.startedAt);
-    } catch (error) {
-      // Aborted or restarted meanwhile: this run is over, and not a failure.
-      if (isDomainError(error) && error.kind === ErrorKind.NotFound) return this.stop();
-      throw error;
-    }
-    this.finishEpoch = epochOf(this.context().record);
+    this.finishEpoch = await this.finish();
+    this.finished = true;
     this.progress.enter('waiting for writes to settle');
     await this.deps.replicas.settled(this.collection.id, transfer.shardId, this.finishEpoch);
     await sender.drained();
   }
 
   /**
-   * StreamRecords: the target is emptied, gets the field indexes, then the live points in batches with every
-   * write forwarded in between. The id list is taken in the tick the listener starts, so each point is either
-   * copied after a write to it (and overwrites what the forwarded write did) or written only by forwarded writes.
+   * Asks the catalog to finish the transfer; the replica epoch it finished at. A finish whose answer was lost (an
+   * etcd time-out) is looked up in this peer's catalog: finished, or still running (a failure).
    */
-  private async copyRecords(
-    shard: LocalShardView,
-    sender: TransferSender,
-    filter: Filter | undefined,
-    forward: boolean,
-  ): Promise<void> {
-    if (forward)
-      this.listen((operation, _, tag) => sender.push({ kind: 'operation', operation, ...(tag ? { tag } : {}) }));
-    if (filter === undefined) {
+  private async finish(): Promise<number> {
+    try {
+      return await this.deps.cluster.finishTransfer(this.collection.id, this.key, this.transfer.startedAt);
+    } catch (error) {
+      // Aborted or restarted meanwhile: this run is over, and not a failure.
+      if (isDomainError(error) && error.kind === ErrorKind.NotFound) {
+        this.stop();
+        throw error;
+      }
+      const deadline = Date.now() + FINISH_OUTCOME_WAIT_MS;
+      while (Date.now() < deadline) {
+        const record = this.context().record;
+        const running = (record.transfers ?? []).some(
+          (t) => t.startedAt === this.transfer.startedAt && t.from === this.transfer.from && t.to === this.transfer.to,
+        );
+        const target = record.shards.find(
+          (s) => s.shardId === (this.transfer.toShardId ?? this.transfer.shardId) && s.peerId === this.transfer.to,
+        );
+        if (!running && target?.state === 'Active') return epochOf(record);
+        if (!running) {
+          this.stop();
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * StreamRecords (and replicate_points, with a filter): the target is emptied, gets the source's recovery point and
+   * field indexes, then the live points in batches with every write forwarded in between. The id list is taken in
+   * the tick the listener starts, so each point is either copied after a write to it (and overwrites what the
+   * forwarded write did there, or is deleted there if the source no longer has it) or written only by forwarded
+   * writes. replicate_points copies into another shard, which keeps its own points: nothing is emptied or deleted
+   * there, and only forwarded upserts of points matching the filter go (Qdrant's forward proxy with a filter).
+   */
+  private async copyRecords(shard: LocalShardView, sender: TransferSender, filter: Filter | undefined): Promise<void> {
+    const intoOtherShard = filter !== undefined;
+    this.listen(
+      (operation, tag) => (intoOtherShard ? this.filtered(operation, filter) : { kind: 'operation', operation, tag }),
+      (step) => sender.push(step),
+    );
+    if (!intoOtherShard) {
       sender.push({ kind: 'reset' });
       // The copy holds exactly the writes applied so far: the target's recovery point is the source's now.
       sender.push({ kind: 'clocks', point: shard.recoveryPoint() });
@@ -181,8 +246,29 @@ export class TransferRun {
       const batch = ids.slice(from, from + RECORDS_PER_BATCH);
       const points = current.exportPoints(batch, filter);
       if (points.length > 0) sender.push({ kind: 'operation', operation: { upsert: { points } } });
+      if (!intoOtherShard && points.length < batch.length) {
+        // Gone from the source since the list was taken: a forwarded conditional write may have made them there.
+        const copied = new Set(points.map((point) => point.id));
+        const gone: PointId[] = batch.filter((id) => !copied.has(id));
+        sender.push({ kind: 'operation', operation: { deletePoints: { selector: { ids: gone } } } });
+      }
       this.progress.add(batch.length);
     }
+  }
+
+  /**
+   * A write forwarded into another shard (replicate_points): upserts keep the points that match the filter as the
+   * source holds them now (the write applied), other writes go as they are; never with a clock tag, which counts
+   * the source shard's writes, not the target's.
+   */
+  private filtered(operation: UpdateOperation, filter: Filter): TransferStep | undefined {
+    if (!('upsert' in operation)) return { kind: 'operation', operation };
+    const shard = this.localShard(this.context());
+    const matching = shard.exportPoints(
+      operation.upsert.points.map((point) => point.id),
+      filter,
+    );
+    return matching.length === 0 ? undefined : { kind: 'operation', operation: { upsert: { points: matching } } };
   }
 
   /**
@@ -192,13 +278,15 @@ export class TransferRun {
   private async copySnapshot(context: CollectionContext, sender: TransferSender): Promise<void> {
     const held: Array<{ opNum: number; step: TransferStep }> = [];
     let cut: number | undefined;
-    this.listen((operation, opNum, tag) => {
-      const step: TransferStep = { kind: 'operation', operation, ...(tag ? { tag } : {}) };
-      if (cut === undefined) held.push({ opNum, step });
-      else sender.push(step);
-    });
+    this.listen(
+      (operation, tag) => ({ kind: 'operation', operation, tag }),
+      (step, opNum) => {
+        if (cut === undefined) held.push({ opNum, step });
+        else sender.push(step);
+      },
+    );
     this.progress.enter('creating snapshot');
-    const dir = path.join(context.storage.dir, 'outgoing', randomUUID());
+    const dir = path.join(context.storage.dir, 'outgoing', this.runId);
     try {
       await this.deps.snapshots.checkpointShard(this.collection.name, this.transfer.shardId, dir);
       this.checkRunning();
@@ -212,12 +300,7 @@ export class TransferRun {
       const files = await listFiles(dir);
       this.progress.plan(files.length);
       for (const file of files) {
-        const data = await fs.readFile(path.join(dir, file));
-        for (let offset = 0; offset === 0 || offset < data.byteLength; offset += FILE_CHUNK_BYTES) {
-          await sender.roomFor(MAX_PENDING_BYTES);
-          this.checkRunning();
-          sender.push({ kind: 'file', path: file, offset, data: data.subarray(offset, offset + FILE_CHUNK_BYTES) });
-        }
+        await sendFile(path.join(dir, file), file, sender, () => this.checkRunning());
         this.progress.add(1);
       }
       sender.push({ kind: 'restore' });
@@ -239,15 +322,17 @@ export class TransferRun {
   private async copyDelta(shard: LocalShardView, sender: TransferSender): Promise<boolean> {
     const held: TransferStep[] = [];
     let live = false;
-    this.listen((operation, _, tag) => {
-      const step: TransferStep = { kind: 'operation', operation, ...(tag ? { tag } : {}) };
-      if (live) sender.push(step);
-      else held.push(step);
-    });
+    this.listen(
+      (operation, tag) => ({ kind: 'operation', operation, tag }),
+      (step) => {
+        if (live) sender.push(step);
+        else held.push(step);
+      },
+    );
     this.progress.enter('transferring');
     const point = await this.deps.peers.recoveryPoint(
       this.transfer.to,
-      this.record(),
+      this.context().record,
       this.transfer.toShardId ?? this.transfer.shardId,
     );
     this.checkRunning();
@@ -276,16 +361,28 @@ export class TransferRun {
     return true;
   }
 
-  /** Forwards the writes the source replica applies from now on, except those routed after the transfer ended. */
-  private listen(forward: (operation: UpdateOperation, opNum: number, tag: ClockTag | undefined) => void): void {
+  /**
+   * Forwards the writes the source replica applies from now on, except those routed at or after the finish:
+   * `shape` turns a write into the step to send (or nothing), `deliver` queues it (or holds it, before a cut).
+   * Once the run acknowledges after delivery, a forwarded write's acknowledgement waits for its delivery (or for a
+   * failure to be dealt with, see {@link failed}).
+   */
+  private listen(
+    shape: (operation: UpdateOperation, tag: ClockTag | undefined) => TransferStep | undefined,
+    deliver: (step: TransferStep, opNum: number) => void,
+  ): void {
     const context = this.context();
     this.unlisten = this.deps.replicas.listen(context, this.transfer.shardId, (operation, routedEpoch, opNum, tag) => {
-      if (routedEpoch < this.finishEpoch) forward(operation, opNum, tag);
+      if (routedEpoch >= this.finishEpoch) return;
+      const shaped = shape(operation, tag);
+      if (!shaped) return;
+      const step: TransferStep =
+        shaped.kind === 'operation' && shaped.tag === undefined
+          ? { kind: 'operation', operation: shaped.operation }
+          : shaped;
+      if (!this.ackAfterDelivery || !this.sender) return deliver(step, opNum);
+      return this.sender.pushTracked(step).catch(() => this.failed());
     });
-  }
-
-  private record(): CollectionContext['record'] {
-    return this.context().record;
   }
 
   private checkRunning(): void {
@@ -328,4 +425,21 @@ async function listFiles(dir: string, prefix = ''): Promise<string[]> {
     else files.push(relative);
   }
   return files.sort();
+}
+
+/** Streams one file in chunks (never the whole file in memory), waiting for room before each. */
+async function sendFile(file: string, relative: string, sender: TransferSender, check: () => void): Promise<void> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    for (let offset = 0; offset === 0 || offset < size; offset += FILE_CHUNK_BYTES) {
+      await sender.roomFor(MAX_PENDING_BYTES);
+      check();
+      const data = Buffer.alloc(Math.min(FILE_CHUNK_BYTES, size - offset));
+      const { bytesRead } = await handle.read(data, 0, data.byteLength, offset);
+      sender.push({ kind: 'file', path: relative, offset, data: data.subarray(0, bytesRead) });
+    }
+  } finally {
+    await handle.close();
+  }
 }

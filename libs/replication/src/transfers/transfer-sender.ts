@@ -19,6 +19,8 @@ export interface TransferSenderOptions {
  */
 export class TransferSender {
   private readonly queue: TransferStep[] = [];
+  /** Per queued step, who waits for its delivery (see {@link pushTracked}); undefined when nobody does. */
+  private readonly trackers: Array<{ resolve: () => void; reject: (error: Error) => void } | undefined> = [];
   private queuedBytes = 0;
   private seq = 0;
   private sending = false;
@@ -53,8 +55,19 @@ export class TransferSender {
   push(step: TransferStep): void {
     if (this.failed || this.closed) return;
     this.queue.push(step);
+    this.trackers.push(undefined);
     this.queuedBytes += stepBytes(step);
     if (!this.sending) void this.pump();
+  }
+
+  /** Like {@link push}, and resolves once the target has applied the step (rejects if it never will). */
+  pushTracked(step: TransferStep): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    if (this.closed) return Promise.reject(new Error('transfer stopped'));
+    return new Promise<void>((resolve, reject) => {
+      this.push(step);
+      this.trackers[this.trackers.length - 1] = { resolve, reject };
+    });
   }
 
   /** Resolves when fewer than `bytes` are pending (the copy's back-pressure); rejects once the channel failed. */
@@ -74,6 +87,7 @@ export class TransferSender {
     this.closed = true;
     this.queue.length = 0;
     this.queuedBytes = 0;
+    for (const tracker of this.trackers.splice(0)) tracker?.reject(reason);
     for (const waiter of this.waiters.splice(0)) waiter.reject(reason);
   }
 
@@ -111,12 +125,14 @@ export class TransferSender {
         await this.deliver(seq, batch);
         if (this.closed) return;
         this.queue.splice(0, count);
+        for (const tracker of this.trackers.splice(0, count)) tracker?.resolve();
         this.queuedBytes -= bytes;
         this.delivered += count;
         this.wake();
       }
     } catch (error) {
       this.failed = error instanceof Error ? error : new Error(String(error));
+      for (const tracker of this.trackers.splice(0)) tracker?.reject(this.failed);
       this.wake();
     } finally {
       this.sending = false;

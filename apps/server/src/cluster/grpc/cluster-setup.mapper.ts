@@ -63,10 +63,10 @@ export function clusterSetupFromProto(r: UpdateCollectionClusterSetupRequest__Ou
     case 'abortTransfer':
     case 'restartTransfer': {
       const transfer = r[r.operation];
-      operation = defined({
-        peerOperation: r.operation,
-        transfer: transfer && transferFromProto(issues, SNAKE[r.operation], transfer),
-      });
+      const decoded = transfer && transferFromProto(issues, SNAKE[r.operation], transfer);
+      // RestartTransfer's method is a plain proto3 enum: StreamRecords (0) is not on the wire.
+      if (decoded && r.operation === 'restartTransfer') decoded.method ??= 'StreamRecords';
+      operation = defined({ peerOperation: r.operation, transfer: decoded });
       break;
     }
     case 'dropReplica': {

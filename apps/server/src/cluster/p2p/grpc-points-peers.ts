@@ -76,6 +76,7 @@ export class GrpcPointsPeers implements PointsPeers {
         fromPeerId: request.transfer.from,
         toPeerId: request.transfer.to,
         startedAt: request.startedAt,
+        runId: request.runId,
         seq: request.seq,
         steps: serialize(request.steps),
       },

@@ -91,6 +91,7 @@ export async function startPeerServer(
           to: request.toPeerId ?? '',
         },
         startedAt: request.startedAt ?? '',
+        runId: request.runId ?? '',
         seq: Number(request.seq ?? 0),
         steps: deserialize(request.steps ?? Buffer.alloc(0)) as TransferStep[],
       });
