@@ -16,7 +16,7 @@ export const LIBRARY_DEPENDENCIES = {
   auth: ['common', 'config', 'persistence'],
   points: ['common', 'engine', 'persistence', 'collections'],
   snapshots: ['common', 'persistence', 'config', 'collections', 'points'],
-  cluster: ['common', 'config', 'collections'],
+  cluster: ['common', 'config', 'collections', 'auth'],
   replication: ['common', 'collections', 'points'],
 };
 

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CollectionsModule } from '@vectorstore/collections';
+import { AuthStoresModule } from '@vectorstore/auth';
 import type { ClusterNode } from '@vectorstore/cluster';
 import { AppConfig, ConfigModule } from '@vectorstore/config';
 import { PointsModule } from '@vectorstore/points';
@@ -27,6 +28,10 @@ export class AppModule {
         ConfigModule.forRoot(config),
         // The app's logger over the request log's root logger; no nestjs-pino middleware (no routes).
         LoggerModule.forRoot({ pinoHttp: { logger: requestLog.logger, autoLogging: false }, forRoutes: [] }),
+        // Cluster mode: users and refresh sessions in etcd, shared by every peer.
+        ...(cluster
+          ? [AuthStoresModule.forRoot({ users: cluster.users, refreshRecords: cluster.refreshRecords })]
+          : []),
         CollectionsModule.forRoot({
           dataDir: config.dataDir,
           ...(cluster ? { catalogStore: cluster.catalogStore, membership: cluster } : {}),

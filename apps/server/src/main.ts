@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ClusterNode } from '@vectorstore/cluster';
 import { FileCatalogStore, loadOrCreatePeerId } from '@vectorstore/collections';
+import { FileUserStore } from '@vectorstore/auth';
 import { AppConfig, ClusterConfig, ConfigError, loadConfig } from '@vectorstore/config';
 import { DataDirInUseError, DataDirLock, DataDirLockError } from '@vectorstore/persistence';
 import { Logger } from 'nestjs-pino';
@@ -111,6 +112,8 @@ async function bootstrap(): Promise<void> {
 /** Joins the cluster named in the config; a standalone catalog in the data folder moves into an empty cluster. */
 async function joinCluster(config: AppConfig, cluster: ClusterConfig): Promise<ClusterNode> {
   const standalone = new FileCatalogStore(config.dataDir);
+  const users = new FileUserStore(config.dataDir);
+  await users.load();
   const node = await ClusterNode.start({
     config: cluster,
     peerId: await loadOrCreatePeerId(config.dataDir),
@@ -118,8 +121,12 @@ async function joinCluster(config: AppConfig, cluster: ClusterConfig): Promise<C
     grpcUri: `http://${cluster.advertiseHost}:${config.grpc.port}`,
     version: SERVER_VERSION,
     standaloneCatalog: await standalone.load(),
+    standaloneUsers: await users.list(),
+    sealLifetimeMs: config.auth.refreshReuseGraceSeconds * 1000,
   });
   if (node.importedStandalone) await standalone.retire();
+  // The cluster has them now; kept beside, as the catalog is, but no longer read.
+  if (node.importedUsers) await users.retire();
   return node;
 }
 

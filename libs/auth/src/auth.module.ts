@@ -1,4 +1,4 @@
-import { Inject, Logger, Module, OnModuleInit } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Logger, Module, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
 import { ApiKeyVerifier } from './api-keys/api-key.verifier';
 import { AuthService } from './auth.service';
@@ -11,9 +11,35 @@ import { RefreshTokenStore } from './tokens/refresh-token.store';
 import { ensureFirstAdmin } from './users/first-admin';
 import { UserAdminService } from './users/user-admin.service';
 import { FileUserStore } from './users/user.store';
+import type { UserStore } from './users/user-store';
+import type { RefreshRecords } from './tokens/refresh-records';
+
+/** The users store AuthModule uses (the data folder's file, or the cluster's). */
+export const USER_STORE = Symbol('USER_STORE');
 
 const logger = new Logger('auth');
 const warn = (message: string): void => logger.warn(message);
+
+/** Where users and refresh sessions live when not in the data folder (cluster mode: etcd, every peer the same). */
+export interface AuthStores {
+  users: UserStore;
+  refreshRecords: RefreshRecords;
+}
+
+export const AUTH_STORES = Symbol('AUTH_STORES');
+
+/** Makes the cluster's auth stores the ones AuthModule uses (the app imports it in cluster mode). */
+@Global()
+@Module({})
+export class AuthStoresModule {
+  static forRoot(stores: AuthStores): DynamicModule {
+    return {
+      module: AuthStoresModule,
+      providers: [{ provide: AUTH_STORES, useValue: stores }],
+      exports: [AUTH_STORES],
+    };
+  }
+}
 
 /**
  * Users, passwords, tokens and keys, built from the validated config. The plain classes stay
@@ -30,18 +56,18 @@ const warn = (message: string): void => logger.warn(message);
       },
     },
     {
-      provide: FileUserStore,
-      inject: [APP_CONFIG],
-      useFactory: async (config: AppConfig) => {
-        const store = new FileUserStore(config.dataDir, warn);
+      provide: USER_STORE,
+      inject: [APP_CONFIG, { token: AUTH_STORES, optional: true }],
+      useFactory: async (config: AppConfig, stores?: AuthStores) => {
+        const store = stores?.users ?? new FileUserStore(config.dataDir, warn);
         await store.load();
         return store;
       },
     },
     {
       provide: UserAdminService,
-      inject: [FileUserStore, PasswordHasher],
-      useFactory: (store: FileUserStore, hasher: PasswordHasher) => new UserAdminService(store, hasher),
+      inject: [USER_STORE, PasswordHasher],
+      useFactory: (store: UserStore, hasher: PasswordHasher) => new UserAdminService(store, hasher),
     },
     {
       provide: AccessTokenService,
@@ -54,9 +80,9 @@ const warn = (message: string): void => logger.warn(message);
     },
     {
       provide: RefreshTokenStore,
-      inject: [APP_CONFIG],
-      useFactory: async (config: AppConfig) => {
-        const store = new RefreshTokenStore(config.dataDir, config.auth.refreshTtlSeconds, {
+      inject: [APP_CONFIG, { token: AUTH_STORES, optional: true }],
+      useFactory: async (config: AppConfig, stores?: AuthStores) => {
+        const store = new RefreshTokenStore(stores?.refreshRecords ?? config.dataDir, config.auth.refreshTtlSeconds, {
           reuseGraceMs: config.auth.refreshReuseGraceSeconds * 1000,
           onWarning: warn,
         });
@@ -72,15 +98,15 @@ const warn = (message: string): void => logger.warn(message);
     { provide: LoginThrottle, useFactory: () => new LoginThrottle() },
     {
       provide: CredentialVerifier,
-      inject: [ApiKeyVerifier, AccessTokenService, FileUserStore],
-      useFactory: (keys: ApiKeyVerifier, tokens: AccessTokenService, users: FileUserStore) =>
+      inject: [ApiKeyVerifier, AccessTokenService, USER_STORE],
+      useFactory: (keys: ApiKeyVerifier, tokens: AccessTokenService, users: UserStore) =>
         new CredentialVerifier(keys, tokens, users),
     },
     {
       provide: AuthService,
-      inject: [FileUserStore, PasswordHasher, AccessTokenService, RefreshTokenStore, LoginThrottle],
+      inject: [USER_STORE, PasswordHasher, AccessTokenService, RefreshTokenStore, LoginThrottle],
       useFactory: (
-        users: FileUserStore,
+        users: UserStore,
         hasher: PasswordHasher,
         tokens: AccessTokenService,
         refresh: RefreshTokenStore,
@@ -93,7 +119,7 @@ const warn = (message: string): void => logger.warn(message);
 export class AuthModule implements OnModuleInit {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly store: FileUserStore,
+    @Inject(USER_STORE) private readonly store: UserStore,
     private readonly admin: UserAdminService,
   ) {}
 

@@ -7,7 +7,7 @@ import { AccessTokenService } from './tokens/access-token.service';
 import { RefreshTokenStore } from './tokens/refresh-token.store';
 import { normalizeEmail } from './users/email';
 import { PublicUser, toPublicUser, UserRecord } from './users/user.model';
-import { FileUserStore } from './users/user.store';
+import type { UserStore } from './users/user-store';
 
 /** The spec's TokenPair; `token_type` is always `bearer`. */
 export interface TokenPair {
@@ -25,7 +25,7 @@ export interface LoginResult {
 /** Login, refresh, logout and "who am I"; transport-free. */
 export class AuthService {
   constructor(
-    private readonly users: FileUserStore,
+    private readonly users: UserStore,
     private readonly hasher: PasswordHasher,
     private readonly accessTokens: AccessTokenService,
     private readonly refreshTokens: RefreshTokenStore,

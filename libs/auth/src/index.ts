@@ -9,13 +9,18 @@ export { OPERATION_ACCESS, isOperationName, type OperationName } from './access/
 export { CredentialVerifier } from './credentials/credential.verifier';
 
 // Login, tokens and users.
-export { AuthModule } from './auth.module';
+export { AuthModule, AuthStoresModule, AUTH_STORES, USER_STORE, type AuthStores } from './auth.module';
 export { AuthService, type LoginResult, type TokenPair } from './auth.service';
 export { AuthErrors, AuthMessages } from './auth.errors';
 export { AccessTokenService, ACCESS_TOKEN_VERIFY_OPTIONS } from './tokens/access-token.service';
 export { REFRESH_REUSE_GRACE_MS } from './tokens/refresh-token.store';
 export { UserAdminService } from './users/user-admin.service';
 export { FileUserStore } from './users/user.store';
+export type { UserStore } from './users/user-store';
+export type { UserRecord } from './users/user.model';
+// The stores cluster mode implements (libs/cluster): users and refresh sessions.
+export type { FamilyRecord, RefreshRecords, RefreshWrite, TokenRecord, Versioned } from './tokens/refresh-records';
+export { RefreshTokenStore } from './tokens/refresh-token.store';
 export type { PublicUser } from './users/user.model';
-export { EMAIL_OPTIONS, MAX_EMAIL_LENGTH } from './users/email';
+export { EMAIL_OPTIONS, MAX_EMAIL_LENGTH, normalizeEmail } from './users/email';
 export { MAX_PASSWORD_LENGTH, PasswordHasher } from './passwords/password-hasher';

@@ -58,4 +58,27 @@ export class ClusterKeys {
   get aliases(): string {
     return `${this.catalog}aliases`;
   }
+
+  /** Every user in one key (argon2id hashes, roles, token versions): a change of the users is one guarded write. */
+  get users(): string {
+    return `${this.root}auth/users`;
+  }
+
+  /** Refresh sessions (token families), one key each. */
+  get sessions(): string {
+    return `${this.root}auth/sessions/`;
+  }
+
+  session(familyId: string): string {
+    return `${this.sessions}${familyId}`;
+  }
+
+  /** Refresh tokens by their SHA-256 (base64url), one key each. */
+  get tokens(): string {
+    return `${this.root}auth/tokens/`;
+  }
+
+  token(hash: string): string {
+    return `${this.tokens}${hash}`;
+  }
 }

@@ -21,6 +21,9 @@ import { checkPeerCompatible, nodeMajor, PeerIdentity } from './peer-hello';
 import { PeerLease } from './peer-lease';
 import { PeerInfo, PeerRegistry } from './peer-registry';
 import { placeShards } from './shard-placement';
+import type { UserRecord } from '@vectorstore/auth';
+import { EtcdRefreshRecords } from './auth/etcd-refresh-records';
+import { EtcdUserStore } from './auth/etcd-user-store';
 
 const FORMAT = { v: 1 };
 
@@ -35,14 +38,29 @@ export interface ClusterNodeOptions {
   store?: MetadataStore;
   /** The catalog this data folder had in standalone mode, imported into an empty cluster. */
   standaloneCatalog?: CatalogState;
+  /** The users this data folder had in standalone mode, imported into a cluster without users. */
+  standaloneUsers?: UserRecord[];
+  /** How long a used refresh token's seal may live (the reuse grace): the leader's sweep drops older ones. */
+  sealLifetimeMs?: number;
 }
+
+/** How often the leader sweeps expired refresh sessions and old seals out of etcd. */
+const AUTH_SWEEP_INTERVAL_MS = 30_000;
 
 export class ClusterNode implements ClusterMembership {
   private readonly logger = new Logger(ClusterNode.name);
 
   /** Whether this start moved the data folder's standalone catalog into the cluster. */
   importedStandalone = false;
+  /** Whether this start moved the data folder's standalone users into the cluster. */
+  importedUsers = false;
   private contacts: PeerContacts | undefined;
+  private joined = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  /** The cluster's users and refresh sessions, in etcd: every peer logs in and refreshes the same ones. */
+  readonly users: EtcdUserStore;
+  readonly refreshRecords: EtcdRefreshRecords;
+  private sealLifetimeMs = 0;
 
   private constructor(
     readonly clusterName: string,
@@ -54,7 +72,19 @@ export class ClusterNode implements ClusterMembership {
     /** Signs and checks calls between peers. */
     readonly secret: string,
     private readonly leaseTtlSeconds: number,
-  ) {}
+    keys: ClusterKeys,
+  ) {
+    // Before it joins, a peer has no lease to lose: its first admin (made while the app starts) may be written.
+    this.users = new EtcdUserStore(
+      store,
+      keys,
+      () => {
+        if (this.joined) this.lease.assertValid();
+      },
+      () => (this.joined ? this.registry.registrationGuard() : undefined),
+    );
+    this.refreshRecords = new EtcdRefreshRecords(store, keys);
+  }
 
   /** This peer as it introduces itself to others. */
   get identity(): PeerIdentity {
@@ -127,8 +157,11 @@ export class ClusterNode implements ClusterMembership {
         catalogStore,
         config.secret,
         config.leaseTtlSeconds,
+        keys,
       );
       node.importedStandalone = imported;
+      node.importedUsers = await importUsers(store, keys, options.standaloneUsers);
+      node.sealLifetimeMs = options.sealLifetimeMs ?? 0;
       return node;
     } catch (error) {
       await store.close().catch(() => undefined);
@@ -147,6 +180,9 @@ export class ClusterNode implements ClusterMembership {
     await this.registry.register(this.lease.id);
     await this.registry.follow();
     await this.leader.start();
+    this.joined = true;
+    this.sweepTimer = setInterval(() => void this.sweepAuth(), AUTH_SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
     this.logger.log(
       `joined cluster "${this.clusterName}" as peer ${this.registry.self.peerId} (${this.registry.peers.size} peers live${this.importedStandalone ? '; imported the standalone catalog' : ''})`,
     );
@@ -231,8 +267,24 @@ export class ClusterNode implements ClusterMembership {
     await this.lease.stop(true);
   }
 
+  /** The leader's sweep of refresh sessions nobody can use any more (see EtcdRefreshRecords.sweep). */
+  private async sweepAuth(): Promise<void> {
+    if (!this.isLeader()) return;
+    try {
+      const swept = await this.refreshRecords.sweep(this.sealLifetimeMs);
+      if (swept.tokens + swept.families + swept.seals > 0)
+        this.logger.debug(
+          `swept ${swept.tokens} expired refresh tokens, ${swept.families} sessions, ${swept.seals} seals`,
+        );
+    } catch (error) {
+      this.logger.warn(`refresh session sweep failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   /** Stops watching and disconnects, after the app has closed. */
   async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.users.close();
     await this.contacts?.stop();
     await this.leader.close();
     await this.registry.close();
@@ -245,6 +297,19 @@ export class ClusterNode implements ClusterMembership {
     await this.leave();
     await this.close();
   }
+}
+
+/**
+ * Brings the data folder's standalone users into a cluster that has none (a server switched to cluster mode keeps
+ * its accounts), in one guarded write: when another peer made or imported users first, nothing is imported.
+ */
+async function importUsers(store: MetadataStore, keys: ClusterKeys, users: UserRecord[] | undefined): Promise<boolean> {
+  if (!users || users.length === 0) return false;
+  const result = await store.txn(
+    [{ key: keys.users, absent: true }],
+    [{ put: keys.users, value: JSON.stringify({ version: 1, users }) }],
+  );
+  return result.succeeded;
 }
 
 function connectEtcd(config: ClusterConfig): Promise<MetadataStore> {

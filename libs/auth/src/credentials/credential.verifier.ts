@@ -2,7 +2,7 @@ import { accessOfRole, Principal, weakerAccess } from '../access/access.model';
 import { ApiKeyVerifier } from '../api-keys/api-key.verifier';
 import { AuthErrors } from '../auth.errors';
 import { AccessTokenService, checkAccessClaims } from '../tokens/access-token.service';
-import { FileUserStore } from '../users/user.store';
+import type { UserStore } from '../users/user-store';
 
 /**
  * The one verifier both transports use. A credential is first compared with the static API keys
@@ -13,7 +13,7 @@ export class CredentialVerifier {
   constructor(
     private readonly apiKeys: ApiKeyVerifier,
     private readonly accessTokens: AccessTokenService,
-    private readonly users: FileUserStore,
+    private readonly users: UserStore,
   ) {}
 
   /** Throws Unauthenticated for a missing, unknown, expired or otherwise invalid credential. */

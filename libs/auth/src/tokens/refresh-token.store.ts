@@ -1,14 +1,13 @@
 import { KeyedMutex } from '@vectorstore/common';
-import { readFileIfExists, writeFileAtomic, removeStaleTemporaryFiles } from '@vectorstore/persistence';
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
-import * as path from 'node:path';
 import { AuthErrors } from '../auth.errors';
-import { AUTH_DIR, ensureAuthDir } from '../users/user.store';
+import { FileRefreshRecords } from './file-refresh-records';
+import { RefreshRecords, TokenRecord } from './refresh-records';
 
-const REFRESH_FILE = 'refresh-tokens.json';
-const FORMAT_VERSION = 1;
 /** 256 random bits. */
 const TOKEN_BYTES = 32;
+/** Attempts of one rotation or revocation when another peer changes the same records meanwhile. */
+const MAX_ATTEMPTS = 5;
 /**
  * Default of VECTORSTORE_REFRESH_REUSE_GRACE, in ms (Auth0's "reuse interval"). Browser tabs share one refresh
  * cookie; where they cannot serialise their refreshes (no Web Locks outside a secure context, e.g. plain HTTP to a
@@ -16,32 +15,6 @@ const TOKEN_BYTES = 32;
  * successor the first use got, so the family stays one chain; after it, reuse means theft and revokes the family.
  */
 export const REFRESH_REUSE_GRACE_MS = 10_000;
-
-/** A login session: every refresh token descending from one login shares the family. */
-interface FamilyRecord {
-  userId: string;
-  tokenVersion: number;
-  createdAt: number;
-  revokedAt?: number;
-}
-
-/** One refresh token, known only by its SHA-256. */
-interface TokenRecord {
-  familyId: string;
-  expiresAt: number;
-  usedAt?: number;
-  /**
-   * What the first use answered, sealed with a key only the token itself yields ({@link sealSuccessor}); kept for
-   * the reuse grace only, so a reuse within it hands back the same successor instead of forking the family.
-   */
-  successor?: string;
-}
-
-interface RefreshFile {
-  version: number;
-  families: Record<string, FamilyRecord>;
-  tokens: Record<string, TokenRecord>;
-}
 
 export interface RefreshTokenStoreOptions {
   /** How long a used token may come back and get its first successor again; 0 = strict rotation. */
@@ -56,68 +29,65 @@ export interface RefreshSession {
 }
 
 /**
- * Opaque refresh tokens, stored only as SHA-256 digests in `<dataDir>/auth/refresh-tokens.json`.
- * Each use rotates the token; presenting a used token again within the reuse grace hands back the successor of its
- * first use (one chain per family, however many tabs race), and after the grace revokes the whole family
- * (RFC 6819 5.2.2.3). All work on a family is serialised; each change is on disk before its caller gets an answer.
+ * Opaque refresh tokens, stored only as SHA-256 digests (refresh-records.ts: a file standalone, etcd in a cluster).
+ * Each use rotates the token; presenting a used token again within the reuse grace hands back the newest pair of its
+ * chain (one chain per family, however many tabs or peers race), and after the grace revokes the whole family
+ * (RFC 6819 5.2.2.3). Every change is one guarded commit, stored before its caller gets an answer: of two rotations
+ * of one token, here or on two peers, one commits and the other sees the token used and replays its answer.
  */
 export class RefreshTokenStore {
-  private readonly filePath: string;
+  private readonly records: RefreshRecords;
   private readonly reuseGraceMs: number;
   private readonly now: () => number;
   private readonly onWarning: (message: string) => void;
-  private families = new Map<string, FamilyRecord>();
-  private tokens = new Map<string, TokenRecord>();
+  /** In-process only: fewer conflicts between local rotations of one family (the commit guards do the rest). */
   private readonly familyMutex = new KeyedMutex();
-  private readonly writer = new KeyedMutex();
-  private pendingWrite: Promise<void> | undefined;
-  private sealTimer: NodeJS.Timeout | undefined;
+  private readonly sealTimers = new Set<NodeJS.Timeout>();
 
+  /** `records`: where sessions are kept, or a data folder for the standalone file. */
   constructor(
-    private readonly dataDir: string,
+    records: RefreshRecords | string,
     private readonly ttlSeconds: number,
     options: RefreshTokenStoreOptions = {},
   ) {
-    this.filePath = path.join(dataDir, AUTH_DIR, REFRESH_FILE);
     this.reuseGraceMs = options.reuseGraceMs ?? REFRESH_REUSE_GRACE_MS;
     this.now = options.now ?? Date.now;
     this.onWarning = options.onWarning ?? (() => undefined);
+    this.records =
+      typeof records === 'string'
+        ? new FileRefreshRecords(records, {
+            now: this.now,
+            onWarning: this.onWarning,
+            sealLifetimeMs: this.reuseGraceMs,
+          })
+        : records;
   }
 
-  /** Loads saved sessions; an unreadable file is dropped with a warning (everyone logs in again). */
-  async load(): Promise<void> {
-    await ensureAuthDir(path.join(this.dataDir, AUTH_DIR));
-    await removeStaleTemporaryFiles(path.dirname(this.filePath), path.basename(this.filePath));
-    const text = await readFileIfExists(this.filePath);
-    if (text === undefined) return;
-    try {
-      const data = JSON.parse(text) as RefreshFile;
-      if (data.version !== FORMAT_VERSION || typeof data.families !== 'object' || typeof data.tokens !== 'object') {
-        throw new Error(`not format version ${FORMAT_VERSION}`);
-      }
-      this.families = new Map(Object.entries(data.families));
-      this.tokens = new Map(Object.entries(data.tokens));
-      // Seals past their grace (the server stopped before its timer ran) go now; so do malformed ones.
-      for (const record of this.tokens.values()) {
-        if (
-          record.successor !== undefined &&
-          (typeof record.successor !== 'string' || !this.withinGrace(record.usedAt ?? 0))
-        )
-          delete record.successor;
-      }
-    } catch (error) {
-      this.onWarning(
-        `discarding unreadable ${this.filePath}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
+  /** Loads saved sessions (an unreadable standalone file is dropped with a warning: everyone logs in again). */
+  load(): Promise<void> {
+    return this.records.load();
+  }
+
+  /** Stops the timers that drop seals after their grace (they never keep a process alive anyway). */
+  close(): void {
+    for (const timer of this.sealTimers) clearTimeout(timer);
+    this.sealTimers.clear();
   }
 
   /** Starts a new family (a login) and returns its first token. */
   async issue(session: RefreshSession): Promise<string> {
     const familyId = randomUUID();
-    this.families.set(familyId, { userId: session.userId, tokenVersion: session.tokenVersion, createdAt: this.now() });
-    const token = this.addToken(familyId);
-    await this.persist();
+    const token = newToken();
+    const committed = await this.records.commit([
+      {
+        kind: 'family',
+        id: familyId,
+        value: { userId: session.userId, tokenVersion: session.tokenVersion, createdAt: this.now() },
+        expect: 'absent',
+      },
+      { kind: 'token', hash: digest(token), value: this.newRecord(familyId), expect: 'absent' },
+    ]);
+    if (!committed) throw new Error('a new refresh session collided with an existing one');
     return token;
   }
 
@@ -126,9 +96,9 @@ export class RefreshTokenStore {
    * a token pair). `check` sees the session first (the user may have been deactivated or had a password reset) and
    * throws to refuse; a refusal revokes the family.
    *
-   * A used token presented again within the reuse grace gets the very answer its first use got (after `check`
-   * passes again), never a second successor: concurrent refreshes of one token yield one successor. After the
-   * grace, such reuse revokes the family. The answer must be JSON.
+   * A used token presented again within the reuse grace gets an answer already given (after `check` passes again),
+   * never a second successor: concurrent refreshes of one token yield one successor. After the grace, such reuse
+   * revokes the family. The answer must be JSON.
    */
   async rotate<T>(
     token: string,
@@ -136,46 +106,47 @@ export class RefreshTokenStore {
     mint: (session: RefreshSession, successor: string) => T,
   ): Promise<T> {
     const hash = digest(token);
-    const familyId = this.tokens.get(hash)?.familyId;
-    if (familyId === undefined) throw AuthErrors.invalidRefreshToken();
+    const first = await this.records.token(hash);
+    if (first === undefined) throw AuthErrors.invalidRefreshToken();
+    const familyId = first.value.familyId;
     return this.familyMutex.run(familyId, async () => {
-      const record = this.tokens.get(hash);
-      const family = this.families.get(familyId);
-      if (!record || !family || family.revokedAt !== undefined || record.expiresAt <= this.now()) {
-        throw AuthErrors.invalidRefreshToken();
+      for (let attempt = 1; ; attempt++) {
+        const record = await this.records.token(hash);
+        const family = await this.records.family(familyId);
+        if (!record || !family || family.value.revokedAt !== undefined || record.value.expiresAt <= this.now()) {
+          throw AuthErrors.invalidRefreshToken();
+        }
+        if (record.value.usedAt !== undefined && !this.withinGrace(record.value.usedAt)) {
+          await this.revoke(familyId);
+          throw AuthErrors.invalidRefreshToken();
+        }
+        let session: RefreshSession;
+        try {
+          session = await check({ userId: family.value.userId, tokenVersion: family.value.tokenVersion });
+        } catch (error) {
+          await this.revoke(familyId);
+          throw error;
+        }
+        if (record.value.usedAt !== undefined) return this.replay<T>(token, record.value);
+        const successor = newToken();
+        const answer = mint(session, successor);
+        const used: TokenRecord = { ...record.value, usedAt: this.now() };
+        if (this.reuseGraceMs > 0)
+          used.successor = sealSuccessor(token, hash, JSON.stringify({ next: successor, answer } satisfies Sealed<T>));
+        // One commit: the token used (as read, and its family not revoked since), and its successor. Not stored, not
+        // answered: a token whose rotation failed stays unused.
+        const committed = await this.records.commit([
+          { kind: 'family', id: familyId, value: family.value, expect: family.version },
+          { kind: 'token', hash, value: used, expect: record.version },
+          { kind: 'token', hash: digest(successor), value: this.newRecord(familyId), expect: 'absent' },
+        ]);
+        if (committed) {
+          if (used.successor !== undefined) this.dropSealLater(hash);
+          return answer;
+        }
+        // Another rotation or a logout came first: look again (a used token then replays that rotation's answer).
+        if (attempt >= MAX_ATTEMPTS) throw AuthErrors.invalidRefreshToken();
       }
-      if (record.usedAt !== undefined && !this.withinGrace(record.usedAt)) {
-        await this.revoke(familyId);
-        throw AuthErrors.invalidRefreshToken();
-      }
-      let session: RefreshSession;
-      try {
-        session = await check({ userId: family.userId, tokenVersion: family.tokenVersion });
-      } catch (error) {
-        await this.revoke(familyId);
-        throw error;
-      }
-      // Re-read after the await: a logout may have revoked the family meanwhile, or the grace may have run out.
-      if (family.revokedAt !== undefined) throw AuthErrors.invalidRefreshToken();
-      if (record.usedAt !== undefined) return this.replay<T>(token, record);
-      const successor = this.addToken(familyId);
-      const answer = mint(session, successor);
-      record.usedAt = this.now();
-      if (this.reuseGraceMs > 0) {
-        record.successor = sealSuccessor(token, hash, JSON.stringify({ next: successor, answer } satisfies Sealed<T>));
-        this.dropSealsLater();
-      }
-      try {
-        await this.persist();
-      } catch (error) {
-        // Not on disk, so not answered: the token stays unused, and a retry within the grace cannot be handed a
-        // successor that a restart would forget.
-        delete record.usedAt;
-        delete record.successor;
-        this.tokens.delete(digest(successor));
-        throw error;
-      }
-      return answer;
     });
   }
 
@@ -186,7 +157,7 @@ export class RefreshTokenStore {
    * Without a sealed answer (the grace ran out during `check`, the token was used while the grace was 0, or a seal
    * does not open) the reuse is refused but does not revoke: it is no sign of theft, and minting anew would fork.
    */
-  private replay<T>(token: string, record: TokenRecord): T {
+  private async replay<T>(token: string, record: TokenRecord): Promise<T> {
     let current: { token: string; record: TokenRecord | undefined } = { token, record };
     let answer: T | undefined;
     for (let steps = 0; current.record?.usedAt !== undefined; steps++) {
@@ -196,7 +167,7 @@ export class RefreshTokenStore {
       if (text === undefined) break;
       const sealed = JSON.parse(text) as Sealed<T>;
       answer = sealed.answer;
-      current = { token: sealed.next, record: this.tokens.get(digest(sealed.next)) };
+      current = { token: sealed.next, record: (await this.records.token(digest(sealed.next)))?.value };
     }
     // The chain must end at an unused token: a used one without an open seal has no answer to give.
     if (answer === undefined || current.record === undefined || current.record.usedAt !== undefined)
@@ -205,18 +176,30 @@ export class RefreshTokenStore {
   }
 
   /**
-   * Writes the state again once the newest seal's grace is over, so that no seal outlives its grace on disk (a copy
-   * of the data folder plus an old used token must not open a live successor).
+   * Removes a token's seal once its grace is over, so that no seal outlives it in the store (a copy of the data
+   * folder, or of etcd, plus an old used token must not open a live successor). The standalone file also drops
+   * seals past the grace at every write and at load; a cluster's leader sweeps those a stopped peer left.
    */
-  private dropSealsLater(): void {
-    if (this.sealTimer) clearTimeout(this.sealTimer);
-    this.sealTimer = setTimeout(() => {
-      this.sealTimer = undefined;
-      this.persist().catch((error: unknown) =>
-        this.onWarning(`dropping used refresh seals failed: ${error instanceof Error ? error.message : String(error)}`),
+  private dropSealLater(hash: string): void {
+    const timer = setTimeout(() => {
+      this.sealTimers.delete(timer);
+      void this.dropSeal(hash).catch((error: unknown) =>
+        this.onWarning(
+          `dropping a used refresh seal failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
       );
     }, this.reuseGraceMs + 50);
-    this.sealTimer.unref();
+    timer.unref();
+    this.sealTimers.add(timer);
+  }
+
+  private async dropSeal(hash: string): Promise<void> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const record = await this.records.token(hash);
+      if (!record || record.value.successor === undefined) return;
+      const { successor: _, ...without } = record.value;
+      if (await this.records.commit([{ kind: 'token', hash, value: without, expect: record.version }])) return;
+    }
   }
 
   private withinGrace(usedAt: number): boolean {
@@ -225,61 +208,28 @@ export class RefreshTokenStore {
 
   /** Revokes the family `token` belongs to (logout). Unknown tokens are ignored. */
   async revokeFamilyOf(token: string): Promise<void> {
-    const familyId = this.tokens.get(digest(token))?.familyId;
+    const familyId = (await this.records.token(digest(token)))?.value.familyId;
     if (familyId === undefined) return;
     await this.familyMutex.run(familyId, () => this.revoke(familyId));
   }
 
   private async revoke(familyId: string): Promise<void> {
-    const family = this.families.get(familyId);
-    if (!family || family.revokedAt !== undefined) return;
-    family.revokedAt = this.now();
-    await this.persist();
-  }
-
-  private addToken(familyId: string): string {
-    const token = randomBytes(TOKEN_BYTES).toString('base64url');
-    this.tokens.set(digest(token), { familyId, expiresAt: this.now() + this.ttlSeconds * 1000 });
-    return token;
-  }
-
-  /**
-   * Writes the current state. Writes are serialised; callers arriving while one runs share the
-   * next write, which includes their change.
-   */
-  private persist(): Promise<void> {
-    this.pendingWrite ??= this.writer.run('file', async () => {
-      this.pendingWrite = undefined;
-      await writeFileAtomic(this.filePath, this.snapshot());
-    });
-    return this.pendingWrite;
-  }
-
-  /**
-   * Serialises live state; expired tokens, families without live tokens and sealed answers past the grace are
-   * dropped.
-   */
-  private snapshot(): string {
-    const now = this.now();
-    const liveFamilies = new Set<string>();
-    for (const [hash, record] of this.tokens) {
-      if (record.expiresAt <= now) {
-        this.tokens.delete(hash);
-        continue;
-      }
-      liveFamilies.add(record.familyId);
-      if (record.successor !== undefined && !this.withinGrace(record.usedAt ?? 0)) delete record.successor;
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const family = await this.records.family(familyId);
+      if (!family || family.value.revokedAt !== undefined) return;
+      const revoked = { ...family.value, revokedAt: this.now() };
+      if (await this.records.commit([{ kind: 'family', id: familyId, value: revoked, expect: family.version }])) return;
     }
-    for (const familyId of this.families.keys()) {
-      if (!liveFamilies.has(familyId)) this.families.delete(familyId);
-    }
-    const data: RefreshFile = {
-      version: FORMAT_VERSION,
-      families: Object.fromEntries(this.families),
-      tokens: Object.fromEntries(this.tokens),
-    };
-    return JSON.stringify(data);
+    throw new Error(`the refresh session ${familyId} kept changing; it could not be revoked`);
   }
+
+  private newRecord(familyId: string): TokenRecord {
+    return { familyId, expiresAt: this.now() + this.ttlSeconds * 1000 };
+  }
+}
+
+function newToken(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
 function digest(token: string): string {

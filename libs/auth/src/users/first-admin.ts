@@ -1,6 +1,6 @@
 import type { AuthConfig } from '@vectorstore/config';
 import { generatePassword, UserAdminService } from './user-admin.service';
-import { FileUserStore } from './user.store';
+import type { UserStore } from './user-store';
 
 /** Used when VECTORSTORE_ADMIN_EMAIL is not set. */
 export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
@@ -17,7 +17,7 @@ export interface FirstAdminLogger {
  */
 export async function ensureFirstAdmin(
   config: Pick<AuthConfig, 'adminEmail' | 'adminPassword'>,
-  store: FileUserStore,
+  store: UserStore,
   admin: UserAdminService,
   logger: FirstAdminLogger,
 ): Promise<void> {

@@ -4,7 +4,7 @@ import { isRole, Role } from '../access/access.model';
 import { MAX_PASSWORD_LENGTH, PasswordHasher } from '../passwords/password-hasher';
 import { isValidEmail, normalizeEmail } from './email';
 import { PublicUser, toPublicUser, UserRecord } from './user.model';
-import { FileUserStore } from './user.store';
+import type { UserStore } from './user-store';
 
 /** Passwords an administrator sets (CLI, first admin) must be at least this long. */
 export const MIN_ADMIN_SET_PASSWORD_LENGTH = 12;
@@ -19,7 +19,7 @@ export interface NewUser {
 /** User management for the CLI and the first-admin bootstrap; every change is one locked write. */
 export class UserAdminService {
   constructor(
-    private readonly store: FileUserStore,
+    private readonly store: UserStore,
     private readonly hasher: PasswordHasher,
     private readonly now: () => Date = () => new Date(),
   ) {}

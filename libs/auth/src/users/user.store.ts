@@ -5,6 +5,7 @@ import { isRole } from '../access/access.model';
 import { FileLock } from '../files/file-lock';
 import { normalizeEmail } from './email';
 import { UserRecord } from './user.model';
+import type { UserStore } from './user-store';
 
 /** Sub-folder of the data folder holding every auth file (owner-only). */
 export const AUTH_DIR = 'auth';
@@ -17,7 +18,7 @@ const USERS_FORMAT_VERSION = 1;
  * replace it atomically. Readers keep a cache and re-read the file whenever its identity
  * (inode, size, change times) differs, so the server sees CLI changes on the next request.
  */
-export class FileUserStore {
+export class FileUserStore implements UserStore {
   readonly dir: string;
   readonly filePath: string;
   private readonly lockPath: string;
@@ -73,6 +74,15 @@ export class FileUserStore {
       this.index(users);
       return result;
     });
+  }
+
+  /** After an import into a cluster: the file is renamed `users.standalone.json` and no longer read. */
+  async retire(): Promise<void> {
+    await fs
+      .rename(this.filePath, path.join(this.dir, 'users.standalone.json'))
+      .catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
   }
 
   private refresh(): Promise<void> {
