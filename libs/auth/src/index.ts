@@ -14,7 +14,12 @@ export { AuthService, type LoginResult, type TokenPair } from './auth.service';
 export { AuthErrors, AuthMessages } from './auth.errors';
 export { AccessTokenService, ACCESS_TOKEN_VERIFY_OPTIONS } from './tokens/access-token.service';
 export { REFRESH_REUSE_GRACE_MS } from './tokens/refresh-token.store';
-export { UserAdminService } from './users/user-admin.service';
+export {
+  MIN_ADMIN_SET_PASSWORD_LENGTH,
+  UserAdminService,
+  type NewUser,
+  type UserChanges,
+} from './users/user-admin.service';
 export { FileUserStore } from './users/user.store';
 export type { UserStore } from './users/user-store';
 export type { UserRecord } from './users/user.model';

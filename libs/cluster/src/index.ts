@@ -2,6 +2,7 @@
 // membership, leader election and the shared collection catalog. Standalone servers never load it.
 export { ClusterNode, type ClusterNodeOptions } from './cluster-node';
 export { ClusterKeys } from './cluster-keys';
+export { openClusterUsers } from './auth/cluster-users';
 export { EtcdCatalogStore } from './etcd-catalog.store';
 export { PeerLease } from './peer-lease';
 export { PeerRegistry, type PeerInfo } from './peer-registry';

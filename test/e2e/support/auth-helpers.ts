@@ -77,11 +77,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `npm run user -- <args>` (the built CLI) on `dataDir`, with `input` on stdin. */
-export function runUserCli(dataDir: string, args: string[], input = ''): Promise<CliResult> {
+/** Runs `npm run user -- <args>` (the built CLI) on `dataDir`, with `input` on stdin and `env` added. */
+export function runUserCli(
+  dataDir: string,
+  args: string[],
+  input = '',
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [USER_CLI, ...args], {
-      env: { PATH: process.env.PATH, TZ: 'UTC', VECTORSTORE_DATA_DIR: dataDir },
+      env: { PATH: process.env.PATH, TZ: 'UTC', VECTORSTORE_DATA_DIR: dataDir, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -12,6 +12,8 @@ export function clusterSecrets(): Record<string, string> {
     VECTORSTORE_JWT_SECRET: randomBytes(24).toString('hex'),
     VECTORSTORE_API_KEY: `test-key-${randomBytes(16).toString('hex')}`,
     VECTORSTORE_READ_ONLY_API_KEY: `test-ro-key-${randomBytes(16).toString('hex')}`,
+    // One cluster, one first admin: whichever peer makes it, every peer's credentials in the harness are right.
+    VECTORSTORE_ADMIN_PASSWORD: `pw-${randomBytes(12).toString('hex')}`,
   };
 }
 

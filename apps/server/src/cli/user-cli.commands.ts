@@ -1,10 +1,13 @@
-import { isRole, PasswordHasher, PublicUser, Role, UserAdminService, FileUserStore } from '@vectorstore/auth';
+import { isRole, PublicUser, Role } from '@vectorstore/auth';
 import { parseArgs } from 'node:util';
 import { readPassword } from './password-input';
+import type { UserAdmin } from './user-admin.clients';
 
-export const USAGE = `Manage vectorstore users in the data folder (VECTORSTORE_DATA_DIR, default ./storage).
+export const USAGE = `Manage vectorstore users: in the data folder (VECTORSTORE_DATA_DIR, default ./storage); in the
+cluster's etcd when run with a peer's environment (VECTORSTORE_CLUSTER_ENABLED=true, VECTORSTORE_ETCD_ENDPOINTS, …);
+or through a running server's users API with --url (credential of an admin: VECTORSTORE_API_KEY, or --api-key).
 
-Usage: npm run user -- <command> [arguments]
+Usage: npm run user -- [--url <http://host:6333> [--api-key <key>]] <command> [arguments]
 
   add <email> [password] [--role admin|reader] [--name "Full Name"]   role defaults to reader
   set-role <email> <admin|reader>
@@ -15,12 +18,16 @@ Usage: npm run user -- <command> [arguments]
 
 Without a password argument the password is read from stdin (first line) or asked for on a
 terminal; prefer that, since arguments are visible to other local users.
-A running server picks up every change on its next request; no restart is needed.`;
+A running server picks up every change on its next request (in a cluster, every peer within a second); no
+restart is needed.`;
 
 export class UsageError extends Error {}
 
-/** Runs one CLI command against the users file of `dataDir`; returns what to print. */
-export async function runUserCommand(argv: readonly string[], dataDir: string): Promise<string> {
+/** Where the changes go: `--url` (and its credential) when given, else the local users (file or cluster). */
+export type OpenUserAdmin = (remote: { url: string; apiKey?: string } | undefined) => Promise<UserAdmin>;
+
+/** Runs one CLI command; returns what to print. */
+export async function runUserCommand(argv: readonly string[], open: OpenUserAdmin): Promise<string> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -29,13 +36,28 @@ export async function runUserCommand(argv: readonly string[], dataDir: string): 
       role: { type: 'string' },
       name: { type: 'string' },
       json: { type: 'boolean' },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const [command, ...rest] = positionals;
   if (values.help || command === undefined || command === 'help') return USAGE;
-  const store = new FileUserStore(dataDir);
-  const admin = new UserAdminService(store, new PasswordHasher());
+  if (values['api-key'] !== undefined && values.url === undefined) throw new UsageError('--api-key goes with --url');
+  const admin = await open(values.url === undefined ? undefined : { url: values.url, apiKey: values['api-key'] });
+  try {
+    return await runOn(admin, command, rest, values);
+  } finally {
+    await admin.close();
+  }
+}
+
+async function runOn(
+  admin: UserAdmin,
+  command: string,
+  rest: string[],
+  values: { role?: string; name?: string; json?: boolean },
+): Promise<string> {
   switch (command) {
     case 'add': {
       const [email, password] = expectArgs(rest, 1, 2, 'add <email> [password]');

@@ -79,6 +79,10 @@ export const OPERATION_ACCESS = {
   'Snapshots/PartialCreate': 'manage',
   'Snapshots/PartialRecover': 'manage',
   'Auth/Me': 'read',
+  // The users API (/api/auth/users): administrators only.
+  'Auth/ListUsers': 'manage',
+  'Auth/CreateUser': 'manage',
+  'Auth/UpdateUser': 'manage',
   // REST only: the node itself.
   'Service/Metrics': 'read',
   'Service/Telemetry': 'read',

@@ -6,6 +6,14 @@ import { isValidEmail, normalizeEmail } from './email';
 import { PublicUser, toPublicUser, UserRecord } from './user.model';
 import type { UserStore } from './user-store';
 
+/** What an administrator may change of a user (the users API). */
+export interface UserChanges {
+  role?: Role;
+  isActive?: boolean;
+  password?: string;
+  fullName?: string | null;
+}
+
 /** Passwords an administrator sets (CLI, first admin) must be at least this long. */
 export const MIN_ADMIN_SET_PASSWORD_LENGTH = 12;
 
@@ -69,6 +77,43 @@ export class UserAdminService {
     return this.change(email, (user) => {
       user.passwordHash = passwordHash;
       user.tokenVersion += 1;
+    });
+  }
+
+  /**
+   * Changes one user found by id (the users API): any of role, active, password, full name. A new password or a
+   * deactivation ends the user's sessions. The last active admin cannot be demoted or deactivated: nobody could
+   * manage users any more.
+   */
+  async updateById(id: string, changes: UserChanges): Promise<PublicUser> {
+    if (changes.role !== undefined) checkRole(changes.role);
+    const passwordHash =
+      changes.password === undefined ? undefined : await this.hasher.hash(checkPassword(changes.password));
+    return this.store.update((users) => {
+      const user = users.find((candidate) => candidate.id === id);
+      if (!user) throw DomainError.notFound(`Not found: User ${id} doesn't exist`);
+      const stillAdmin = (changes.role ?? user.role) === 'admin' && (changes.isActive ?? user.isActive);
+      if (
+        user.role === 'admin' &&
+        user.isActive &&
+        !stillAdmin &&
+        !users.some((other) => other !== user && other.role === 'admin' && other.isActive)
+      )
+        throw DomainError.failedPrecondition(
+          `Failed precondition: ${user.email} is the last active admin; make another user admin first`,
+        );
+      if (changes.role !== undefined) user.role = changes.role;
+      if (changes.fullName !== undefined) user.fullName = changes.fullName;
+      if (changes.isActive !== undefined) {
+        if (user.isActive && !changes.isActive) user.tokenVersion += 1;
+        user.isActive = changes.isActive;
+      }
+      if (passwordHash !== undefined) {
+        user.passwordHash = passwordHash;
+        user.tokenVersion += 1;
+      }
+      user.updatedAt = this.now().toISOString();
+      return toPublicUser(user);
     });
   }
 

@@ -1,0 +1,50 @@
+import { MAX_PASSWORD_LENGTH, MIN_ADMIN_SET_PASSWORD_LENGTH } from '@vectorstore/auth';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsLoginEmail } from './auth-request.validators';
+
+const ROLES = ['admin', 'reader'];
+const MAX_FULL_NAME_LENGTH = 200;
+
+/** `POST /api/auth/users`: a new user (role reader unless given). */
+export class CreateUserRequestDto {
+  @IsLoginEmail()
+  email!: string;
+
+  @IsString({ message: 'must be a string' })
+  @MinLength(MIN_ADMIN_SET_PASSWORD_LENGTH, { message: `must be at least ${MIN_ADMIN_SET_PASSWORD_LENGTH} characters` })
+  @MaxLength(MAX_PASSWORD_LENGTH, { message: `must be at most ${MAX_PASSWORD_LENGTH} characters` })
+  password!: string;
+
+  @IsOptional()
+  @IsIn(ROLES, { message: `must be one of ${ROLES.join(', ')}` })
+  role?: 'admin' | 'reader';
+
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString({ message: 'must be a string or null' })
+  @MaxLength(MAX_FULL_NAME_LENGTH, { message: `must be at most ${MAX_FULL_NAME_LENGTH} characters` })
+  full_name?: string | null;
+}
+
+/** `PATCH /api/auth/users/{id}`: any of role, active, password, full name. */
+export class UpdateUserRequestDto {
+  @IsOptional()
+  @IsIn(ROLES, { message: `must be one of ${ROLES.join(', ')}` })
+  role?: 'admin' | 'reader';
+
+  @IsOptional()
+  @IsBoolean({ message: 'must be a boolean' })
+  is_active?: boolean;
+
+  @IsOptional()
+  @IsString({ message: 'must be a string' })
+  @MinLength(MIN_ADMIN_SET_PASSWORD_LENGTH, { message: `must be at least ${MIN_ADMIN_SET_PASSWORD_LENGTH} characters` })
+  @MaxLength(MAX_PASSWORD_LENGTH, { message: `must be at most ${MAX_PASSWORD_LENGTH} characters` })
+  password?: string;
+
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString({ message: 'must be a string or null' })
+  @MaxLength(MAX_FULL_NAME_LENGTH, { message: `must be at most ${MAX_FULL_NAME_LENGTH} characters` })
+  full_name?: string | null;
+}
