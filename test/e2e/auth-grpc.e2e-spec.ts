@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { isOperationName, OPERATION_ACCESS } from '@vectorstore/auth';
+import { globalLevelNeeded, isOperationName, OPERATION_ACCESS } from '@vectorstore/auth';
 import {
   callForStatus,
   enumerateRpcMethods,
@@ -29,7 +29,7 @@ const HEALTH = ALL_METHODS.filter((rpc) => isHealthService(rpc.service));
 /** The operation table decides; a method missing from it counts as a write (the guard fails closed too). */
 const WRITES = PROTECTED.filter((rpc) => {
   const operation = `${rpc.service.split('.').pop()}/${rpc.method}`;
-  return !isOperationName(operation) || OPERATION_ACCESS[operation] === 'manage';
+  return !isOperationName(operation) || globalLevelNeeded(OPERATION_ACCESS[operation]) === 'manage';
 });
 const READS = PROTECTED.filter((rpc) => !WRITES.includes(rpc));
 /** Codes an allowed call may still fail with on an empty request (Qdrant's auth tests allow the same). */

@@ -2,9 +2,27 @@
 // See docs/auth.md and docs/architecture.md.
 
 // Access rules the transports' guards apply.
-export { isRole, type Role, type Principal, type RequiredAccess } from './access/access.model';
+export {
+  isRole,
+  isAccess,
+  type Access,
+  type AccessRule,
+  type CollectionAccessMode,
+  type CollectionGrant,
+  type Role,
+  type Principal,
+  type RequiredAccess,
+} from './access/access.model';
 export { Public, Operation, IS_PUBLIC_KEY, OPERATION_KEY } from './access/access.decorators';
-export { assertAccess, requiredAccess, type AccessRequirement } from './access/access-policy';
+export {
+  assertAccess,
+  checkAccess,
+  globalLevelNeeded,
+  needsCollections,
+  requiredAccess,
+  visibleCollections,
+  type AccessRequirement,
+} from './access/access-policy';
 export { OPERATION_ACCESS, isOperationName, type OperationName } from './access/operations';
 export { CredentialVerifier } from './credentials/credential.verifier';
 

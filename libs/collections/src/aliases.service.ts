@@ -21,8 +21,10 @@ export class AliasesService {
     return true;
   }
 
-  list(): AliasDescription[] {
+  /** Every alias; with `visible` (per-collection access), only those of collections the caller may see. */
+  list(visible?: ReadonlySet<string>): AliasDescription[] {
     return [...this.catalog.snapshot.aliases]
+      .filter(([, collectionName]) => !visible || visible.has(collectionName))
       .map(([aliasName, collectionName]) => ({ aliasName, collectionName }))
       .sort((a, b) => (a.aliasName < b.aliasName ? -1 : a.aliasName > b.aliasName ? 1 : 0));
   }

@@ -82,9 +82,13 @@ export class CollectionsService {
     return { ...stats, warnings, config: structuredClone(record.config) };
   }
 
-  /** Collection names, sorted (Qdrant keeps them in an ordered map). */
-  list(): string[] {
-    return [...this.catalog.snapshot.collections.keys()].sort(compareNames);
+  /**
+   * Collection names, sorted (Qdrant keeps them in an ordered map); with `visible` (a caller with per-collection
+   * access), only those it may see, as Qdrant filters its list.
+   */
+  list(visible?: ReadonlySet<string>): string[] {
+    const names = [...this.catalog.snapshot.collections.keys()].sort(compareNames);
+    return visible ? names.filter((name) => visible.has(name)) : names;
   }
 
   /** True for a collection or an alias name. */

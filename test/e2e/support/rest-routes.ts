@@ -1,6 +1,6 @@
 import { RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { IS_PUBLIC_KEY, OPERATION_ACCESS, OPERATION_KEY, OperationName } from '@vectorstore/auth';
+import { globalLevelNeeded, IS_PUBLIC_KEY, OPERATION_ACCESS, OPERATION_KEY, OperationName } from '@vectorstore/auth';
 import { FEATURE_MODULES } from '../../../apps/server/src/features';
 
 export interface RestRoute {
@@ -46,7 +46,7 @@ export function restRoutes(fill: (param: string) => string = () => 'x'): RestRou
           Reflect.getMetadata(IS_PUBLIC_KEY, handler) ?? Reflect.getMetadata(IS_PUBLIC_KEY, controller),
         ),
         operation,
-        access: operation ? OPERATION_ACCESS[operation] : undefined,
+        access: operation ? globalLevelNeeded(OPERATION_ACCESS[operation]) : undefined,
       });
     }
   }

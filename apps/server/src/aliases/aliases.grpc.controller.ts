@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
-import { Operation } from '@vectorstore/auth';
+import { Operation, visibleCollections } from '@vectorstore/auth';
+import { principalOfMessage } from '../auth/request-principal';
 import { AliasesService } from '@vectorstore/collections';
 import type { ChangeAliases__Output } from '../grpc/generated/vectorstore/ChangeAliases';
 import type { CollectionOperationResponse } from '../grpc/generated/vectorstore/CollectionOperationResponse';
@@ -28,7 +29,8 @@ export class AliasesGrpcController {
 
   @Operation('Collections/ListAliases')
   @GrpcMethod('Collections', 'ListAliases')
-  listAliases(): ListAliasesResponse {
-    return { aliases: this.aliases.list() };
+  listAliases(request: unknown): ListAliasesResponse {
+    const principal = principalOfMessage(request);
+    return { aliases: this.aliases.list(principal && visibleCollections(principal.access)) };
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { Operation } from '@vectorstore/auth';
+import { Operation, type Principal, visibleCollections } from '@vectorstore/auth';
+import { CurrentPrincipal } from '../auth/http/current-principal.decorator';
 import { AliasesService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { aliasActionsFromRest, aliasesToRest } from './rest/aliases.rest-mapper';
@@ -26,7 +27,7 @@ export class AliasesHttpController {
 
   @Operation('Collections/ListAliases')
   @Get('aliases')
-  list(): unknown {
-    return aliasesToRest(this.aliases.list());
+  list(@CurrentPrincipal() principal: Principal): unknown {
+    return aliasesToRest(this.aliases.list(visibleCollections(principal.access)));
   }
 }

@@ -1,6 +1,14 @@
 // Where `npm run user` makes its changes: the data folder's users file (standalone), the cluster's users in etcd
 // (run with a peer's environment), or a running server's users API (`--url`). One interface, three ways.
-import { FileUserStore, NewUser, PasswordHasher, PublicUser, Role, UserAdminService } from '@vectorstore/auth';
+import {
+  CollectionGrant,
+  FileUserStore,
+  NewUser,
+  PasswordHasher,
+  PublicUser,
+  Role,
+  UserAdminService,
+} from '@vectorstore/auth';
 import { openClusterUsers } from '@vectorstore/cluster';
 import { DomainError, ErrorKind } from '@vectorstore/common';
 import type { AppConfig } from '@vectorstore/config';
@@ -10,6 +18,8 @@ export interface UserAdmin {
   setRole(email: string, role: Role): Promise<PublicUser>;
   setActive(email: string, isActive: boolean): Promise<PublicUser>;
   resetPassword(email: string, password: string): Promise<PublicUser>;
+  grant(email: string, grant: CollectionGrant): Promise<PublicUser>;
+  revoke(email: string, collection: string): Promise<PublicUser>;
   list(): Promise<PublicUser[]>;
   /** A line that says where the changes went. */
   readonly where: string;
@@ -39,6 +49,8 @@ function withService(service: UserAdminService, where: string, close: () => Prom
     setRole: (email, role) => service.setRole(email, role),
     setActive: (email, isActive) => service.setActive(email, isActive),
     resetPassword: (email, password) => service.resetPassword(email, password),
+    grant: (email, grant) => service.grant(email, grant),
+    revoke: (email, collection) => service.revoke(email, collection),
     list: () => service.list(),
     where,
     close,
@@ -64,15 +76,19 @@ export function remoteUserAdmin(url: string, credential: string): UserAdmin {
     }
     return parsed as T;
   };
-  const idOf = async (email: string): Promise<string> => {
+  const find = async (email: string): Promise<PublicUser> => {
     const normalized = email.trim().toLowerCase();
     const { users } = await call<{ users: PublicUser[] }>('GET', '');
     const user = users.find((candidate) => candidate.email === normalized);
     if (!user) throw DomainError.notFound(`User ${normalized} doesn't exist`);
-    return user.id;
+    return user;
   };
   const change = async (email: string, body: Record<string, unknown>) =>
-    call<PublicUser>('PATCH', `/${encodeURIComponent(await idOf(email))}`, body);
+    call<PublicUser>('PATCH', `/${encodeURIComponent((await find(email)).id)}`, body);
+  const changeGrants = async (email: string, next: (grants: CollectionGrant[]) => CollectionGrant[]) => {
+    const user = await find(email);
+    return call<PublicUser>('PATCH', `/${encodeURIComponent(user.id)}`, { collections: next(user.collections ?? []) });
+  };
   return {
     add: (user) =>
       call<PublicUser>('POST', '', {
@@ -84,6 +100,9 @@ export function remoteUserAdmin(url: string, credential: string): UserAdmin {
     setRole: (email, role) => change(email, { role }),
     setActive: (email, isActive) => change(email, { is_active: isActive }),
     resetPassword: (email, password) => change(email, { password }),
+    grant: (email, grant) =>
+      changeGrants(email, (grants) => [...grants.filter((g) => g.collection !== grant.collection), grant]),
+    revoke: (email, collection) => changeGrants(email, (grants) => grants.filter((g) => g.collection !== collection)),
     list: async () => (await call<{ users: PublicUser[] }>('GET', '')).users,
     where: `users API at ${base}`,
     close: async () => undefined,

@@ -14,6 +14,8 @@ Usage: npm run user -- [--url <http://host:6333> [--api-key <key>]] <command> [a
   deactivate <email>            also ends the user's sessions
   activate <email>
   reset-password <email> [password]   also ends the user's sessions
+  grant <email> <collection> <r|rw>   read or read-write on one collection only (readers)
+  revoke <email> <collection>         takes a collection off; with none left, the role's access again
   list [--json]
 
 Without a password argument the password is read from stdin (first line) or asked for on a
@@ -84,6 +86,16 @@ async function runOn(
       const user = await admin.resetPassword(email, password ?? (await readPassword(`New password for ${email}`)));
       return `Password reset for ${describe(user)}`;
     }
+    case 'grant': {
+      const [email, collection, access] = expectArgs(rest, 3, 3, 'grant <email> <collection> <r|rw>');
+      if (access !== 'r' && access !== 'rw')
+        throw new UsageError(`access must be r or rw, not ${JSON.stringify(access)}`);
+      return `Updated ${describe(await admin.grant(email, { collection, access }))}`;
+    }
+    case 'revoke': {
+      const [email, collection] = expectArgs(rest, 2, 2, 'revoke <email> <collection>');
+      return `Updated ${describe(await admin.revoke(email, collection))}`;
+    }
     case 'list': {
       expectArgs(rest, 0, 0, 'list [--json]');
       const users = await admin.list();
@@ -107,5 +119,8 @@ function parseRole(value: string): Role {
 
 function describe(user: PublicUser): string {
   const name = user.full_name ? ` (${user.full_name})` : '';
-  return `${user.email}${name} role=${user.role} ${user.is_active ? 'active' : 'inactive'} id=${user.id} created=${user.created_at}`;
+  const grants = user.collections
+    ? ` collections=${user.collections.map((grant) => `${grant.collection}:${grant.access}`).join(',')}`
+    : '';
+  return `${user.email}${name} role=${user.role}${grants} ${user.is_active ? 'active' : 'inactive'} id=${user.id} created=${user.created_at}`;
 }

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
-import { Operation } from '@vectorstore/auth';
+import { Operation, visibleCollections } from '@vectorstore/auth';
+import { principalOfMessage } from '../auth/request-principal';
 import { CollectionsService } from '@vectorstore/collections';
 import { ValidationIssues } from '@vectorstore/common';
 import type { CollectionExistsRequest__Output } from '../grpc/generated/vectorstore/CollectionExistsRequest';
@@ -33,8 +34,10 @@ export class CollectionsGrpcController {
 
   @Operation('Collections/List')
   @GrpcMethod('Collections', 'List')
-  list(): ListCollectionsResponse {
-    return { collections: this.collections.list().map((name) => ({ name })) };
+  list(request: unknown): ListCollectionsResponse {
+    const principal = principalOfMessage(request);
+    const visible = principal && visibleCollections(principal.access);
+    return { collections: this.collections.list(visible).map((name) => ({ name })) };
   }
 
   @Operation('Collections/Create')

@@ -1,5 +1,6 @@
 import { Body, Delete, Get, Param, Patch, Put, Query } from '@nestjs/common';
-import { Operation } from '@vectorstore/auth';
+import { Operation, type Principal, visibleCollections } from '@vectorstore/auth';
+import { CurrentPrincipal } from '../auth/http/current-principal.decorator';
 import { CollectionsService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { collectionInfoToRest } from './rest/collection-info.rest-mapper';
@@ -14,8 +15,8 @@ export class CollectionsHttpController {
 
   @Operation('Collections/List')
   @Get()
-  list(): { collections: Array<{ name: string }> } {
-    return { collections: this.collections.list().map((name) => ({ name })) };
+  list(@CurrentPrincipal() principal: Principal): { collections: Array<{ name: string }> } {
+    return { collections: this.collections.list(visibleCollections(principal.access)).map((name) => ({ name })) };
   }
 
   @Operation('Collections/Get')

@@ -1,4 +1,4 @@
-import { accessOfRole, Principal, weakerAccess } from '../access/access.model';
+import { accessOfUser, narrowerAccess, Principal } from '../access/access.model';
 import { ApiKeyVerifier } from '../api-keys/api-key.verifier';
 import { AuthErrors } from '../auth.errors';
 import { AccessTokenService, checkAccessClaims } from '../tokens/access-token.service';
@@ -33,7 +33,7 @@ export class CredentialVerifier {
   /**
    * Turns signature-checked claims into a principal: the claims must be a complete access token,
    * and its user must still exist, be active and have the token's version. Access never exceeds
-   * the user's current role.
+   * what the user may do now (its role, or its collection grants).
    */
   async principalFromClaims(payload: unknown): Promise<Principal> {
     const claims = checkAccessClaims(payload);
@@ -43,7 +43,7 @@ export class CredentialVerifier {
       kind: 'user',
       userId: user.id,
       email: user.email,
-      access: weakerAccess(claims.access, accessOfRole(user.role)),
+      access: narrowerAccess(claims.access, accessOfUser(user)),
       tokenId: claims.jti,
     };
   }

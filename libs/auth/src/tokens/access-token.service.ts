@@ -1,6 +1,6 @@
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
-import { AccessLevel, accessOfRole, isAccessLevel, Role } from '../access/access.model';
+import { Access, accessOfUser, CollectionGrant, isAccess, Role } from '../access/access.model';
 import { AuthErrors } from '../auth.errors';
 
 /** The only algorithm signed and accepted; pinned so `alg: none` or an algorithm swap is refused. */
@@ -10,14 +10,14 @@ export const TOKEN_AUDIENCE = 'vectorstore';
 /** Marks a JWT as an access token (the refresh token is opaque, never a JWT). */
 export const ACCESS_TOKEN_USE = 'access';
 
-/** The claims of a verified access token. `access` follows Qdrant's global `r` / `m`. */
+/** The claims of a verified access token. `access` is Qdrant's: global `r` / `m`, or per-collection grants. */
 export interface AccessClaims {
   sub: string;
   jti: string;
   iat: number;
   exp: number;
   token_use: typeof ACCESS_TOKEN_USE;
-  access: AccessLevel;
+  access: Access;
   /** The user's token version when issued; a password reset or deactivation bumps it. */
   ver: number;
 }
@@ -49,9 +49,9 @@ export class AccessTokenService {
     return this.secret;
   }
 
-  sign(user: { id: string; role: Role; tokenVersion: number }): string {
+  sign(user: { id: string; role: Role; collections?: CollectionGrant[]; tokenVersion: number }): string {
     return this.jwt.sign(
-      { token_use: ACCESS_TOKEN_USE, access: accessOfRole(user.role), ver: user.tokenVersion },
+      { token_use: ACCESS_TOKEN_USE, access: accessOfUser(user), ver: user.tokenVersion },
       {
         secret: this.secret,
         algorithm: ACCESS_TOKEN_ALGORITHM,
@@ -93,7 +93,7 @@ export function checkAccessClaims(payload: unknown, nowSeconds = Math.floor(Date
     typeof claims.jti === 'string' &&
     Number.isInteger(claims.iat) &&
     Number.isInteger(claims.exp) &&
-    isAccessLevel(claims.access) &&
+    isAccess(claims.access) &&
     Number.isInteger(claims.ver);
   if (!valid) throw AuthErrors.invalidCredential();
   if ((claims.exp as number) <= nowSeconds) throw AuthErrors.invalidCredential('token expired');

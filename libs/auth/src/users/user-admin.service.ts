@@ -1,6 +1,6 @@
 import { DomainError } from '@vectorstore/common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isRole, Role } from '../access/access.model';
+import { CollectionGrant, isCollectionAccessMode, isRole, Role } from '../access/access.model';
 import { MAX_PASSWORD_LENGTH, PasswordHasher } from '../passwords/password-hasher';
 import { isValidEmail, normalizeEmail } from './email';
 import { PublicUser, toPublicUser, UserRecord } from './user.model';
@@ -12,6 +12,8 @@ export interface UserChanges {
   isActive?: boolean;
   password?: string;
   fullName?: string | null;
+  /** The user's collection grants, replaced; empty: back to the role's global access. */
+  collections?: CollectionGrant[];
 }
 
 /** Passwords an administrator sets (CLI, first admin) must be at least this long. */
@@ -22,6 +24,8 @@ export interface NewUser {
   password: string;
   role: Role;
   fullName?: string | null;
+  /** Read or read-write on named collections instead of the role's global access (readers only). */
+  collections?: CollectionGrant[];
 }
 
 /** User management for the CLI and the first-admin bootstrap; every change is one locked write. */
@@ -35,12 +39,31 @@ export class UserAdminService {
   async add(input: NewUser): Promise<PublicUser> {
     const email = checkEmail(input.email);
     checkRole(input.role);
+    const collections = checkGrants(input.collections ?? [], input.role);
     const passwordHash = await this.hasher.hash(checkPassword(input.password));
     return this.store.update((users) => {
       if (users.some((user) => user.email === email)) throw DomainError.alreadyExists(`User ${email} already exists`);
       const created = this.newRecord(email, passwordHash, input.role, input.fullName ?? null);
+      if (collections.length > 0) created.collections = collections;
       users.push(created);
       return toPublicUser(created);
+    });
+  }
+
+  /** Gives `email` read (`r`) or read-write (`rw`) on `collection` (the CLI's `grant`), keeping its other grants. */
+  grant(email: string, grant: CollectionGrant): Promise<PublicUser> {
+    return this.change(email, (user) => {
+      const others = (user.collections ?? []).filter((existing) => existing.collection !== grant.collection);
+      user.collections = checkGrants([...others, grant], user.role);
+    });
+  }
+
+  /** Takes `collection` off `email`'s grants; without grants left the user has its role's global access again. */
+  revoke(email: string, collection: string): Promise<PublicUser> {
+    return this.change(email, (user) => {
+      const left = (user.collections ?? []).filter((existing) => existing.collection !== collection);
+      if (left.length > 0) user.collections = left;
+      else delete user.collections;
     });
   }
 
@@ -56,10 +79,12 @@ export class UserAdminService {
     });
   }
 
+  /** An admin has global manage access: making a user admin drops its collection grants. */
   setRole(email: string, role: Role): Promise<PublicUser> {
     checkRole(role);
     return this.change(email, (user) => {
       user.role = role;
+      if (role === 'admin') delete user.collections;
     });
   }
 
@@ -87,6 +112,7 @@ export class UserAdminService {
    */
   async updateById(id: string, changes: UserChanges): Promise<PublicUser> {
     if (changes.role !== undefined) checkRole(changes.role);
+    if (changes.collections !== undefined) checkGrants(changes.collections, changes.role ?? 'reader');
     const passwordHash =
       changes.password === undefined ? undefined : await this.hasher.hash(checkPassword(changes.password));
     return this.store.update((users) => {
@@ -102,7 +128,15 @@ export class UserAdminService {
         throw DomainError.failedPrecondition(
           `Failed precondition: ${user.email} is the last active admin; make another user admin first`,
         );
-      if (changes.role !== undefined) user.role = changes.role;
+      if (changes.role !== undefined) {
+        user.role = changes.role;
+        if (changes.role === 'admin') delete user.collections;
+      }
+      if (changes.collections !== undefined) {
+        const grants = checkGrants(changes.collections, user.role);
+        if (grants.length > 0) user.collections = grants;
+        else delete user.collections;
+      }
       if (changes.fullName !== undefined) user.fullName = changes.fullName;
       if (changes.isActive !== undefined) {
         if (user.isActive && !changes.isActive) user.tokenVersion += 1;
@@ -161,6 +195,28 @@ function checkEmail(email: string): string {
 
 function checkRole(role: unknown): void {
   if (!isRole(role)) throw DomainError.invalidArgument(`Invalid role ${JSON.stringify(role)}: must be admin or reader`);
+}
+
+/** Grants are for readers (an admin can do everything), one per collection, each `r` or `rw`. */
+function checkGrants(grants: readonly CollectionGrant[], role: Role): CollectionGrant[] {
+  if (grants.length === 0) return [];
+  if (role === 'admin')
+    throw DomainError.invalidArgument(
+      'Bad request: an admin has global manage access; collection grants are for readers',
+    );
+  const seen = new Set<string>();
+  return grants.map((grant) => {
+    if (typeof grant.collection !== 'string' || grant.collection.trim() === '')
+      throw DomainError.invalidArgument('Bad request: a collection grant names no collection');
+    if (!isCollectionAccessMode(grant.access))
+      throw DomainError.invalidArgument(
+        `Bad request: access to collection ${grant.collection} must be r or rw, not ${JSON.stringify(grant.access)}`,
+      );
+    if (seen.has(grant.collection))
+      throw DomainError.invalidArgument(`Bad request: collection ${grant.collection} is granted twice`);
+    seen.add(grant.collection);
+    return { collection: grant.collection, access: grant.access };
+  });
 }
 
 function checkPassword(password: string): string {

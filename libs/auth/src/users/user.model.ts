@@ -1,4 +1,4 @@
-import type { Role } from '../access/access.model';
+import type { CollectionGrant, Role } from '../access/access.model';
 
 /** A stored user. `passwordHash` is an argon2id PHC string and never leaves the library. */
 export interface UserRecord {
@@ -7,6 +7,11 @@ export interface UserRecord {
   email: string;
   fullName: string | null;
   role: Role;
+  /**
+   * Read or read-write on named collections (Qdrant's per-collection access); when present and non-empty it is
+   * all the user may do, instead of the role's global access (such a user is a `reader`).
+   */
+  collections?: CollectionGrant[];
   isActive: boolean;
   passwordHash: string;
   /**
@@ -24,6 +29,8 @@ export interface PublicUser {
   email: string;
   full_name: string | null;
   role: Role;
+  /** Only for users with collection grants. */
+  collections?: CollectionGrant[];
   is_active: boolean;
   created_at: string;
 }
@@ -34,6 +41,9 @@ export function toPublicUser(user: UserRecord): PublicUser {
     email: user.email,
     full_name: user.fullName,
     role: user.role,
+    ...(user.collections && user.collections.length > 0
+      ? { collections: user.collections.map((grant) => ({ ...grant })) }
+      : {}),
     is_active: user.isActive,
     created_at: user.createdAt,
   };

@@ -1,3 +1,4 @@
+import type { CollectionCatalog } from '@vectorstore/collections';
 import { Metadata } from '@grpc/grpc-js';
 import { Controller } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
@@ -25,17 +26,20 @@ class Protected {
 @Controller()
 class OpenCopy extends Protected {}
 
+/** No per-collection access is checked here: no catalog is asked. */
+const noCatalog = { resolve: () => undefined } as unknown as CollectionCatalog;
+
 describe('GrpcAuthGuard', () => {
   it('should answer per class when two controllers share one handler function', async () => {
     expect(OpenCopy.prototype.search).toBe(Protected.prototype.search);
-    const guard = new GrpcAuthGuard(new Reflector(), refusing);
+    const guard = new GrpcAuthGuard(new Reflector(), refusing, noCatalog);
     await expect(guard.canActivate(rpc(Protected, Protected.prototype.search))).rejects.toThrow('unauthenticated');
     // Before any call was cached this is public (true); after it, the cached requirement of `Protected` is used.
     await expect(guard.canActivate(rpc(OpenCopy, OpenCopy.prototype.search))).resolves.toBe(true);
   });
 
   it('should answer a public class as public (order reversed)', async () => {
-    const guard = new GrpcAuthGuard(new Reflector(), refusing);
+    const guard = new GrpcAuthGuard(new Reflector(), refusing, noCatalog);
     await expect(guard.canActivate(rpc(OpenCopy, OpenCopy.prototype.search))).resolves.toBe(true);
     await expect(guard.canActivate(rpc(Protected, Protected.prototype.search))).rejects.toThrow('unauthenticated');
   });

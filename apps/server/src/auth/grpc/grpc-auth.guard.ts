@@ -3,12 +3,16 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   AccessRequirement,
-  assertAccess,
+  checkAccess,
   CredentialVerifier,
   IS_PUBLIC_KEY,
+  needsCollections,
   OPERATION_KEY,
   requiredAccess,
 } from '@vectorstore/auth';
+import { CollectionCatalog } from '@vectorstore/collections';
+import { collectionsNamedIn } from '../request-collections';
+import { rememberPrincipal } from '../request-principal';
 import { credentialFromMetadata } from './credential-from-metadata';
 
 /**
@@ -29,6 +33,7 @@ export class GrpcAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly verifier: CredentialVerifier,
+    private readonly catalog: CollectionCatalog,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -36,7 +41,13 @@ export class GrpcAuthGuard implements CanActivate {
     const requirement = this.requirementOf(context);
     if (requirement === 'public') return true;
     const principal = await this.verifier.verify(credentialFromMetadata(context.switchToRpc().getContext<Metadata>()));
-    assertAccess(principal.access, requirement);
+    const request = context.switchToRpc().getData<unknown>();
+    rememberPrincipal(request, principal);
+    // Per-collection access: the collections the request names, an alias standing for its collection.
+    const collections = needsCollections(principal.access, requirement)
+      ? collectionsNamedIn(request).map((name) => this.catalog.resolve(name)?.name ?? name)
+      : [];
+    checkAccess(principal.access, requirement, collections);
     return true;
   }
 

@@ -2,14 +2,17 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import {
-  assertAccess,
   AuthErrors,
+  checkAccess,
   CredentialVerifier,
   IS_PUBLIC_KEY,
+  needsCollections,
   Principal,
   OPERATION_KEY,
   requiredAccess,
 } from '@vectorstore/auth';
+import { CollectionCatalog } from '@vectorstore/collections';
+import { collectionsNamedIn } from '../request-collections';
 import { ErrorKind, isDomainError } from '@vectorstore/common';
 import type { Request, Response } from 'express';
 import { bearerChallenge } from './bearer-challenge';
@@ -25,6 +28,7 @@ export class HttpAuthGuard extends AuthGuard('jwt') {
   constructor(
     private readonly reflector: Reflector,
     private readonly verifier: CredentialVerifier,
+    private readonly catalog: CollectionCatalog,
   ) {
     super();
   }
@@ -47,7 +51,19 @@ export class HttpAuthGuard extends AuthGuard('jwt') {
       } else {
         await super.canActivate(context);
       }
-      assertAccess((request.user as Principal).access, requirement);
+      const principal = request.user as Principal;
+      // Per-collection access: the collection of the path and those the body's lookups read from, an alias
+      // standing for its collection.
+      const collections = needsCollections(principal.access, requirement)
+        ? [
+            ...new Set(
+              [request.params?.collection_name, ...collectionsNamedIn(request.body)]
+                .filter((name): name is string => typeof name === 'string' && name !== '')
+                .map((name) => this.catalog.resolve(name)?.name ?? name),
+            ),
+          ]
+        : [];
+      checkAccess(principal.access, requirement, collections);
       return true;
     } catch (error) {
       if (isDomainError(error) && error.kind === ErrorKind.Unauthenticated) {

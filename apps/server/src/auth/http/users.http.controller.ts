@@ -30,6 +30,9 @@ export class UsersHttpController {
       password: body.password,
       role: body.role ?? 'reader',
       fullName: body.full_name ?? null,
+      ...(body.collections
+        ? { collections: body.collections.map(({ collection, access }) => ({ collection, access })) }
+        : {}),
     });
   }
 
@@ -37,12 +40,17 @@ export class UsersHttpController {
   @Patch(':id')
   update(@Param('id') id: string, @Body() body: UpdateUserRequestDto): Promise<PublicUser> {
     if (Object.values(body).every((value) => value === undefined))
-      throw DomainError.validation(['body: must change at least one of role, is_active, password, full_name']);
+      throw DomainError.validation([
+        'body: must change at least one of role, is_active, password, full_name, collections',
+      ]);
     return this.admin.updateById(id, {
       ...(body.role !== undefined ? { role: body.role } : {}),
       ...(body.is_active !== undefined ? { isActive: body.is_active } : {}),
       ...(body.password !== undefined ? { password: body.password } : {}),
       ...(body.full_name !== undefined ? { fullName: body.full_name } : {}),
+      ...(body.collections !== undefined
+        ? { collections: body.collections.map(({ collection, access }) => ({ collection, access })) }
+        : {}),
     });
   }
 }

@@ -1,9 +1,36 @@
 import { MAX_PASSWORD_LENGTH, MIN_ADMIN_SET_PASSWORD_LENGTH } from '@vectorstore/auth';
-import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { IsLoginEmail } from './auth-request.validators';
 
 const ROLES = ['admin', 'reader'];
 const MAX_FULL_NAME_LENGTH = 200;
+const MAX_GRANTS = 1000;
+
+/** Read (`r`) or read-write (`rw`) on one collection, Qdrant's per-collection access. */
+export class CollectionGrantDto {
+  @IsDefined({ message: 'is required' })
+  @IsString({ message: 'must be a string' })
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(255, { message: 'must be at most 255 characters' })
+  collection!: string;
+
+  @IsDefined({ message: 'is required' })
+  @IsIn(['r', 'rw'], { message: 'must be one of r, rw' })
+  access!: 'r' | 'rw';
+}
 
 /** `POST /api/auth/users`: a new user (role reader unless given). */
 export class CreateUserRequestDto {
@@ -24,6 +51,12 @@ export class CreateUserRequestDto {
   @IsString({ message: 'must be a string or null' })
   @MaxLength(MAX_FULL_NAME_LENGTH, { message: `must be at most ${MAX_FULL_NAME_LENGTH} characters` })
   full_name?: string | null;
+  @IsOptional()
+  @IsArray({ message: 'must be an array of {collection, access}' })
+  @ArrayMaxSize(MAX_GRANTS, { message: `must hold at most ${MAX_GRANTS} grants` })
+  @ValidateNested({ each: true })
+  @Type(() => CollectionGrantDto)
+  collections?: CollectionGrantDto[];
 }
 
 /** `PATCH /api/auth/users/{id}`: any of role, active, password, full name. */
@@ -47,4 +80,10 @@ export class UpdateUserRequestDto {
   @IsString({ message: 'must be a string or null' })
   @MaxLength(MAX_FULL_NAME_LENGTH, { message: `must be at most ${MAX_FULL_NAME_LENGTH} characters` })
   full_name?: string | null;
+  @IsOptional()
+  @IsArray({ message: 'must be an array of {collection, access}' })
+  @ArrayMaxSize(MAX_GRANTS, { message: `must hold at most ${MAX_GRANTS} grants` })
+  @ValidateNested({ each: true })
+  @Type(() => CollectionGrantDto)
+  collections?: CollectionGrantDto[];
 }
