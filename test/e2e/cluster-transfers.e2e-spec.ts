@@ -282,6 +282,8 @@ describeWithEtcd('cluster transfers and healing (e2e, 3 peers + etcd)', () => {
       await writer.stop();
       await writer.check(`after replicate_shard ${method}`);
       await expectReplicasEqual(name);
+      // The method itself did the copy: no failed run that the leader's recovery then made good.
+      expect(byId(source).server.output()).not.toMatch(new RegExp(`transfer of shard 0 of ${name} to peer .* failed`));
       // wal_delta sent the source's log (every write of a new collection is still there), not a stream.
       if (method === 'wal_delta')
         expect(byId(source).server.output()).not.toMatch(

@@ -202,6 +202,18 @@ export class ClusterNode implements ClusterMembership {
     return this.registry.goneSince(peerId);
   }
 
+  /** Whether the last call to a live peer failed (it may have died before its lease ran out). */
+  unreachable(peerId: string): boolean {
+    if (peerId === this.registry.self.peerId) return false;
+    const peer = this.registry.peers.get(peerId);
+    return peer !== undefined && this.contacts?.unreachable(peer.p2pUri) === true;
+  }
+
+  /** The process a live peer runs now (its registration's incarnation). */
+  incarnationOf(peerId: string): string | undefined {
+    return this.registry.peers.get(peerId)?.incarnation;
+  }
+
   /** Whether this peer holds the leadership now (and may act on it: its lease is confirmed). */
   isLeader(): boolean {
     return this.leader.leader?.peerId === this.registry.self.peerId && !this.lease.fenced;

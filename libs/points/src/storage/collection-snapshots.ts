@@ -111,8 +111,9 @@ export class CollectionSnapshots implements OnModuleInit {
     if (handle === undefined) throw shardNotFound(shardId);
     await fs.mkdir(intoDir, { recursive: true, mode: 0o700 });
     // The record as this one shard's: a restore checks the shard fits the collection it goes into.
+    // One entry for the shard: in cluster mode the record lists each of its replicas, on several peers.
     const config: SnapshotCollectionConfig = {
-      record: { ...record, shards: record.shards.filter((shard) => shard.shardId === shardId) },
+      record: { ...record, shards: record.shards.filter((shard) => shard.shardId === shardId).slice(0, 1) },
       aliases: [],
     };
     await fs.writeFile(path.join(intoDir, 'config.json'), stringifyJson(config, 2), { mode: 0o600 });

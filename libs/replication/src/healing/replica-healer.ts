@@ -9,6 +9,10 @@ export interface ClusterTopology {
   livePeerIds(): string[];
   /** Since when (ms since the epoch) a peer has not been live; undefined while it is. */
   goneSince(peerId: string): number | undefined;
+  /** The process a live peer runs now (random per start): a new one means the peer came back. */
+  incarnationOf?(peerId: string): string | undefined;
+  /** Whether the last call to a peer failed: its lease may still run, but no transfer should count on it. */
+  unreachable?(peerId: string): boolean;
 }
 
 export const CLUSTER_TOPOLOGY = Symbol('CLUSTER_TOPOLOGY');
@@ -34,6 +38,8 @@ export class ReplicaHealer implements OnModuleInit, OnApplicationShutdown {
    * keeps failing (peers that cannot reach each other) is tried again after 1, 2, 4 … 60 s, not every second.
    */
   private readonly attempts = new Map<string, { count: number; nextAt: number }>();
+  /** The incarnation each peer had at the last look: a peer that came back starts its back-off afresh. */
+  private readonly incarnations = new Map<string, string>();
 
   constructor(
     private readonly catalog: CollectionCatalog,
@@ -64,7 +70,8 @@ export class ReplicaHealer implements OnModuleInit, OnApplicationShutdown {
     const plan = planHealing(
       this.catalog.snapshot,
       {
-        live: new Set(topology.livePeerIds()),
+        // A peer whose lease still runs but that does not answer is neither a source nor a target now.
+        live: new Set(topology.livePeerIds().filter((peerId) => !topology.unreachable?.(peerId))),
         goneSince: (peerId) => topology.goneSince(peerId) ?? now,
         now,
       },
@@ -83,6 +90,7 @@ export class ReplicaHealer implements OnModuleInit, OnApplicationShutdown {
     }
     for (const collectionId of plan.grown) await this.attemptGrown(collectionId);
     this.forgetSettled(now);
+    this.forgetRestarted(topology);
     for (const { collectionId, transfers: wanted } of plan.start) {
       const transfers = wanted.filter(
         (start) => (this.attempts.get(attemptKey(collectionId, start))?.nextAt ?? 0) <= now,
@@ -100,6 +108,22 @@ export class ReplicaHealer implements OnModuleInit, OnApplicationShutdown {
             `${transfer.reason === 'recovery' ? 'recovering' : 'replicating'} shard ${transfer.shardId} from peer ${transfer.from} to peer ${transfer.to} (${transfer.method})`,
           );
       });
+    }
+  }
+
+  /**
+   * A peer that restarted (another incarnation) is worth trying at once again: attempts made while it was down, or
+   * while its old lease still said it was live, say nothing about it now.
+   */
+  private forgetRestarted(topology: ClusterTopology): void {
+    if (!topology.incarnationOf) return;
+    for (const peerId of topology.livePeerIds()) {
+      const incarnation = topology.incarnationOf(peerId);
+      if (incarnation === undefined) continue;
+      const before = this.incarnations.get(peerId);
+      this.incarnations.set(peerId, incarnation);
+      if (before === undefined || before === incarnation) continue;
+      for (const key of [...this.attempts.keys()]) if (key.endsWith(`/${peerId}`)) this.attempts.delete(key);
     }
   }
 

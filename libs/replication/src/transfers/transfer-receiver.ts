@@ -51,10 +51,24 @@ export class TransferReceiver {
         );
       const known = last > 0;
       let context = await this.targetOf(request, known);
-      for (const step of request.steps) {
+      const steps = request.steps;
+      for (let i = 0; i < steps.length;) {
         // The transfer may be aborted or restarted while a batch is applied: nothing of it goes in after that.
         context = await this.targetOf(request, known, 0);
-        await this.applyStep(context, shardId, request.runId, step);
+        // A run of writes goes to the log together (one group commit, applied in the order sent), not one fsync each.
+        let end = i;
+        while (end < steps.length && steps[end].kind === 'operation') end++;
+        if (end > i) {
+          const shard = this.shardOf(context, shardId);
+          const writes = steps.slice(i, end) as Array<Extract<TransferStep, { kind: 'operation' }>>;
+          const applied = await Promise.allSettled(writes.map((step) => shard.update(step.operation, step.tag)));
+          const failed = applied.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+          if (failed) throw failed.reason;
+          i = end;
+          continue;
+        }
+        await this.applyStep(context, shardId, request.runId, steps[i]);
+        i++;
       }
       this.applied.set(run, { seq: request.seq, at: Date.now() });
       this.forgetIdle();
