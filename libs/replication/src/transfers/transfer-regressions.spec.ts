@@ -672,7 +672,8 @@ describe('shard transfers: regressions of the review (D1–D6, D8)', () => {
       peerB.receiver.apply({ collection: { id: record().id, name: 'c' }, transfer: key, startedAt, runId, seq, steps });
     const firstStart = record().transfers![0].startedAt;
     await send(firstStart, 'run-1', 1, [{ kind: 'reset' }, op(upsert([1, 2]))]);
-    // Batch 2 of that run: its first step is applied, then the peer stalls before the next one.
+    // Batch 2 of that run: its first step is applied, then the peer stalls before the next one. (A run of operation
+    // steps goes to the log as one group commit, checked once before it: the steps here are separated by another.)
     const target = shardOf(peerB)!;
     const original = target.update.bind(target);
     const stalled = gate();
@@ -683,7 +684,7 @@ describe('shard transfers: regressions of the review (D1–D6, D8)', () => {
       await resume.promise;
       return opNum;
     });
-    const older = send(firstStart, 'run-1', 2, [op(upsert([3])), op(upsert([4]))]).then(
+    const older = send(firstStart, 'run-1', 2, [op(upsert([3])), { kind: 'clocks', point: {} }, op(upsert([4]))]).then(
       () => 'applied',
       () => 'refused',
     );
@@ -707,7 +708,7 @@ describe('shard transfers: regressions of the review (D1–D6, D8)', () => {
   });
 
   it('D8: a snapshot restore of an older run, checked before the transfer restarted, is done before the new run starts', async () => {
-    // A snapshot transfer: the source's files, sent by hand (taken while A holds the only replica, see the report).
+    // A snapshot transfer: the source's files, sent by hand.
     const snapshot = path.join(peerA.dir, 'snapshot-of-shard-0');
     await peerA.snapshots.checkpointShard('c', 0, snapshot);
     await peerA.cluster.updateClusterSetup('c', {
