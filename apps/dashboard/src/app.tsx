@@ -7,6 +7,7 @@ import { CollectionsPage } from './pages/collections';
 import { PointsPage } from './pages/points';
 import { QueryPage } from './pages/query';
 import { SignInPage } from './pages/sign-in';
+import { UsersPage } from './pages/users';
 import { useRoute } from './router';
 
 /** The dashboard: sign-in until there is a session, then the pages, with a banner while the server is down. */
@@ -39,12 +40,21 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
       <header class="top">
         <strong class="brand">vectorstore</strong>
         <nav>
-          <a href="#/collections" aria-current={route.page !== 'cluster' ? 'page' : undefined}>
+          <a
+            href="#/collections"
+            aria-current={route.page !== 'cluster' && route.page !== 'users' ? 'page' : undefined}
+          >
             Collections
           </a>
           <a href="#/cluster" aria-current={route.page === 'cluster' ? 'page' : undefined}>
             Cluster and health
           </a>
+          {/* Managing users needs global manage access: admins, and an API key with manage access. */}
+          {session.readOnly ? null : (
+            <a href="#/users" data-testid="nav-users" aria-current={route.page === 'users' ? 'page' : undefined}>
+              Users
+            </a>
+          )}
         </nav>
         <span class="who" data-testid="who">
           {who}
@@ -64,6 +74,15 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
         {route.page === 'points' ? <PointsPage key={route.name} name={route.name} /> : null}
         {route.page === 'query' ? <QueryPage key={route.name} name={route.name} /> : null}
         {route.page === 'cluster' ? <ClusterPage /> : null}
+        {route.page === 'users' ? (
+          session.readOnly ? (
+            <p class="notice" data-testid="users-admins-only">
+              Users are managed by administrators: this needs manage access.
+            </p>
+          ) : (
+            <UsersPage currentUserId={session.kind === 'user' ? session.user.id : undefined} />
+          )
+        ) : null}
       </main>
     </>
   );

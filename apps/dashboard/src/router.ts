@@ -6,11 +6,13 @@ export type Route =
   | { page: 'collection'; name: string }
   | { page: 'points'; name: string }
   | { page: 'query'; name: string }
-  | { page: 'cluster' };
+  | { page: 'cluster' }
+  | { page: 'users' };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(safeDecode);
   if (parts[0] === 'cluster') return { page: 'cluster' };
+  if (parts[0] === 'users') return { page: 'users' };
   if (parts[0] === 'collections' && parts[1]) {
     if (parts[2] === 'points') return { page: 'points', name: parts[1] };
     if (parts[2] === 'query') return { page: 'query', name: parts[1] };

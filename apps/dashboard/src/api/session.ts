@@ -220,6 +220,16 @@ export async function restore(): Promise<void> {
 }
 
 /**
+ * Reads the signed-in user again (`/api/auth/me`), after a change an administrator made to their own account: a new
+ * role changes what the screens offer; a deactivation or a new password ends the session (the 401 goes to sign-in).
+ */
+export async function recheckUser(): Promise<void> {
+  if (state.kind !== 'user') return;
+  const user = await request<User>('GET', '/api/auth/me');
+  if (state.kind === 'user') setState({ kind: 'user', user, readOnly: user.role !== 'admin' });
+}
+
+/**
  * Signs out. For a user the server must end the session (its refresh-token family) and drop the cookie: until it has,
  * a reload would bring the session back, so a failure rejects (an {@link ApiError}) and the session stays here, for
  * the page to say so and offer a retry.
