@@ -54,8 +54,11 @@ interface ReplicaActivity {
 @Injectable()
 export class LocalReplicas {
   private readonly routed = new WeakMap<UpdateOperation, number>();
-  /** What holds each applied write's acknowledgement (listeners' promises). */
-  private readonly gates = new WeakMap<UpdateOperation, Array<Promise<void>>>();
+  /**
+   * What holds each applied write's acknowledgement (listeners' promises), per shard: one operation object may be
+   * applied to several local shards, each with its own transfers.
+   */
+  private readonly gates = new WeakMap<UpdateOperation, Map<number, Array<Promise<void>>>>();
   private readonly activity = new Map<string, ReplicaActivity>();
 
   constructor(
@@ -90,9 +93,11 @@ export class LocalReplicas {
     activity.pending.set(routedEpoch, (activity.pending.get(routedEpoch) ?? 0) + 1);
     try {
       const opNum = await applyToLocalShard(context, shardId, operation, tag);
-      const gates = this.gates.get(operation);
-      if (gates) {
-        this.gates.delete(operation);
+      const byShard = this.gates.get(operation);
+      const gates = byShard?.get(shardId);
+      if (byShard && gates) {
+        byShard.delete(shardId);
+        if (byShard.size === 0) this.gates.delete(operation);
         await Promise.all(gates);
       }
       return opNum;
@@ -121,7 +126,12 @@ export class LocalReplicas {
       if (gate) {
         // Handled where it is awaited; a write whose apply() gave up meanwhile must not leave it unhandled.
         gate.catch(() => undefined);
-        this.gates.set(operation, [...(this.gates.get(operation) ?? []), gate]);
+        let byShard = this.gates.get(operation);
+        if (!byShard) {
+          byShard = new Map();
+          this.gates.set(operation, byShard);
+        }
+        byShard.set(shardId, [...(byShard.get(shardId) ?? []), gate]);
       }
     });
     return () => {

@@ -82,8 +82,9 @@ export class ReplicaWriter implements ShardWriter {
     const peerOf = (replica: ShardRecord) => replica.peerId ?? peers.selfId;
     const applied = new Map<string, number>();
     let record = context.record;
-    // One tag for every replica and every resend: a replica applies it once (and can tell what it missed).
-    const tag = this.nextTag(record.id, shardId, peers);
+    // One tag for every replica and every resend: a replica applies it once (and can tell what it missed). Taken
+    // once the write is sent, so that a write refused up front leaves no gap in the origin's numbers.
+    let tag: ClockTag | undefined;
     for (let attempt = 1; ; attempt++) {
       const { replicas, targets, required, factor } = writePlan(record, shardId);
       if (targets.length < required || targets.length === 0) {
@@ -91,6 +92,7 @@ export class ReplicaWriter implements ShardWriter {
           `Service unavailable: write_consistency_factor ${factor} needs ${required} replicas of shard ${shardId} to take the write, and only ${targets.length} of its ${replicas.length} can (the others are ${describeStates(replicas, targets)})`,
         );
       }
+      tag ??= this.nextTag(record.id, shardId, peers);
       const epoch = epochOf(record);
       const sendTo = targets.filter((replica) => !applied.has(peerOf(replica)));
       const results = await Promise.allSettled(

@@ -22,6 +22,9 @@ import { TransferRun } from './transfer-run';
 export class TransferDriver implements OnModuleInit, OnApplicationShutdown {
   private readonly runs = new Map<string, TransferRun>();
   private closing = false;
+  private resync: NodeJS.Timeout | undefined;
+  /** When each run that ended by itself ended: the catalog may not show the outcome it recorded yet. */
+  private readonly ended = new Map<string, number>();
 
   constructor(
     private readonly catalog: CollectionCatalog,
@@ -39,6 +42,9 @@ export class TransferDriver implements OnModuleInit, OnApplicationShutdown {
     this.cluster.transferProgress = (collectionId, transfer) =>
       this.runs.get(runKey(collectionId, transfer))?.progress.comment();
     await this.catalog.subscribe((state) => this.follow(state));
+    // A run that ended without the catalog changing (its failure could not be recorded) is started again.
+    this.resync = setInterval(() => this.follow(this.catalog.snapshot), RESYNC_MS);
+    this.resync.unref();
   }
 
   /**
@@ -55,6 +61,7 @@ export class TransferDriver implements OnModuleInit, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     this.closing = true;
+    clearInterval(this.resync);
     for (const run of this.runs.values()) run.stop();
     this.runs.clear();
   }
@@ -82,8 +89,10 @@ export class TransferDriver implements OnModuleInit, OnApplicationShutdown {
         this.runs.delete(key);
       }
     }
+    for (const key of this.ended.keys()) if (!wanted.has(key)) this.ended.delete(key);
     for (const [key, { collection, transfer }] of wanted) {
-      if (this.runs.has(key)) continue;
+      // A run that just ended is not started again before the catalog had time to show what it recorded.
+      if (this.runs.has(key) || (this.ended.get(key) ?? 0) > Date.now() - RESYNC_MS) continue;
       const run = new TransferRun(
         {
           contexts: this.contexts,
@@ -97,11 +106,16 @@ export class TransferDriver implements OnModuleInit, OnApplicationShutdown {
       );
       this.runs.set(key, run);
       void run.run().finally(() => {
-        if (this.runs.get(key) === run) this.runs.delete(key);
+        if (this.runs.get(key) !== run) return;
+        this.runs.delete(key);
+        this.ended.set(key, Date.now());
       });
     }
   }
 }
+
+/** How often the driver checks that every transfer of this peer has a run. */
+const RESYNC_MS = 5000;
 
 /** A run is one transfer started at one time. */
 function runKey(collectionId: string, transfer: ShardTransferRecord): string {

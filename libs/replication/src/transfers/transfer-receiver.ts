@@ -90,9 +90,14 @@ export class TransferReceiver {
       case 'operation':
         await this.shardOf(context, shardId).update(step.operation, step.tag);
         return;
-      case 'clocks':
-        this.shardOf(context, shardId).mergeRecoveryPoint(step.point);
+      case 'clocks': {
+        // The copy is whole: the replica now holds the source's writes up to that point. Flushed at once, since the
+        // copied points carry no tags a restart could rebuild the point from (a recovery would resend old writes).
+        const shard = this.shardOf(context, shardId);
+        shard.mergeRecoveryPoint(step.point);
+        await shard.flush();
         return;
+      }
       case 'file': {
         const incoming = this.incomingDir(context, shardId, runId);
         const file = path.resolve(incoming, step.path);

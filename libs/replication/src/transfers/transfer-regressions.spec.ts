@@ -595,39 +595,35 @@ describe('shard transfers: regressions of the review (D1–D6, D8)', () => {
     expect(checksumOf(peerB)).toEqual(checksumOf(peerA));
   });
 
-  // NOT FIXED (round 2, "D5 during the finish"): the reviewer's own D5 scenario. A delivery that fails while the
-  // finish is on its way (before the run has the answer) is handled as a failure before the finish: failTransfer,
-  // which is a no-op once the finish commits, so the waiting write is answered and the Active target lacks it.
-  it.failing(
-    'D5 (not fixed): a forwarded write the target refuses while the finish is on its way is answered, and the Active target lacks it',
-    async () => {
-      let refusing = false;
-      net.onTransfer = () => {
-        if (refusing)
-          throw DomainError.failedPrecondition(
-            'Failed precondition: transfer batch 9 arrived after batch 0; the transfer must start again',
-          );
-      };
-      let late: Promise<number> | undefined;
-      shared.beforeCommit(finishes, async () => {
-        refusing = true;
-        late = write(upsert([777], { x: 'routed before the finish' }));
-        await until(() => shardOf(peerA)!.find(777n) !== undefined, 'the write on A');
-        await ticks();
-      });
-      await startDriver(peerA);
-      await startTransfer();
-      await until(() => late !== undefined, 'the write');
-      const outcome = await late!.then(
-        () => 'answered',
-        () => 'failed',
-      );
-      await transferDone();
-      // Either the write failed, or the replica that lacks it is not counted on.
-      const lacking = stateOf(B) === 'Active' && shardOf(peerB)!.find(777n) === undefined;
-      expect({ outcome, lacking }).not.toEqual({ outcome: 'answered', lacking: true });
-    },
-  );
+  // Round 2, "D5 during the finish": a delivery that fails while the finish is on its way waits for the finish's
+  // outcome; once it went through, the failure is one after the finish (the target is marked Dead).
+  it('D5: a forwarded write the target refuses while the finish is on its way is not answered while the Active target lacks it', async () => {
+    let refusing = false;
+    net.onTransfer = () => {
+      if (refusing)
+        throw DomainError.failedPrecondition(
+          'Failed precondition: transfer batch 9 arrived after batch 0; the transfer must start again',
+        );
+    };
+    let late: Promise<number> | undefined;
+    shared.beforeCommit(finishes, async () => {
+      refusing = true;
+      late = write(upsert([777], { x: 'routed before the finish' }));
+      await until(() => shardOf(peerA)!.find(777n) !== undefined, 'the write on A');
+      await ticks();
+    });
+    await startDriver(peerA);
+    await startTransfer();
+    await until(() => late !== undefined, 'the write');
+    const outcome = await late!.then(
+      () => 'answered',
+      () => 'failed',
+    );
+    await transferDone();
+    // Either the write failed, or the replica that lacks it is not counted on.
+    const lacking = stateOf(B) === 'Active' && shardOf(peerB)!.find(777n) === undefined;
+    expect({ outcome, lacking }).not.toEqual({ outcome: 'answered', lacking: true });
+  });
 
   it('D6: a resend after a stale refusal carries the clock tag: the target that had the write forwarded applies it once', async () => {
     // rf 2: A and R Active; a replication A -> B running.

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ClusterService, ShardTransferKey, ShardTransferRecord } from '@vectorstore/collections';
+import { ClusterService, sameTransfer, ShardTransferKey, ShardTransferRecord } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import type {
   ClockTag,
@@ -28,6 +28,8 @@ const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 const FILE_CHUNK_BYTES = 4 * 1024 * 1024;
 /** How long a run waits for its own catalog to tell whether a finish whose answer was lost went through. */
 const FINISH_OUTCOME_WAIT_MS = 10_000;
+/** How long a write's answer waits for the target to apply it (from just before the finish): then the target failed. */
+const DELIVERY_WAIT_MS = 10_000;
 
 export interface TransferRunDeps {
   contexts: CollectionContexts;
@@ -66,6 +68,8 @@ export class TransferRun {
   private sender: TransferSender | undefined;
   private unlisten: (() => void) | undefined;
   private finishingNow = false;
+  /** The catalog's answer to the finish, once asked: a failure meanwhile waits for it (see {@link failed}). */
+  private finishCall: Promise<number> | undefined;
   private failureHandled: Promise<void> | undefined;
 
   constructor(
@@ -124,7 +128,14 @@ export class TransferRun {
    */
   private failed(): Promise<void> {
     this.failureHandled ??= (async () => {
-      if (!this.finished) {
+      // A failure while the finish is on its way is one after the finish if the finish went through.
+      const committed =
+        this.finishCall !== undefined &&
+        (await this.finishCall.then(
+          () => true,
+          () => false,
+        ));
+      if (!committed) {
         if (this.stopped) return;
         await this.deps.cluster.failTransfer(this.collection.id, this.key, this.transfer.startedAt);
         return;
@@ -172,7 +183,8 @@ export class TransferRun {
     await sender.drained();
     this.checkRunning();
     this.finishingNow = true;
-    this.finishEpoch = await this.finish();
+    this.finishCall = this.finish();
+    this.finishEpoch = await this.finishCall;
     this.finished = true;
     this.progress.enter('waiting for writes to settle');
     await this.deps.replicas.settled(this.collection.id, transfer.shardId, this.finishEpoch);
@@ -196,7 +208,7 @@ export class TransferRun {
       while (Date.now() < deadline) {
         const record = this.context().record;
         const running = (record.transfers ?? []).some(
-          (t) => t.startedAt === this.transfer.startedAt && t.from === this.transfer.from && t.to === this.transfer.to,
+          (t) => sameTransfer(t, this.key) && t.startedAt === this.transfer.startedAt,
         );
         const target = record.shards.find(
           (s) => s.shardId === (this.transfer.toShardId ?? this.transfer.shardId) && s.peerId === this.transfer.to,
@@ -226,11 +238,10 @@ export class TransferRun {
       (operation, tag) => (intoOtherShard ? this.filtered(operation, filter) : { kind: 'operation', operation, tag }),
       (step) => sender.push(step),
     );
-    if (!intoOtherShard) {
-      sender.push({ kind: 'reset' });
-      // The copy holds exactly the writes applied so far: the target's recovery point is the source's now.
-      sender.push({ kind: 'clocks', point: shard.recoveryPoint() });
-    }
+    if (!intoOtherShard) sender.push({ kind: 'reset' });
+    // The copy holds the writes applied so far; the target takes this as its recovery point once all of it arrived
+    // (before then, a target that restarts must not claim writes it lacks).
+    const point = intoOtherShard ? undefined : shard.recoveryPoint();
     for (const [field, schema] of shard.fieldIndexes)
       sender.push({
         kind: 'operation',
@@ -254,6 +265,7 @@ export class TransferRun {
       }
       this.progress.add(batch.length);
     }
+    if (point) sender.push({ kind: 'clocks', point });
   }
 
   /**
@@ -381,8 +393,27 @@ export class TransferRun {
           ? { kind: 'operation', operation: shaped.operation }
           : shaped;
       if (!this.ackAfterDelivery || !this.sender) return deliver(step, opNum);
-      return this.sender.pushTracked(step).catch(() => this.failed());
+      return this.delivered(this.sender, step);
     });
+  }
+
+  /**
+   * Resolves once the target applied `step`, or once its failure is dealt with (see {@link failed}). A target that
+   * takes longer than {@link DELIVERY_WAIT_MS} has failed: the write is not held longer, and the run stops sending.
+   */
+  private delivered(sender: TransferSender, step: TransferStep): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(`the target did not apply a forwarded write within ${DELIVERY_WAIT_MS} ms`);
+        sender.close(error);
+        reject(error);
+      }, DELIVERY_WAIT_MS);
+      timer.unref();
+    });
+    return Promise.race([sender.pushTracked(step), late])
+      .finally(() => clearTimeout(timer))
+      .catch(() => this.failed());
   }
 
   private checkRunning(): void {

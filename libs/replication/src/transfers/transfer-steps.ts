@@ -13,7 +13,7 @@ export type TransferStep =
    * target applies a tagged write once), or a batch of whole points copied from it (no tag).
    */
   | { kind: 'operation'; operation: UpdateOperation; tag?: ClockTag }
-  /** The source's recovery point at the moment the copy started: the copy holds exactly those writes. */
+  /** Sent after the last copied batch: the source's recovery point when the copy started, which the copy now holds. */
   | { kind: 'clocks'; point: RecoveryPoint }
   /** A piece of a snapshot file of the source's shard (Snapshot method), `path` relative to the snapshot tree. */
   | { kind: 'file'; path: string; offset: number; data: Uint8Array }

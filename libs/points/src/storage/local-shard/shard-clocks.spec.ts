@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { UpdateOperation } from '../../model/operations.model';
-import { ClockTag, ShardClocks, walDelta } from './shard-clocks';
+import { ClockTag, MAX_DELTA_WRITES, RecoveryPoint, ShardClocks, walDelta } from './shard-clocks';
 import { densePoint, openTestShard } from './shard.spec-helper';
 
 const tag = (seq: number, peer = '1', incarnation = 'a'): ClockTag => ({ peer, incarnation, seq });
@@ -11,9 +11,17 @@ describe(ShardClocks.name, () => {
   it('should keep a prefix and the numbers above it, absorbing them once the gap fills', () => {
     const clocks = new ShardClocks();
     for (const seq of [1, 2, 4, 6]) clocks.add(tag(seq));
-    expect(clocks.snapshot()).toEqual({ '1/a': { upTo: 2, above: [4, 6] } });
+    expect(clocks.snapshot()).toEqual({
+      '1/a': {
+        upTo: 2,
+        above: [
+          [4, 4],
+          [6, 6],
+        ],
+      },
+    });
     clocks.add(tag(3));
-    expect(clocks.snapshot()).toEqual({ '1/a': { upTo: 4, above: [6] } });
+    expect(clocks.snapshot()).toEqual({ '1/a': { upTo: 4, above: [[6, 6]] } });
     expect(clocks.has(tag(4))).toBe(true);
     expect(clocks.has(tag(5))).toBe(false);
     clocks.add(tag(5));
@@ -29,13 +37,55 @@ describe(ShardClocks.name, () => {
   });
 
   it('should merge to the union of both points', () => {
-    const clocks = new ShardClocks({ '1/a': { upTo: 3, above: [7] }, '2/a': { upTo: 1, above: [] } });
-    clocks.merge({ '1/a': { upTo: 5, above: [6, 9] }, '3/a': { upTo: 2, above: [] } });
+    const clocks = new ShardClocks({ '1/a': { upTo: 3, above: [[7, 7]] }, '2/a': { upTo: 1, above: [] } });
+    clocks.merge({
+      '1/a': {
+        upTo: 5,
+        above: [
+          [6, 6],
+          [9, 9],
+        ],
+      },
+      '3/a': { upTo: 2, above: [] },
+    });
     expect(clocks.snapshot()).toEqual({
-      '1/a': { upTo: 7, above: [9] },
+      '1/a': { upTo: 7, above: [[9, 9]] },
       '2/a': { upTo: 1, above: [] },
       '3/a': { upTo: 2, above: [] },
     });
+  });
+
+  it('should keep a gap that never fills as two ranges, however many writes come after it', () => {
+    const clocks = new ShardClocks();
+    for (let seq = 1; seq <= 1000; seq++) if (seq !== 10 && seq !== 500) clocks.add(tag(seq));
+    expect(clocks.snapshot()).toEqual({
+      '1/a': {
+        upTo: 9,
+        above: [
+          [11, 499],
+          [501, 1000],
+        ],
+      },
+    });
+    expect(clocks.has(tag(500))).toBe(false);
+    expect(clocks.has(tag(499))).toBe(true);
+  });
+
+  it('should read a recovery point stored with single numbers above the prefix (before ranges)', () => {
+    const old = { '1/a': { upTo: 2, above: [4, 5, 7] } } as unknown as RecoveryPoint;
+    expect(new ShardClocks(old).snapshot()).toEqual({
+      '1/a': {
+        upTo: 2,
+        above: [
+          [4, 5],
+          [7, 7],
+        ],
+      },
+    });
+  });
+
+  it('should refuse a recovery point with a bad range', () => {
+    expect(() => new ShardClocks({ '1/a': { upTo: 0, above: [[5, 3]] } })).toThrow(/bad clock entry/);
   });
 });
 
@@ -46,7 +96,7 @@ describe('walDelta', () => {
   it('should send what the target lacks, in log order, including writes it skipped', () => {
     const delta = walDelta(
       { '1/a': { upTo: 6, above: [] } },
-      { '1/a': { upTo: 2, above: [4] } },
+      { '1/a': { upTo: 2, above: [[4, 4]] } },
       records(2, 3, 4, 5, 6),
     );
     expect(delta).toEqual({ send: [3, 5, 6] });
@@ -62,13 +112,18 @@ describe('walDelta', () => {
   });
 
   it('should refuse when the target holds a write the source does not', () => {
-    const delta = walDelta({ '1/a': { upTo: 2, above: [] } }, { '1/a': { upTo: 2, above: [4] } }, records(1, 2));
+    const delta = walDelta({ '1/a': { upTo: 2, above: [] } }, { '1/a': { upTo: 2, above: [[4, 4]] } }, records(1, 2));
     expect(delta).toEqual({ refused: expect.stringContaining('the target holds writes the source does not') });
   });
 
   it('should refuse a log with an untagged write (a copied batch)', () => {
     const delta = walDelta({ '1/a': { upTo: 2, above: [] } }, { '1/a': { upTo: 1, above: [] } }, records(undefined, 2));
     expect(delta).toEqual({ refused: expect.stringContaining('without a clock tag') });
+  });
+
+  it('should refuse a target that lacks more writes than a delta sends, without listing them', () => {
+    const delta = walDelta({ '1/a': { upTo: MAX_DELTA_WRITES + 1, above: [] } }, {}, records(1));
+    expect(delta).toEqual({ refused: expect.stringContaining('more than a delta sends') });
   });
 
   it('should send nothing to a target that holds everything', () => {
@@ -116,6 +171,29 @@ describe('a shard and its clocks', () => {
     expect(reopened.recoveryPoint()).toEqual({ '1/a': { upTo: 3, above: [] } });
     await expect(reopened.update(upsert(9), tag(2))).resolves.toBe(4);
     expect(reopened.pointCount).toBe(4);
+    await reopened.close();
+  });
+
+  it('should answer a repeat of a write still being logged as that write is answered, applying it once', async () => {
+    const shard = await openTestShard(dir);
+    const [first, repeat] = await Promise.all([shard.update(upsert(1), tag(1)), shard.update(upsert(1), tag(1))]);
+    expect(repeat).toBe(first);
+    expect(shard.lastApplied).toBe(first);
+    await shard.close();
+  });
+
+  it('should keep a merged recovery point across a restart once flushed, with nothing else written', async () => {
+    const shard = await openTestShard(dir);
+    await shard.update(upsert(1), tag(1));
+    await shard.flush();
+    shard.mergeRecoveryPoint({ '2/b': { upTo: 5, above: [[9, 12]] } });
+    await shard.flush();
+    await shard.close();
+    const reopened = await openTestShard(dir);
+    expect(reopened.recoveryPoint()).toEqual({
+      '1/a': { upTo: 1, above: [] },
+      '2/b': { upTo: 5, above: [[9, 12]] },
+    });
     await reopened.close();
   });
 

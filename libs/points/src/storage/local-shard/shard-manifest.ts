@@ -56,6 +56,8 @@ export class ShardManifest {
   /** What the last written manifest holds for each segment. */
   private readonly persisted = new Map<string, PersistedSegment>();
   private persistedOp = 0;
+  /** The recovery point the last manifest holds, as written: a merged one is worth a manifest of its own. */
+  private persistedClocks = '{}';
   private readonly flushLock = new KeyedMutex();
 
   private constructor(private readonly dir: string) {}
@@ -86,6 +88,7 @@ export class ShardManifest {
       const manifest = integersToNumbers(parseJson(manifestText)) as Manifest;
       shardManifest.persistedOp = manifest.persistedOpNum;
       clocks = manifest.clocks ?? {};
+      shardManifest.persistedClocks = stringifyJson(clocks);
       for (const entry of manifest.fieldIndexes)
         fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
       for (const entry of manifest.segments) {
@@ -152,7 +155,13 @@ export class ShardManifest {
     const opNum = shard.lastApplied();
     const clocks = shard.clocks();
     const segments = shard.segments();
-    if (opNum === this.persistedOp && segments.every((s) => this.persisted.has(s.id))) return;
+    const clocksText = stringifyJson(clocks);
+    if (
+      opNum === this.persistedOp &&
+      clocksText === this.persistedClocks &&
+      segments.every((s) => this.persisted.has(s.id))
+    )
+      return;
     // New files get new names (segment id + version); nothing the current manifest lists is overwritten.
     const writes: Array<{ file: string; data: Uint8Array }> = [];
     const next = new Map<string, PersistedSegment>();
@@ -187,6 +196,7 @@ export class ShardManifest {
     const present = new Set(shard.segments().map((s) => s.id));
     for (const [id, entry] of next) if (present.has(id)) this.persisted.set(id, entry);
     this.persistedOp = opNum;
+    this.persistedClocks = clocksText;
     await shard.ackLog(opNum);
     // Only what this manifest lists survives; a concurrent swap cannot make it drop a listed file.
     await this.removeUnlisted(manifest, [...shard.segments().map((s) => s.id), ...shard.buildsInProgress()]);

@@ -1,7 +1,7 @@
 import { UpdateOperation } from '../../model/operations.model';
 import { decodeRecord, encodeOperation } from './operation-codec';
 import { ShardLog } from '../shard-log';
-import { ClockTag, RecoveryPoint, ShardClocks, TaggedRecord } from './shard-clocks';
+import { ClockTag, originOf, RecoveryPoint, ShardClocks, TaggedRecord } from './shard-clocks';
 
 /** Applies one operation to the shard's segments (deterministic: replay reproduces the same state). */
 export type ApplyOperation = (opNum: number, operation: UpdateOperation) => void;
@@ -17,8 +17,8 @@ export type AppliedListener = (opNum: number, operation: UpdateOperation, tag: C
 export class ShardWal {
   private applied: number;
   private readonly pending = new Map<number, { operation: UpdateOperation; tag?: ClockTag }>();
-  /** Tags of writes logged and not yet applied: a repeat of one of them is not logged again. */
-  private readonly pendingTags = new Set<string>();
+  /** Writes with a tag being logged or applied: a repeat of one of them waits for it instead of being logged again. */
+  private readonly pendingTags = new Map<string, Promise<number>>();
   /** The routed writes applied, by origin (recovery point); as of `persistedOpNum` until replayed past it. */
   readonly clocks: ShardClocks;
   private readonly failedOps = new Map<number, Error>();
@@ -89,20 +89,24 @@ export class ShardWal {
 
   /**
    * Logs the operation durably, applies it once the operations before it are, and returns its op number. A tagged
-   * write this shard has already logged (a coordinator sending it again) is not logged or applied twice: the
-   * answer is the last op number applied.
+   * write this shard has already applied (a coordinator sending it again) is not logged or applied twice: the answer
+   * is the last op number applied; one still being logged or applied is answered as that write is (it may fail).
    */
-  async write(operation: UpdateOperation, tag?: ClockTag): Promise<number> {
-    const key = tag && `${tag.peer}/${tag.incarnation}#${tag.seq}`;
-    if (tag && key && (this.clocks.has(tag) || this.pendingTags.has(key))) return this.applied;
-    if (key) this.pendingTags.add(key);
-    let opNum: number;
-    try {
-      opNum = await this.log.append(encodeOperation(operation, tag));
-    } catch (error) {
-      if (key) this.pendingTags.delete(key);
-      throw error;
-    }
+  write(operation: UpdateOperation, tag?: ClockTag): Promise<number> {
+    if (!tag) return this.logAndApply(operation, undefined);
+    if (this.clocks.has(tag)) return Promise.resolve(this.applied);
+    const key = `${originOf(tag)}#${tag.seq}`;
+    const pending = this.pendingTags.get(key);
+    if (pending) return pending;
+    const written = this.logAndApply(operation, tag).finally(() => {
+      if (this.pendingTags.get(key) === written) this.pendingTags.delete(key);
+    });
+    this.pendingTags.set(key, written);
+    return written;
+  }
+
+  private async logAndApply(operation: UpdateOperation, tag: ClockTag | undefined): Promise<number> {
+    const opNum = await this.log.append(encodeOperation(operation, tag));
     if (opNum <= this.applied && !this.pending.has(opNum)) {
       throw new Error(`write-ahead log returned op ${opNum}, but ${this.applied} is already applied`);
     }
@@ -139,10 +143,7 @@ export class ShardWal {
     for (let next = this.applied + 1; this.pending.has(next); next++) {
       const { operation, tag } = this.pending.get(next)!;
       this.pending.delete(next);
-      if (tag) {
-        this.clocks.add(tag);
-        this.pendingTags.delete(`${tag.peer}/${tag.incarnation}#${tag.seq}`);
-      }
+      if (tag) this.clocks.add(tag);
       try {
         this.apply(next, operation);
       } catch (error) {
