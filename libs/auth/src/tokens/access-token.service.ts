@@ -1,5 +1,5 @@
 import { JwtService } from '@nestjs/jwt';
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, KeyObject, randomUUID } from 'node:crypto';
 import { Access, accessOfUser, CollectionGrant, isAccess, Role } from '../access/access.model';
 import { AuthErrors } from '../auth.errors';
 
@@ -38,14 +38,21 @@ export const ACCESS_TOKEN_VERIFY_OPTIONS: AccessTokenVerifyOptions = {
 /** Issues and verifies access tokens (HS256 JWTs with a required `exp`). */
 export class AccessTokenService {
   private readonly jwt = new JwtService();
+  /**
+   * The secret as a key object: jsonwebtoken first tries to read a string secret as a PEM public key, which throws
+   * on every call and cost ~0.4 ms of CPU per verification (bench:auth); a key object goes straight to the HMAC.
+   */
+  private readonly secret: KeyObject;
 
   constructor(
-    private readonly secret: string,
+    secret: string,
     readonly ttlSeconds: number,
-  ) {}
+  ) {
+    this.secret = createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
-  /** The secret, for the HTTP strategy's signature check. */
-  get signingSecret(): string {
+  /** The key, for the HTTP strategy's signature check. */
+  get signingKey(): KeyObject {
     return this.secret;
   }
 
@@ -53,7 +60,8 @@ export class AccessTokenService {
     return this.jwt.sign(
       { token_use: ACCESS_TOKEN_USE, access: accessOfUser(user), ver: user.tokenVersion },
       {
-        secret: this.secret,
+        // jsonwebtoken takes a KeyObject; @nestjs/jwt's type names only strings and buffers.
+        secret: this.secret as unknown as Buffer,
         algorithm: ACCESS_TOKEN_ALGORITHM,
         expiresIn: this.ttlSeconds,
         subject: user.id,
@@ -69,7 +77,10 @@ export class AccessTokenService {
   verify(token: string): AccessClaims {
     let payload: unknown;
     try {
-      payload = this.jwt.verify<object>(token, { ...ACCESS_TOKEN_VERIFY_OPTIONS, secret: this.secret });
+      payload = this.jwt.verify<object>(token, {
+        ...ACCESS_TOKEN_VERIFY_OPTIONS,
+        secret: this.secret as unknown as Buffer,
+      });
     } catch (error) {
       throw (error as Error).name === 'TokenExpiredError'
         ? AuthErrors.invalidCredential('token expired')

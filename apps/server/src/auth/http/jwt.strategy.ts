@@ -16,7 +16,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   ) {
     super({
       jwtFromRequest: credentialFromRequest,
-      secretOrKey: tokens.signingSecret,
+      // passport-jwt hands the key to jsonwebtoken, which takes a KeyObject (see AccessTokenService).
+      secretOrKey: tokens.signingKey as unknown as Buffer,
       algorithms: ACCESS_TOKEN_VERIFY_OPTIONS.algorithms,
       issuer: ACCESS_TOKEN_VERIFY_OPTIONS.issuer,
       audience: ACCESS_TOKEN_VERIFY_OPTIONS.audience,
