@@ -1,9 +1,19 @@
 // Security review of issue 26's auth work: regression specs for what the review found (a failing spec is written
 // it.failing with the defect it shows, until fixed) and for behaviour it checked and found sound.
 import * as grpc from '@grpc/grpc-js';
+import type { UserRecord } from '@vectorstore/auth';
+import { ClusterKeys, type MetadataStore } from '@vectorstore/cluster';
+import { randomBytes } from 'node:crypto';
+import { EtcdUserStore } from '../../libs/cluster/src/auth/etcd-user-store';
+import { EtcdMetadataStore } from '../../libs/cluster/src/metadata/etcd-metadata-store';
 import { httpJson, login } from './support/auth-helpers';
+import { eventually } from './support/cluster-harness';
+import { etcdOrSkip, RunningEtcd, startEtcd } from './support/etcd-harness';
 import { createPointsClient, credentials, unary } from './support/grpc-clients';
 import { RunningServer, startServer } from './support/server-harness';
+
+const etcdBin = etcdOrSkip();
+const describeWithEtcd = etcdBin ? describe : describe.skip;
 
 jest.setTimeout(120_000);
 
@@ -123,5 +133,89 @@ describe('issue 26 security review: per-collection access (e2e, standalone)', ()
     } finally {
       client.close();
     }
+  });
+});
+
+function userRecord(email: string): UserRecord {
+  const now = new Date().toISOString();
+  return {
+    id: `id-${email}`,
+    email,
+    fullName: null,
+    role: 'reader',
+    isActive: true,
+    passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g',
+    tokenVersion: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The metadata store as it is, except that `beforeAnswer` runs between a read (get, range) and its answer. */
+function withPause(store: MetadataStore, beforeAnswer: (key: string) => Promise<void>): MetadataStore {
+  return {
+    range: async (prefix) => {
+      const found = await store.range(prefix);
+      await beforeAnswer(prefix);
+      return found;
+    },
+    get: async (key) => {
+      const found = await store.get(key);
+      await beforeAnswer(key);
+      return found;
+    },
+    txn: (guards, writes) => store.txn(guards, writes),
+    watch: (prefix, from, handlers) => store.watch(prefix, from, handlers),
+    grantLease: (ttl) => store.grantLease(ttl),
+    keepAlive: (id, timeout) => store.keepAlive(id, timeout),
+    revokeLease: (id) => store.revokeLease(id),
+    close: () => store.close(),
+  };
+}
+
+describeWithEtcd('issue 26 security review: the cluster users store (real etcd)', () => {
+  let etcd: RunningEtcd;
+  let store: EtcdMetadataStore;
+  const closing: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    etcd = await startEtcd(etcdBin!);
+    store = await EtcdMetadataStore.connect({ endpoints: [etcd.endpoint], timeoutMs: 3000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const close of closing.reverse()) await close();
+    await store?.close();
+    await etcd?.stop();
+  });
+
+  // Defect: EtcdUserStore.load read the users key with one call and the store revision with another, then watched
+  // from that revision: a change between the two reads was neither in its copy nor in its watch, so the peer kept
+  // serving the older users (a deactivated user or a reset password still accepted there) until the next change.
+  it('should not miss a change made while a peer reads the users at start', async () => {
+    const keys = new ClusterKeys(`review-${randomBytes(3).toString('hex')}`);
+    const writer = new EtcdUserStore(store, keys);
+    await writer.load();
+    closing.push(() => writer.close());
+    await writer.update((users) => users.push(userRecord('first@example.com')));
+    let raced = false;
+    const reader = new EtcdUserStore(
+      withPause(store, async (key) => {
+        if (raced || key !== keys.users) return;
+        raced = true;
+        // Another peer deactivates a user between this peer's read and its watch.
+        await writer.update((users) => {
+          users[0].isActive = false;
+          users[0].tokenVersion += 1;
+        });
+      }),
+      keys,
+    );
+    await reader.load();
+    closing.push(() => reader.close());
+    expect(raced).toBe(true);
+    await eventually(2000, async () => {
+      expect((await reader.findByEmail('first@example.com'))?.isActive).toBe(false);
+    });
   });
 });

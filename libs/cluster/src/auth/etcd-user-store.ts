@@ -30,9 +30,7 @@ export class EtcdUserStore implements UserStore {
   ) {}
 
   async load(): Promise<void> {
-    const found = await this.store.get(this.keys.users);
-    const { revision } = await this.store.range(this.keys.users);
-    this.take(found, Math.max(revision, found?.modRevision ?? 0));
+    await this.readUsers();
     await this.follow(this.seenRevision + 1);
   }
 
@@ -103,15 +101,25 @@ export class EtcdUserStore implements UserStore {
     this.logger.warn({ err: error }, 'users watch lost: reading the users again');
     for (let delay = 200; !this.closed; delay = Math.min(delay * 2, 5000)) {
       try {
-        const found = await this.store.get(this.keys.users);
-        const { revision } = await this.store.range(this.keys.users);
-        this.take(found, Math.max(revision, found?.modRevision ?? 0));
+        await this.readUsers();
         await this.follow(this.seenRevision + 1);
         return;
       } catch {
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
+  }
+
+  /**
+   * The users key and the store revision in one read, so that the watch started after it begins right past what
+   * was read: with two reads, a change between them would be in neither the copy nor the watch.
+   */
+  private async readUsers(): Promise<void> {
+    const { keys, revision } = await this.store.range(this.keys.users);
+    this.take(
+      keys.find((stored) => stored.key === this.keys.users),
+      revision,
+    );
   }
 
   /** Takes the users key as of store revision `revision`, unless this copy is newer already. */
