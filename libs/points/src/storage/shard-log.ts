@@ -6,6 +6,10 @@ export interface ShardLog {
   readonly lastOpNum: number | undefined;
   /** The first op number the log still holds (older ones were dropped after a flush). */
   readonly firstOpNum: number | undefined;
+  /** The file holding op `opNum` (for error messages), if the log still holds it. */
+  fileOf(opNum: number): string | undefined;
+  /** Ops up to `opNum` are durable elsewhere: the next record is numbered past it, even if the log lost its tail. */
+  continueAfter(opNum: number): Promise<void>;
   /** Records up to `opNum` are durable elsewhere and may be dropped. */
   ack(opNum: number): Promise<void>;
   close(): Promise<void>;

@@ -153,6 +153,35 @@ export class WriteAheadLog {
     }
   }
 
+  /** The segment file holding op `opNum`, for error messages; undefined when the log no longer holds it. */
+  fileOf(opNum: number): string | undefined {
+    return this.segments.find((segment) => segment.firstOpNum <= opNum && opNum < segment.nextOpNum)?.path;
+  }
+
+  /**
+   * Ops up to `opNum` are durable elsewhere, and the log may have lost some of them (a torn or corrupt record
+   * cut at `open` after its op was flushed): the next record gets at least `opNum + 1`, so an op number is
+   * never handed out twice. When the log would have reused one, it starts a new segment named `opNum + 1`
+   * (the name keeps the number across restarts, as for any empty segment) and deletes the older ones, whose
+   * ops are all at most `opNum`. Call it before appending.
+   */
+  async continueAfter(opNum: number): Promise<void> {
+    if (opNum < this.nextOpNum) return;
+    if (this.state !== 'open') throw this.refusal();
+    await this.flushDone;
+    this.nextOpNum = opNum + 1;
+    try {
+      await this.roll();
+    } catch (error) {
+      this.fail(error, []);
+      throw error;
+    }
+    // A crash before these deletions leaves a gap in front of the new segment, which `open` removes the same way.
+    const obsolete = this.segments.splice(0, this.segments.length - 1);
+    for (const segment of obsolete) await fs.rm(segment.path, { force: true });
+    if (obsolete.length > 0) await fsyncDirectory(this.options.dir);
+  }
+
   /**
    * Everything up to `opNum` is durable elsewhere: deletes the oldest closed segments whose records are all
    * <= `opNum`, keeping at least `retainClosed` closed segments. The open segment is never deleted.

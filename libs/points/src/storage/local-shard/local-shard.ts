@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import * as path from 'node:path';
 import { Filter } from '../../model/filter.model';
 import { UpdateOperation } from '../../model/operations.model';
@@ -11,10 +12,10 @@ import { VectorSpace } from '../vector-space';
 import { SparseSegmentVectors } from '../vectors/sparse-vectors';
 import { BuildReservations } from './build-reservations';
 import { FieldIndexSchema } from './field-index-schema';
-import { DomainError } from '@vectorstore/common';
+import { DamagedFileError, DomainError } from '@vectorstore/common';
 import { applyOperation } from './operation-dispatch';
 import { OptimizationStatus } from './optimization-status';
-import { FlushSource, ShardManifest } from './shard-manifest';
+import { FlushSource, OpenedShard, ShardManifest } from './shard-manifest';
 import { findPoint, indexedVectorCount, livePointCount, PointRef, selectPoints } from './shard-points';
 import { searchSegments, searchSegmentsAsync, SettledHits, ShardHit } from './shard-search';
 import { ShardSegments } from './shard-segments';
@@ -85,10 +86,20 @@ export class LocalShard {
   }
 
   static async open(options: LocalShardOptions): Promise<LocalShard> {
-    const { manifest, ...loaded } = await ShardManifest.open(options.dir, options.spaces);
+    const opened = await ShardManifest.open(options.dir, options.spaces).catch(damageOrThrow);
     const log = await options.openLog({ ...options.log, dir: path.join(options.dir, 'wal') });
+    // A damaged segment file or manifest: rebuilt from the log when it still holds every operation (shard-manifest).
+    const damage = opened instanceof DamagedFileError ? opened : undefined;
+    const { manifest, ...loaded } = damage ? await openForRebuild(options.dir, damage, log) : (opened as OpenedShard);
     const shard = new LocalShard(options, manifest, loaded, log);
-    await shard.wal.replay();
+    try {
+      await shard.wal.replay();
+    } catch (error) {
+      // Replay closed the log; the segments' files go too (the collection may try to open the shard again).
+      for (const segment of shard.segmentSet.all) segment.dispose();
+      throw damage ? rebuildFailed(damage, error) : error;
+    }
+    if (damage) await shard.settleRebuild(damage);
     return shard;
   }
 
@@ -376,6 +387,24 @@ export class LocalShard {
     await this.builds.release(id, built || this.segmentSet.all.some((s) => s.id === id));
   }
 
+  /**
+   * After the log was replayed into empty segments in place of damaged files: an operation that failed to apply
+   * leaves the shard unusable (the damage is reported and nothing is flushed over the files); otherwise the rebuild
+   * is logged and flushed at once, so the damaged files are replaced on disk.
+   */
+  private async settleRebuild(damage: DamagedFileError): Promise<void> {
+    if (this.failure) {
+      this.closing = this.closed = true;
+      await this.wal.close();
+      for (const segment of this.segmentSet.all) segment.dispose();
+      throw rebuildFailed(damage, this.failure);
+    }
+    new Logger(LocalShard.name).warn(
+      `${damage.message}; the shard was rebuilt from its write-ahead log (ops 1 to ${this.lastApplied})`,
+    );
+    await this.flush();
+  }
+
   /** Puts every segment at the collection's current deferral cutoff (only appendable ones take it). */
   private applyDeferral(): void {
     const cutoff = this.deferredPointsFrom();
@@ -388,4 +417,27 @@ export class LocalShard {
     for (const [field, schema] of this.fieldIndexSchemas) segment.createFieldIndex(field, schema.type, schema.params);
     return segment;
   }
+}
+
+/** Damage found while opening is handed on (the shard may be rebuilt); any other failure is thrown. */
+function damageOrThrow(error: unknown): DamagedFileError {
+  if (error instanceof DamagedFileError) return error;
+  throw error;
+}
+
+/** {@link ShardManifest.openForRebuild}, closing the log when the shard cannot be rebuilt. */
+async function openForRebuild(dir: string, damage: DamagedFileError, log: ShardLog): Promise<OpenedShard> {
+  try {
+    return await ShardManifest.openForRebuild(dir, damage, log);
+  } catch (error) {
+    await log.close();
+    throw error;
+  }
+}
+
+function rebuildFailed(damage: DamagedFileError, error: unknown): DamagedFileError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return damage.withAdvice(
+    `replaying the write-ahead log to rebuild the shard failed (${reason}); restore the collection from a snapshot`,
+  );
 }

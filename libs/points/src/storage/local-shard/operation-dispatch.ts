@@ -8,7 +8,7 @@ import { FieldIndexSchema } from './field-index-schema';
 import { deleteKeys, omitVectors, setAtPath } from './point-edits';
 import { findPoint, PointRef, selectPoints } from './shard-points';
 import { ShardSegments } from './shard-segments';
-import { tagOperation } from './tagged-operation';
+import { requireKnownOperation } from './tagged-operation';
 
 /** What operations change: the shard's segments (writes go to the active one) and its payload indexes. */
 export interface OperationTarget {
@@ -22,9 +22,8 @@ export function applyOperation(shard: OperationTarget, opNum: number, operation:
   const find = (id: PointId) => findPoint(segments.all, id);
   const select = (selector: PointsSelector) => selectPoints(segments.all, selector);
   const rewrite = (ref: PointRef, change: PointChange) => rewritePoint(segments.active, opNum, ref, change);
-  const op = tagOperation(operation);
-  // An operation of no known kind changes nothing, as before operations were tagged.
-  if (!op) return;
+  // Writes and replay check the shape first, so this throws only on a bug; it never skips an operation silently.
+  const op = requireKnownOperation(operation);
   switch (op.kind) {
     case 'upsert': {
       const { points, updateFilter, updateMode } = op.body;

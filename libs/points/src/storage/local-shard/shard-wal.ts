@@ -2,6 +2,24 @@ import { UpdateOperation } from '../../model/operations.model';
 import { decodeRecord, encodeOperation } from './operation-codec';
 import { ShardLog } from '../shard-log';
 import { ClockTag, originOf, RecoveryPoint, ShardClocks, TaggedRecord } from './shard-clocks';
+import { requireKnownOperation } from './tagged-operation';
+
+/** A WAL record the shard cannot decode: replay stops there and the shard does not open. */
+export class WalReplayError extends Error {
+  constructor(
+    readonly opNum: number,
+    readonly file: string | undefined,
+    cause: unknown,
+  ) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `write-ahead log record of op ${opNum} in ${file ?? "the shard's log"} cannot be decoded (${reason}); ` +
+        `replay stopped before it, so the shard is not opened and no later record is applied`,
+      { cause },
+    );
+    this.name = 'WalReplayError';
+  }
+}
 
 /** Applies one operation to the shard's segments (deterministic: replay reproduces the same state). */
 export type ApplyOperation = (opNum: number, operation: UpdateOperation) => void;
@@ -51,19 +69,35 @@ export class ShardWal {
     return this.firstFailure;
   }
 
-  /** Applies the operations the log holds past the last flush; done once, when the shard opens. */
+  /**
+   * Applies the operations the log holds past the last flush; done once, when the shard opens. A record that
+   * cannot be decoded stops the replay with a {@link WalReplayError} naming its file and op number, and the log is
+   * closed: skipping it would apply the writes after it without it, so the shard refuses to open instead.
+   * Afterwards the log numbers the next write past every op the segments hold (a torn tail may have cut some).
+   */
   async replay(): Promise<void> {
-    for await (const record of this.log.readFrom(this.persistedOpNum + 1)) {
-      // An operation that cannot be applied marks the shard failed (Red) but never stops it from
-      // opening: the records after it are still applied, so no later acknowledged write is lost.
-      try {
-        const { operation, tag } = decodeRecord(record.data);
-        if (tag) this.clocks.add(tag);
-        this.apply(record.opNum, operation);
-      } catch (error) {
-        this.firstFailure ??= error instanceof Error ? error : new Error(String(error));
+    try {
+      for await (const record of this.log.readFrom(this.persistedOpNum + 1)) {
+        let decoded: { operation: UpdateOperation; tag?: ClockTag };
+        try {
+          decoded = decodeRecord(record.data);
+        } catch (error) {
+          throw new WalReplayError(record.opNum, this.log.fileOf(record.opNum), error);
+        }
+        // An operation that cannot be applied marks the shard failed (Red) but never stops it from
+        // opening: the records after it are still applied, so no later acknowledged write is lost.
+        try {
+          if (decoded.tag) this.clocks.add(decoded.tag);
+          this.apply(record.opNum, decoded.operation);
+        } catch (error) {
+          this.firstFailure ??= error instanceof Error ? error : new Error(String(error));
+        }
+        this.applied = record.opNum;
       }
-      this.applied = record.opNum;
+      await this.log.continueAfter(this.applied);
+    } catch (error) {
+      await this.log.close().catch(() => undefined);
+      throw error;
     }
   }
 
@@ -93,6 +127,12 @@ export class ShardWal {
    * is the last op number applied; one still being logged or applied is answered as that write is (it may fail).
    */
   write(operation: UpdateOperation, tag?: ClockTag): Promise<number> {
+    // Refused before it is logged: a record the shard cannot apply must never reach the log.
+    try {
+      requireKnownOperation(operation);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (!tag) return this.logAndApply(operation, undefined);
     if (this.clocks.has(tag)) return Promise.resolve(this.applied);
     const key = `${originOf(tag)}#${tag.seq}`;

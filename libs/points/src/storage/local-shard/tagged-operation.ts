@@ -1,3 +1,4 @@
+import { DomainError } from '@vectorstore/common';
 import { UpdateOperation } from '../../model/operations.model';
 
 type KeyOfEach<T> = T extends unknown ? keyof T : never;
@@ -35,4 +36,39 @@ export function tagOperation(operation: UpdateOperation): TaggedOperation | unde
       return { kind, body: (operation as Record<OperationKind, unknown>)[kind] } as TaggedOperation;
   }
   return undefined;
+}
+
+/**
+ * What is wrong with the shape of `operation`, or undefined when it has one: an object with exactly one field,
+ * a known kind, whose value is an object. Only the kind is checked here; the service validates the body.
+ */
+export function operationShapeProblem(operation: unknown): string | undefined {
+  if (typeof operation !== 'object' || operation === null || Array.isArray(operation)) {
+    return `an operation must be an object with one of the fields ${KIND_ORDER.join(', ')}`;
+  }
+  const fields = Object.keys(operation);
+  const unknown = fields.filter((field) => !Object.hasOwn(KINDS, field));
+  if (unknown.length > 0) {
+    return `unknown operation field \`${unknown[0]}\`: expected exactly one of ${KIND_ORDER.join(', ')}`;
+  }
+  if (fields.length !== 1) {
+    return fields.length === 0
+      ? `an operation has no field: expected exactly one of ${KIND_ORDER.join(', ')}`
+      : `an operation has ${fields.length} fields (${fields.join(', ')}): expected exactly one`;
+  }
+  const body = (operation as Record<string, unknown>)[fields[0]];
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return `operation field \`${fields[0]}\` must be an object`;
+  }
+  return undefined;
+}
+
+/**
+ * `operation` tagged with its kind; a shape no kind has (a newer peer's operation, a bug) is refused with
+ * INVALID_ARGUMENT naming the field, so that it is never logged: a logged operation must replay.
+ */
+export function requireKnownOperation(operation: UpdateOperation): TaggedOperation {
+  const problem = operationShapeProblem(operation);
+  if (problem !== undefined) throw DomainError.invalidArgument(`Bad request: ${problem}`);
+  return tagOperation(operation)!;
 }
