@@ -219,3 +219,40 @@ describeWithEtcd('issue 26 security review: the cluster users store (real etcd)'
     });
   });
 });
+
+describe('issue 26 security review: the users API (e2e, standalone)', () => {
+  let server: RunningServer;
+  const admin = () => ({ 'api-key': server.apiKey });
+
+  beforeAll(async () => {
+    server = await startServer();
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  // Defect: @IsOptional() lets null through, so `is_active: null` was stored as is: the last active admin was
+  // deactivated past the 412 guard (null counted as "unchanged" there, as falsy at login), and users.json no longer
+  // passed its own check, so the server refused to start again. `password: null` and `collections: null` were 500s.
+  it('should refuse null for a field of PATCH /api/auth/users/{id} with 400 naming it, changing nothing', async () => {
+    const users = await httpJson(server.httpUrl, 'GET', '/api/auth/users', undefined, admin());
+    const id = (users.body as { users: Array<{ id: string }> }).users[0].id;
+    for (const field of ['is_active', 'password', 'collections', 'role']) {
+      const answer = await httpJson(server.httpUrl, 'PATCH', `/api/auth/users/${id}`, { [field]: null }, admin());
+      expect({
+        field,
+        status: answer.status,
+        error: (answer.body as { status?: { error?: string } }).status?.error,
+      }).toEqual({
+        field,
+        status: 400,
+        error: expect.stringContaining(`${field}: must`),
+      });
+    }
+    expect((await login(server.httpUrl, server.adminEmail, server.adminPassword)).user.is_active).toBe(true);
+    await server.stop();
+    server = await server.restart();
+    expect((await login(server.httpUrl, server.adminEmail, server.adminPassword)).user.is_active).toBe(true);
+  });
+});

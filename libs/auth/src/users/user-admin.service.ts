@@ -112,6 +112,10 @@ export class UserAdminService {
    */
   async updateById(id: string, changes: UserChanges): Promise<PublicUser> {
     if (changes.role !== undefined) checkRole(changes.role);
+    // Anything but a boolean (a null from a transport) would count as unchanged in the last-admin guard below and
+    // as inactive everywhere else.
+    if (changes.isActive !== undefined && typeof changes.isActive !== 'boolean')
+      throw DomainError.invalidArgument('Bad request: is_active must be true or false');
     if (changes.collections !== undefined) checkGrants(changes.collections, changes.role ?? 'reader');
     const passwordHash =
       changes.password === undefined ? undefined : await this.hasher.hash(checkPassword(changes.password));
@@ -199,6 +203,8 @@ function checkRole(role: unknown): void {
 
 /** Grants are for readers (an admin can do everything), one per collection, each `r` or `rw`. */
 function checkGrants(grants: readonly CollectionGrant[], role: Role): CollectionGrant[] {
+  if (!Array.isArray(grants))
+    throw DomainError.invalidArgument('Bad request: collection grants must be a list of {collection, access}');
   if (grants.length === 0) return [];
   if (role === 'admin')
     throw DomainError.invalidArgument(
@@ -220,6 +226,7 @@ function checkGrants(grants: readonly CollectionGrant[], role: Role): Collection
 }
 
 function checkPassword(password: string): string {
+  if (typeof password !== 'string') throw DomainError.invalidArgument('Password must be a string');
   if (password.length < MIN_ADMIN_SET_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
     throw DomainError.invalidArgument(
       `Password must be ${MIN_ADMIN_SET_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`,

@@ -19,6 +19,9 @@ const ROLES = ['admin', 'reader'];
 const MAX_FULL_NAME_LENGTH = 200;
 const MAX_GRANTS = 1000;
 
+/** Validated unless left out: null is checked (and refused) like any other value. */
+const isPresent = (_: object, value: unknown): boolean => value !== undefined;
+
 /** Read (`r`) or read-write (`rw`) on one collection, Qdrant's per-collection access. */
 export class CollectionGrantDto {
   @IsDefined({ message: 'is required' })
@@ -59,17 +62,21 @@ export class CreateUserRequestDto {
   collections?: CollectionGrantDto[];
 }
 
-/** `PATCH /api/auth/users/{id}`: any of role, active, password, full name. */
+/**
+ * `PATCH /api/auth/users/{id}`: any of role, active, password, full name, collections. A field left out is unchanged;
+ * only `full_name` may be null (`@IsOptional()` would let a null role, active flag, password or grant list through to
+ * the change, and a null `is_active` would deactivate the last admin past its guard).
+ */
 export class UpdateUserRequestDto {
-  @IsOptional()
+  @ValidateIf(isPresent)
   @IsIn(ROLES, { message: `must be one of ${ROLES.join(', ')}` })
   role?: 'admin' | 'reader';
 
-  @IsOptional()
+  @ValidateIf(isPresent)
   @IsBoolean({ message: 'must be a boolean' })
   is_active?: boolean;
 
-  @IsOptional()
+  @ValidateIf(isPresent)
   @IsString({ message: 'must be a string' })
   @MinLength(MIN_ADMIN_SET_PASSWORD_LENGTH, { message: `must be at least ${MIN_ADMIN_SET_PASSWORD_LENGTH} characters` })
   @MaxLength(MAX_PASSWORD_LENGTH, { message: `must be at most ${MAX_PASSWORD_LENGTH} characters` })
@@ -80,7 +87,7 @@ export class UpdateUserRequestDto {
   @IsString({ message: 'must be a string or null' })
   @MaxLength(MAX_FULL_NAME_LENGTH, { message: `must be at most ${MAX_FULL_NAME_LENGTH} characters` })
   full_name?: string | null;
-  @IsOptional()
+  @ValidateIf(isPresent)
   @IsArray({ message: 'must be an array of {collection, access}' })
   @ArrayMaxSize(MAX_GRANTS, { message: `must hold at most ${MAX_GRANTS} grants` })
   @ValidateNested({ each: true })
