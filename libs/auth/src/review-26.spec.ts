@@ -5,6 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PasswordHasher } from './passwords/password-hasher';
+import { FileRefreshRecords } from './tokens/file-refresh-records';
+import { RefreshSession, RefreshTokenStore } from './tokens/refresh-token.store';
 import { UserAdminService, UserChanges } from './users/user-admin.service';
 import { FileUserStore } from './users/user.store';
 
@@ -55,5 +57,75 @@ describe('issue 26 security review: UserAdminService', () => {
       { role: 'reader' as const, isActive: true },
     ])
       await expect(admin.updateById(only.id, changes)).rejects.toMatchObject({ kind: ErrorKind.FailedPrecondition });
+  });
+});
+
+describe('issue 26 security review: refresh reuse grace', () => {
+  const GRACE_MS = 10_000;
+  const session: RefreshSession = { userId: 'user-1', tokenVersion: 0 };
+  const accept = async (s: RefreshSession): Promise<RefreshSession> => s;
+  /** The answer is the successor itself, so a test sees which token a rotation handed out. */
+  const successor = (_: RefreshSession, next: string): string => next;
+  const unauthenticated = expect.objectContaining({ kind: ErrorKind.Unauthenticated });
+  let dataDir: string;
+  let records: FileRefreshRecords;
+  /** The true time (the records' clock); a peer may see it skewed. */
+  let now: number;
+  const stores: RefreshTokenStore[] = [];
+
+  /** A peer: its own clock over the shared records (etcd in a cluster; one file here, the rules are the same). */
+  function peer(now: () => number): RefreshTokenStore {
+    const store = new RefreshTokenStore(records, 60, { reuseGraceMs: GRACE_MS, now });
+    stores.push(store);
+    return store;
+  }
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'review-26-refresh-'));
+    now = 1_000_000;
+    records = new FileRefreshRecords(dataDir, { sealLifetimeMs: GRACE_MS, now: () => now });
+    await records.load();
+  });
+
+  afterEach(async () => {
+    for (const store of stores.splice(0)) store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('should refuse, not replay, a reuse within the grace once the session was logged out', async () => {
+    const store = peer(() => now);
+    const first = await store.issue(session);
+    await store.rotate(first, accept, successor);
+    await store.revokeFamilyOf(first);
+    now += 1000;
+    await expect(store.rotate(first, accept, successor)).rejects.toEqual(unauthenticated);
+  });
+
+  it('should hand a thief replaying within the grace the owner’s pair, which the owner’s next refresh ends', async () => {
+    const store = peer(() => now);
+    const stolen = await store.issue(session);
+    const owners = await store.rotate(stolen, accept, successor);
+    now += 1000;
+    const thiefs = await store.rotate(stolen, accept, successor);
+    expect(thiefs).toBe(owners);
+    const ownersNext = await store.rotate(owners, accept, successor);
+    // After the grace, the thief's copy is a reuse: the whole session ends, the owner's newest token too.
+    now += GRACE_MS;
+    await expect(store.rotate(thiefs, accept, successor)).rejects.toEqual(unauthenticated);
+    await expect(store.rotate(ownersNext, accept, successor)).rejects.toEqual(unauthenticated);
+  });
+
+  // Defect (not fixed, low): the grace is measured between two peers' clocks (usedAt is the rotating peer's
+  // Date.now(), the reuse is judged by the peer that receives it). On a peer whose clock is behind by more than the
+  // grace, a used token presented long after its use still counts as "within the grace": it is handed the live
+  // newest pair of the chain instead of ending the session. A cluster needs a shared clock for this (e.g. seals
+  // kept under an etcd lease of the grace's length), or refusal when the elapsed time is negative.
+  it.failing('should end the session on a reuse long after the grace, on a peer whose clock is behind', async () => {
+    const a = peer(() => now);
+    const b = peer(() => now - 60_000);
+    const stolen = await a.issue(session);
+    await a.rotate(stolen, accept, successor);
+    now += 30_000;
+    await expect(b.rotate(stolen, accept, successor)).rejects.toEqual(unauthenticated);
   });
 });
