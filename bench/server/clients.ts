@@ -125,6 +125,31 @@ export function rawClient(address: string, apiKey: string, options: SearchOption
   };
 }
 
+/**
+ * The lean grpc-js client calling `Points/Query` instead of `Search`: the request REST's `…/points/query` carries
+ * (a nearest query of the vector, limit, hnsw_ef, the filter), so REST and gRPC are compared on the same call.
+ */
+export function rawQueryClient(address: string, apiKey: string, options: SearchOptions): SearchClient {
+  const metadata = new grpc.Metadata();
+  metadata.set('api-key', apiKey);
+  const client = new RawClient(address, metadata);
+  const filter = { must: [{ field: { key: TAG_FIELD, match: { keyword: TAG_MATCH } } }] };
+  const params = { hnswEf: options.ef };
+  return {
+    async search(vector, filtered) {
+      const response = await client.unary<RawSearchResponse>('Query', {
+        collectionName: 'bench',
+        query: { nearest: { dense: { data: vector } } },
+        limit: options.limit,
+        params,
+        filter: filtered ? filter : undefined,
+      });
+      return response.result.map((p) => Number(p.id.num));
+    },
+    close: () => client.close(),
+  };
+}
+
 const CLOCK_TICKS_PER_S = 100; // USER_HZ: /proc reports utime and stime in 1/100 s on Linux
 
 /** CPU time (user + system, all threads) a process has used so far, in ms, from /proc/<pid>/stat. */

@@ -13,7 +13,12 @@ export interface Run {
   clientCpuPerQuery: number;
   /** Cores that everything else on the machine kept busy on average during the run (Linux): the run's noise. */
   otherCores: number;
+  /** When the measured searches ran, in µs of the monotonic clock V8's CPU profiles use (profile-summary.ts). */
+  window: { fromUs: number; toUs: number };
 }
+
+/** Now on CLOCK_MONOTONIC in µs: the clock of a .cpuprofile's startTime, in any process of this machine. */
+export const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 export interface MeasureOptions {
   /** Searches per run, spread over the clients. */
@@ -71,6 +76,7 @@ export async function measure(
   const cpu0 = cpuMs();
   const client0 = process.cpuUsage();
   const machine0 = machineBusyMs();
+  const fromUs = monotonicUs();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
@@ -85,6 +91,7 @@ export async function measure(
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
+  const toUs = monotonicUs();
   const cpu = cpuMs() - cpu0;
   const client = process.cpuUsage(client0);
   const clientMs = (client.user + client.system) / 1000;
@@ -99,6 +106,7 @@ export async function measure(
     cpuPerQuery: cpu / queries,
     clientCpuPerQuery: clientMs / queries,
     otherCores: Math.max(0, otherMs / 1000 / seconds),
+    window: { fromUs, toUs },
   };
 }
 

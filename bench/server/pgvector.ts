@@ -8,19 +8,30 @@
 // and gives vectorstore ÷ pgvector at the nearest recall (docs/benchmarks-pgvector.md).
 // Env: BENCH_POINTS (100000), BENCH_QUERIES (2000 per run), BENCH_PG_EF (40,64,100,200), BENCH_REPEATS (1),
 // BENCH_PG_BUILD_WORKERS (2), BENCH_PG_ITERATIVE (relaxed_order), BENCH_PG_PARAM (binary|text),
-// BENCH_PG_TCP=1 (connect over 127.0.0.1 instead of the unix socket), BENCH_PG_CLIENT (raw|official: our
-// server's client in compare mode), PG_BIN (/usr/lib/postgresql/15/bin).
+// BENCH_PG_TCP=1 (connect over 127.0.0.1 instead of the unix socket), BENCH_PG_CLIENT (our server's clients in
+// compare mode, comma-separated, each measured right after pgvector on every configuration: raw (lean grpc-js,
+// Search; the default), raw-query (lean grpc-js, Query), official (@qdrant/js-client-grpc), rest (lean node:http
+// keep-alive, POST …/points/query), rest-official (@qdrant/js-client-rest)), PG_BIN (/usr/lib/postgresql/15/bin).
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { startServer } from '../../test/e2e/support/server-harness';
+import { RunningServer, startServer } from '../../test/e2e/support/server-harness';
 import { Dataset, gaussianMixture } from '../engine/datasets';
 import { table } from '../engine/report';
-import { officialClient, processCpuMs, rawClient, TAG_MATCH } from './clients';
+import {
+  officialClient,
+  processCpuMs,
+  rawClient,
+  rawQueryClient,
+  SearchClient,
+  SearchOptions,
+  TAG_MATCH,
+} from './clients';
 import { loadBenchCollection } from './load-server';
 import { exactTruth, measure, MeasureOptions, progress, Run } from './measure';
 import { PgCluster, postgresCpuMs, postgresMissing, startCluster } from './pg-cluster';
+import { leanRestClient, officialRestClient } from './rest-clients';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const POINTS = Number(env('BENCH_POINTS', '100000'));
@@ -32,7 +43,21 @@ const ITERATIVE = env('BENCH_PG_ITERATIVE', 'relaxed_order');
 const BINARY_PARAM = env('BENCH_PG_PARAM', 'binary') === 'binary';
 const TCP = process.env.BENCH_PG_TCP === '1';
 const COMPARE = process.env.BENCH_PG_COMPARE === '1';
-const SERVER_CLIENT = env('BENCH_PG_CLIENT', 'raw');
+const SERVER_CLIENT_KINDS = env('BENCH_PG_CLIENT', 'raw')
+  .split(',')
+  .filter((kind) => kind !== '');
+type ServerClientKind = 'raw' | 'raw-query' | 'official' | 'rest' | 'rest-official';
+/** Our server's clients in compare mode, by BENCH_PG_CLIENT: what they are, and how one is made. */
+const SERVER_CLIENTS: Record<ServerClientKind, [string, (server: RunningServer, o: SearchOptions) => SearchClient]> = {
+  raw: ['lean grpc-js client, Search', (s, o) => rawClient(s.grpcAddress, s.apiKey, o)],
+  'raw-query': ['lean grpc-js client, Query', (s, o) => rawQueryClient(s.grpcAddress, s.apiKey, o)],
+  official: ['official @qdrant/js-client-grpc', (s, o) => officialClient(s.grpcPort, s.apiKey, o)],
+  rest: ['lean node:http keep-alive client, REST …/points/query', (s, o) => leanRestClient(s.httpUrl, s.apiKey, o)],
+  'rest-official': [
+    'official @qdrant/js-client-rest, …/points/query',
+    (s, o) => officialRestClient(s.httpUrl, s.apiKey, o),
+  ],
+};
 const PG_BIN = env('PG_BIN', '/usr/lib/postgresql/15/bin');
 const DIM = 128;
 const K = 10;
@@ -150,7 +175,8 @@ async function checkPlans(admin: Client, ds: Dataset): Promise<void> {
 }
 
 interface Measured {
-  who: 'pgvector' | 'vectorstore';
+  /** 'pgvector', or 'vectorstore (<client kind>)'. */
+  who: string;
   mode: Mode;
   ef: number;
   clients: number;
@@ -217,7 +243,8 @@ async function openPgvector(ds: Dataset, notes: string[]): Promise<Peer> {
   }
 }
 
-async function openVectorstore(ds: Dataset, notes: string[]): Promise<Peer> {
+/** Our server, loaded once; a peer per client kind, all measuring the same server. */
+async function openVectorstore(ds: Dataset, notes: string[]): Promise<Peer[]> {
   const server = await startServer({ env: { VECTORSTORE_LOG_LEVEL: 'error' } });
   // a child outlives process.exit: killed at exit unless stopped before
   const killOnExit = () => process.kill(server.pid, 'SIGKILL');
@@ -229,30 +256,37 @@ async function openVectorstore(ds: Dataset, notes: string[]): Promise<Peer> {
   };
   try {
     const load = await loadBenchCollection(server, ds, { m: M, efConstruct: EF_CONSTRUCT, fullScanThreshold: 10_000 });
+    const kinds = SERVER_CLIENT_KINDS as ServerClientKind[];
     notes.push(
-      `vectorstore (${SERVER_CLIENT} gRPC client): upload ${load.loadSeconds.toFixed(1)} s, index ${load.indexSeconds.toFixed(1)} s; ` +
-        'a filtered search whose 10% hold less than full_scan_threshold scans them exactly (recall 1, ef unused).',
+      `vectorstore: upload ${load.loadSeconds.toFixed(1)} s, index ${load.indexSeconds.toFixed(1)} s; ` +
+        'a filtered search whose 10% hold less than full_scan_threshold scans them exactly (recall 1, ef unused). ' +
+        `Its clients: ${kinds.map((kind) => `${kind} = ${SERVER_CLIENTS[kind][0]}`).join('; ')}.`,
     );
     const queries = Array.from({ length: QUERIES }, (_, q) => Array.from(ds.queries.subarray(q * DIM, (q + 1) * DIM)));
-    const make = (ef: number) =>
-      SERVER_CLIENT === 'official'
-        ? officialClient(server.grpcPort, server.apiKey, { limit: K, ef })
-        : rawClient(server.grpcAddress, server.apiKey, { limit: K, ef });
-    // run.ts found the first measured run paying for the server's JIT: warm both paths first.
-    const warm = make(EF_SEARCH[0]);
-    for (let q = 0; q < 600; q++) await warm.search(queries[q % QUERIES], q % 2 === 1);
-    warm.close();
-    return {
-      who: 'vectorstore',
-      async clients(ef, mode, concurrency) {
-        const clients = Array.from({ length: concurrency }, () => make(ef));
-        const search = async (w: number, q: number) =>
-          (await clients[w].search(queries[q], mode === 'filtered')).map((id) => id - 1);
-        return { search, done: () => clients.forEach((c) => c.close()) };
-      },
-      cpuMs: () => processCpuMs(server.pid),
-      close: stop,
-    };
+    let open = kinds.length;
+    return await Promise.all(
+      kinds.map(async (kind): Promise<Peer> => {
+        const make = (ef: number) => SERVER_CLIENTS[kind][1](server, { limit: K, ef });
+        // run.ts found the first measured run paying for the server's JIT: warm both paths first.
+        const warm = make(EF_SEARCH[0]);
+        for (let q = 0; q < 600; q++) await warm.search(queries[q % QUERIES], q % 2 === 1);
+        warm.close();
+        return {
+          who: `vectorstore (${kind})`,
+          async clients(ef, mode, concurrency) {
+            const clients = Array.from({ length: concurrency }, () => make(ef));
+            const search = async (w: number, q: number) =>
+              (await clients[w].search(queries[q], mode === 'filtered')).map((id) => id - 1);
+            return { search, done: () => clients.forEach((c) => c.close()) };
+          },
+          cpuMs: () => processCpuMs(server.pid),
+          // the server stops when the last of its peers is closed
+          close: async () => {
+            if (--open === 0) await stop();
+          },
+        };
+      }),
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -288,7 +322,7 @@ async function sweep(peers: Peer[], truth: Record<Mode, Uint32Array>): Promise<M
  * run's CPU per query ÷ ours (less swayed by other jobs than QPS).
  */
 function ratio(row: Measured, all: Measured[]): string[] {
-  if (row.who !== 'vectorstore') return ['', ''];
+  if (row.who === 'pgvector') return ['', ''];
   const peers = all.filter(
     (p) => p.who === 'pgvector' && p.mode === row.mode && p.clients === row.clients && p.repeat === row.repeat,
   );
@@ -303,6 +337,11 @@ function ratio(row: Measured, all: Measured[]): string[] {
 }
 
 async function main(): Promise<void> {
+  const unknown = SERVER_CLIENT_KINDS.filter((kind) => !(kind in SERVER_CLIENTS));
+  if (unknown.length > 0 || SERVER_CLIENT_KINDS.length === 0) {
+    console.error(`BENCH_PG_CLIENT: unknown ${unknown.join(', ')} (known: ${Object.keys(SERVER_CLIENTS).join(', ')})`);
+    process.exit(2);
+  }
   const missing = postgresMissing(PG_BIN, 'vector');
   if (missing) {
     console.error(`pgvector bench: ${missing} (PG_BIN=${PG_BIN}).\n${INSTALL_HELP}`);
@@ -318,10 +357,10 @@ async function main(): Promise<void> {
   const ds = gaussianMixture(POINTS, QUERIES, DIM);
   const truth = exactTruth(ds.base, ds.queries, DIM, K, (i) => `t${i % 10}` === TAG_MATCH);
   const notes: string[] = [];
-  const peers = [await openPgvector(ds, notes)];
+  const peers: Peer[] = [await openPgvector(ds, notes)];
   let results: Measured[];
   try {
-    if (COMPARE) peers.push(await openVectorstore(ds, notes));
+    if (COMPARE) peers.push(...(await openVectorstore(ds, notes)));
     results = await sweep(peers, truth);
   } finally {
     // every peer is closed even if one fails to (reported, without hiding the run's own error)
@@ -355,7 +394,7 @@ async function main(): Promise<void> {
   console.log(notes.join('\n'));
   console.log(
     'CPU/query: pgvector, all postgres processes; vectorstore, the server process (utime + stime, /proc). ' +
-      'Client CPU/query: this bench process (the pg or gRPC client), which shares the machine with the server. ' +
+      "Client CPU/query: this bench process (the pg client, or our server's gRPC or REST client), which shares the machine with the server. " +
       "Others' cores: what other jobs kept busy meanwhile (/proc/stat), the run's noise.\n",
   );
   const headers =

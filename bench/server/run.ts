@@ -1,24 +1,32 @@
 // npm run bench:server — what the server costs on top of the engine. The same points (Gaussian mixture,
 // 128-d, Euclid) and the same queries at the same ef, searched: in-process through libs/engine ("engine
 // alone"), and through a server child process over gRPC with the official @qdrant/js-client-grpc and
-// with a lean raw @grpc/grpc-js client; 1 and 8 concurrent clients; plain and filtered (a keyword
+// with a lean raw @grpc/grpc-js client (Search, and Query as REST's query), and over REST
+// (`POST …/points/query`) with a lean node:http keep-alive client and the official @qdrant/js-client-rest;
+// 1 and 8 concurrent clients; plain and filtered (a keyword
 // payload field with a payload index, 10% of the points match). The filtered search runs twice: under
 // the default full_scan_threshold (10 000 KB), which scans the 10% exactly as Qdrant does, and as
 // "filtered-graph" with the threshold lowered (UpdateCollection, as a user would) so the HNSW graph is
 // walked with the filter, at BENCH_GRAPH_EF. Both sides build HNSW m=16,
 // ef_construct=100; the server's points are bulk-loaded with indexing off, then indexed into one segment.
 // Columns: recall@10 against exact brute force, QPS, p50/p99 latency, server CPU per query (from
-// /proc/<pid>/stat), and server QPS ÷ engine-alone QPS.
+// /proc/<pid>/stat, so whatever the client costs), the client's (this process's) CPU per query, the server's
+// CPU per query ÷ that of the lean gRPC Query client in the same mode and clients, and server QPS ÷
+// engine-alone QPS.
 // Env: BENCH_POINTS (100000), BENCH_QUERIES (2000 per run), BENCH_EF (64), BENCH_GRAPH_EF (16: the ef of
 // the filtered graph walk, the lowest at recall ≥ 0.99 here), BENCH_ON_DISK=1 (server keeps
 // vectors on disk; the engine alone keeps them in memory), BENCH_SEARCH_OFFLOAD (auto, always or never: when
 // the server searches on worker threads), BENCH_MODES (plain,filtered,filtered-graph) and BENCH_CLIENTS
-// (official,raw) to run
-// a part only, e.g. for a profile of one kind of search.
+// (official,raw,raw-query,rest,rest-official) to run a part only, e.g. for a profile of one kind of search.
+// BENCH_PROFILE=1 runs the server under --cpu-prof (BENCH_PROFILE_INTERVAL µs, 250) and prints, per measured
+// run, the main thread's self time by stage of a request in µs per query (profile-summary.ts); it defaults
+// BENCH_MODES to plain and BENCH_CLIENTS to raw-query,rest. The profiler costs the server CPU: read that table
+// for where the time goes, the others from a run without it.
 import * as grpc from '@grpc/grpc-js';
 import { VectorIndex } from '@vectorstore/engine';
-import { existsSync, rmSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer } from '../../test/e2e/support/server-harness';
 import { Dataset, gaussianMixture } from '../engine/datasets';
 import { table } from '../engine/report';
@@ -27,6 +35,7 @@ import {
   processCpuMs,
   RawClient,
   rawClient,
+  rawQueryClient,
   residentBytes,
   SearchClient,
   SearchOptions,
@@ -34,6 +43,8 @@ import {
 } from './clients';
 import { loadBenchCollection } from './load-server';
 import { measure, MeasureOptions, progress, Run } from './measure';
+import { loadProfile, profilesOf, selfTimes, stageTable, stageTimes, topFunctions } from './profile-summary';
+import { leanRestClient, officialRestClient } from './rest-clients';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const POINTS = env('BENCH_POINTS', 100_000);
@@ -59,12 +70,21 @@ const SEARCH: Record<Mode, SearchOptions> = {
   filtered: { limit: K, ef: EF },
   'filtered-graph': { limit: K, ef: GRAPH_EF },
 };
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const PROFILE_INTERVAL_US = env('BENCH_PROFILE_INTERVAL', 250);
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter((x) => x !== '');
-const MODES = list('BENCH_MODES', 'plain,filtered,filtered-graph') as Mode[];
-const CLIENT_KINDS = list('BENCH_CLIENTS', 'official,raw');
+const MODES = list('BENCH_MODES', PROFILE ? 'plain' : 'plain,filtered,filtered-graph') as Mode[];
+const CLIENT_KINDS = list('BENCH_CLIENTS', PROFILE ? 'raw-query,rest' : 'official,raw,raw-query,rest,rest-official');
+const KNOWN_CLIENTS = ['official', 'raw', 'raw-query', 'rest', 'rest-official'] as const;
+type ClientKind = (typeof KNOWN_CLIENTS)[number];
+/**
+ * The row the server CPU ÷ gRPC column divides by: the lean gRPC client calling Query, as REST's query does (or,
+ * when BENCH_CLIENTS leaves it out, calling Search).
+ */
+const REFERENCE_KIND: ClientKind = CLIENT_KINDS.includes('raw-query') ? 'raw-query' : 'raw';
 for (const [name, values, known] of [
   ['BENCH_MODES', MODES, ['plain', 'filtered', 'filtered-graph']],
-  ['BENCH_CLIENTS', CLIENT_KINDS, ['official', 'raw']],
+  ['BENCH_CLIENTS', CLIENT_KINDS, KNOWN_CLIENTS],
 ] as const) {
   const unknown = values.filter((v) => !(known as readonly string[]).includes(v));
   if (unknown.length > 0) throw new Error(`${name}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
@@ -142,13 +162,16 @@ async function main(): Promise<void> {
 
   // BENCH_SERVER_NODE_ARGS go to the server's node only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for a profile.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'vectorstore-rest-prof-')) : undefined;
+  if (profileDir)
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${PROFILE_INTERVAL_US}`);
   // BENCH_SEARCH_OFFLOAD=auto|always|never compares the server's search paths (see docs/performance.md).
   const offload = process.env.BENCH_SEARCH_OFFLOAD;
   const server = await startServer({
     env: { VECTORSTORE_LOG_LEVEL: 'error', ...(offload ? { VECTORSTORE_TEST_SEARCH_OFFLOAD: offload } : {}) },
     nodeArgs,
   });
-  const rows: (string | number)[][] = [];
+  const measured: { mode: Mode; kind: ClientKind; who: string; clients: number; run: Run }[] = [];
   let notes = '';
   try {
     const { loadSeconds, indexSeconds, segments } = await loadBenchCollection(server, ds, {
@@ -165,46 +188,43 @@ async function main(): Promise<void> {
     const collections = new RawClient(server.grpcAddress, metadata, 'qdrant.Collections');
 
     const serverCpuMs = () => processCpuMs(server.pid);
-    const makers = (
-      [
-        [
-          'official @qdrant/js-client-grpc',
-          (options: SearchOptions) => officialClient(server.grpcPort, server.apiKey, options),
-        ],
-        ['raw @grpc/grpc-js', (options: SearchOptions) => rawClient(server.grpcAddress, server.apiKey, options)],
-      ] as [string, (options: SearchOptions) => SearchClient][]
-    ).filter(([who]) => CLIENT_KINDS.includes(who.split(' ')[0]));
+    const allMakers: Record<ClientKind, [string, (options: SearchOptions) => SearchClient]> = {
+      official: [
+        'official @qdrant/js-client-grpc',
+        (options) => officialClient(server.grpcPort, server.apiKey, options),
+      ],
+      raw: ['raw @grpc/grpc-js', (options) => rawClient(server.grpcAddress, server.apiKey, options)],
+      'raw-query': [
+        'raw @grpc/grpc-js, Query',
+        (options) => rawQueryClient(server.grpcAddress, server.apiKey, options),
+      ],
+      rest: ['REST, lean node:http', (options) => leanRestClient(server.httpUrl, server.apiKey, options)],
+      'rest-official': [
+        'REST, @qdrant/js-client-rest',
+        (options) => officialRestClient(server.httpUrl, server.apiKey, options),
+      ],
+    };
+    const makers = KNOWN_CLIENTS.filter((kind) => CLIENT_KINDS.includes(kind)).map(
+      (kind) => [kind, ...allMakers[kind]] as const,
+    );
     // The first measured run paid for the server's JIT and the indexing garbage (seen as ~50% more CPU
     // per query than the same run placed later), so the plain and filtered paths are warmed before any is
     // measured (the filtered walk, by its runs' own WARMUP queries).
-    for (const [who, make] of makers) {
+    for (const [kind, , make] of makers) {
       const client = make(SEARCH.plain);
       for (let q = 0; q < SERVER_WARMUP; q++) await client.search(queries[q % QUERIES], q % 2 === 1);
       client.close();
-      progress(`server warm-up, ${who.split(' ')[0]}`, 1, 1);
+      progress(`server warm-up, ${kind}`, 1, 1);
     }
     const setThreshold = (kb: number) =>
       collections.unary('Update', { collectionName: 'bench', hnswConfig: { fullScanThreshold: kb } });
     for (const mode of MODES) {
       if (mode === 'filtered-graph') await setThreshold(GRAPH_THRESHOLD_KB);
-      const base = engine.runs[mode];
-      const row = (who: string, clients: string, run: Run, cpuNote = '') => [
-        mode === 'filtered-graph' ? `filtered, graph ef ${GRAPH_EF}` : mode,
-        who,
-        clients,
-        run.recall.toFixed(3),
-        Math.round(run.qps),
-        run.p50.toFixed(2),
-        run.p99.toFixed(2),
-        `${run.cpuPerQuery.toFixed(3)}${cpuNote}`,
-        `${(run.qps / base.qps).toFixed(2)}×`,
-      ];
-      rows.push(row('engine alone (in-process)', '1', base, ' (own)'));
-      for (const [who, make] of makers) {
+      for (const [kind, who, make] of makers) {
         for (const concurrency of [1, 8]) {
           const clients = Array.from({ length: concurrency }, () => make(SEARCH[mode]));
           const run = await measure(
-            `${mode} ${who.split(' ')[0]} ×${concurrency}`,
+            `${mode} ${kind} ×${concurrency}`,
             concurrency,
             async (w, q) => (await clients[w].search(queries[q], mode !== 'plain')).map((id) => id - 1),
             engine.truth[mode],
@@ -212,7 +232,7 @@ async function main(): Promise<void> {
             MEASURE,
           );
           for (const client of clients) client.close();
-          rows.push(row(`server, ${who}`, String(concurrency), run));
+          measured.push({ mode, kind, who, clients: concurrency, run });
         }
       }
       if (mode === 'filtered-graph') await setThreshold(FULL_SCAN_THRESHOLD_KB); // for any mode after it
@@ -252,15 +272,98 @@ async function main(): Promise<void> {
       `${cpus()[0]?.model ?? 'cpu'} × ${availableParallelism()}, Node ${process.version}\n`,
   );
   console.log(notes);
+  const modeName = (mode: Mode) => (mode === 'filtered-graph' ? `filtered, graph ef ${GRAPH_EF}` : mode);
+  const rows: (string | number)[][] = [];
+  for (const mode of MODES) {
+    const base = engine.runs[mode];
+    const row = (who: string, clients: number, run: Run, cpuNote: string, vsGrpc: string) => [
+      modeName(mode),
+      who,
+      clients,
+      run.recall.toFixed(3),
+      Math.round(run.qps),
+      run.p50.toFixed(2),
+      run.p99.toFixed(2),
+      `${run.cpuPerQuery.toFixed(3)}${cpuNote}`,
+      run.clientCpuPerQuery.toFixed(3),
+      vsGrpc,
+      `${(run.qps / base.qps).toFixed(2)}×`,
+    ];
+    rows.push(row('engine alone (in-process)', 1, base, ' (own)', ''));
+    for (const m of measured.filter((x) => x.mode === mode)) {
+      const reference = measured.find((x) => x.mode === mode && x.clients === m.clients && x.kind === REFERENCE_KIND);
+      const vsGrpc = reference ? `${(m.run.cpuPerQuery / reference.run.cpuPerQuery).toFixed(2)}×` : '';
+      rows.push(row(`server, ${m.who}`, m.clients, m.run, '', vsGrpc));
+    }
+  }
   console.log(
     'CPU/query: the server process (utime + stime from /proc, all threads, 10 ms ticks over the run); ' +
-      'for the engine alone, the bench process itself.\n',
+      'for the engine alone, the bench process itself. Client CPU/query: this bench process (the client; for ' +
+      `the engine alone, the search itself). Server CPU ÷ gRPC: server CPU/query ÷ the ${REFERENCE_KIND} row's ` +
+      `(lean grpc-js client calling ${REFERENCE_KIND === 'raw-query' ? 'Query' : 'Search'}, same search and clients).\n`,
   );
   console.log(
     table(
-      ['search', 'who', 'clients', 'recall@10', 'QPS', 'p50 ms', 'p99 ms', 'CPU/query ms', 'QPS ÷ engine alone'],
+      [
+        'search',
+        'who',
+        'clients',
+        'recall@10',
+        'QPS',
+        'p50 ms',
+        'p99 ms',
+        'CPU/query ms',
+        'client CPU/query ms',
+        'server CPU ÷ gRPC',
+        'QPS ÷ engine alone',
+      ],
       rows,
     ),
+  );
+  if (profileDir) printProfile(profileDir, server.pid, measured);
+}
+
+/**
+ * The stage table of every measured run from the server's CPU profiles (BENCH_PROFILE=1): the main thread's self
+ * time by stage in µs per query, its busy total beside the server CPU per query /proc measured (the profiler's
+ * cost included), the other threads' busy time, and the main thread's top functions in the first REST run.
+ */
+function printProfile(dir: string, pid: number, runs: { mode: Mode; kind: ClientKind; clients: number; run: Run }[]) {
+  const files = profilesOf(dir, pid);
+  if (files.length === 0 || files[0].thread !== 0) {
+    console.log(`\nno CPU profile of the server's main thread in ${dir} (did it exit cleanly?)`);
+    return;
+  }
+  const main = loadProfile(files[0].file);
+  const workers = files.slice(1).map((f) => loadProfile(f.file));
+  const columns = runs.map(({ mode, kind, clients, run }) => {
+    const self = selfTimes(main, run.window);
+    return { label: `${mode} ${kind} ×${clients}`, ...stageTimes(main, self), queries: QUERIES, self };
+  });
+  const perQuery = (us: number) => (us / QUERIES).toFixed(0);
+  const otherThreads = runs.map(({ run }) =>
+    workers.reduce((sum, w) => sum + stageTimes(w, selfTimes(w, run.window)).busy, 0),
+  );
+  console.log(
+    `\nWhere the server's main thread spends a query, by stage (--cpu-prof every ${PROFILE_INTERVAL_US} µs; self ` +
+      "time of the innermost frame that names a stage; node's and V8's own frames count for the stage that called " +
+      `them). Profiles: ${dir} (npx tsx bench/server/profile-summary.ts <file> 40 --from=<µs> --to=<µs>).\n`,
+  );
+  console.log(
+    [
+      stageTable(columns),
+      `| other threads busy (workers, optimizer) | ${otherThreads.map(perQuery).join(' | ')} |`,
+      `| server CPU/query from /proc, profiler included | ${runs.map(({ run }) => (run.cpuPerQuery * 1000).toFixed(0)).join(' | ')} |`,
+    ].join('\n'),
+  );
+  const rest = columns.find((c) => c.label.includes(' rest'));
+  if (rest) {
+    console.log(`\nTop functions of the main thread, ${rest.label} (µs per query):\n`);
+    console.log('| function | µs/query |\n|---|---:|');
+    for (const [name, us] of topFunctions(main, rest.self, 30)) console.log(`| ${name} | ${perQuery(us)} |`);
+  }
+  console.log(
+    `\nwindows (µs, CLOCK_MONOTONIC): ${runs.map((r, i) => `${columns[i].label} ${r.run.window.fromUs}-${r.run.window.toUs}`).join('; ')}`,
   );
 }
 

@@ -1,8 +1,9 @@
 // npm run bench:server, second part (bench/server/transports.ts): the same work over gRPC and REST on a
-// real server on loopback: upsert points/s
-// (128-d, batches of 256) and search QPS with p50/p99 latency for 1 and 8 concurrent clients, the same
-// work on both transports, with a REST ÷ gRPC column; then how long a large REST answer (JSON
-// encoding of thousands of vectors) holds up small searches sent meanwhile.
+// real server on loopback: upsert points/s with the server's and the client's CPU per point (128-d, batches
+// of 256, into collections with indexing off, so the optimizer's build is not in the upsert's CPU; the server's
+// CPU counts until the last batch is applied) and search QPS with p50/p99 latency and server CPU per query for
+// 1 and 8 concurrent clients, the same work on both transports, with a REST ÷ gRPC column; then how long a
+// large REST answer (JSON encoding of thousands of vectors) holds up small searches sent meanwhile.
 // Sizes via BENCH_POINTS (default 100000) and BENCH_QUERIES (default 2000 per client count);
 // BENCH_ON_DISK=1 keeps vectors on disk. Also prints the server's resident memory after a restart.
 import * as grpc from '@grpc/grpc-js';
@@ -12,6 +13,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { createCollectionsClient, createPointsClient, credentials, unary } from '../../test/e2e/support/grpc-clients';
 import { RunningServer, startServer } from '../../test/e2e/support/server-harness';
 import { Rng } from '../../test/support/seeded-random';
+import { processCpuMs } from './clients';
 
 const POINTS = Number(process.env.BENCH_POINTS ?? 100_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 2_000);
@@ -20,6 +22,8 @@ const ON_DISK = process.env.BENCH_ON_DISK === '1';
 const DIM = 128;
 const BATCH = 256;
 const UPSERT_CONCURRENCY = 4;
+/** The server's default indexing_threshold (KB), restored on `bench` after the uploads. */
+const DEFAULT_INDEXING_THRESHOLD_KB = 20_000;
 
 /** A clustered dataset: 64 Gaussian-ish centres, points near them. */
 function vectorSource(seed: number): () => number[] {
@@ -118,9 +122,11 @@ async function searchAll(
   label: string,
   concurrency: number,
   search: (worker: number, query: number) => Promise<unknown>,
-): Promise<{ qps: number; latencies: number[] }> {
+  serverCpuMs: () => number,
+): Promise<{ qps: number; latencies: number[]; serverCpuMs: number }> {
   const latencies: number[] = [];
   let q = 0;
+  const cpu0 = serverCpuMs();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
@@ -134,9 +140,29 @@ async function searchAll(
       }
     }),
   );
+  const qps = QUERIES / ((performance.now() - t0) / 1000);
+  const cpu = serverCpuMs() - cpu0;
   progress(label, QUERIES, QUERIES);
   latencies.sort((a, b) => a - b);
-  return { qps: QUERIES / ((performance.now() - t0) / 1000), latencies };
+  return { qps, latencies, serverCpuMs: cpu / QUERIES };
+}
+
+/** An upload by upsertAll, then `settle` (a write with wait=true): seconds, and server and client CPU per point. */
+async function upsertCost(
+  server: RunningServer,
+  label: string,
+  send: (worker: number, from: number, to: number) => Promise<unknown>,
+  settle: () => Promise<unknown>,
+): Promise<{ seconds: number; appliedSeconds: number; serverUs: number; clientUs: number }> {
+  const cpu0 = processCpuMs(server.pid);
+  const client0 = process.cpuUsage();
+  const t0 = performance.now();
+  const seconds = await upsertAll(label, send);
+  await settle();
+  const appliedSeconds = (performance.now() - t0) / 1000;
+  const serverUs = ((processCpuMs(server.pid) - cpu0) * 1000) / POINTS;
+  const client = process.cpuUsage(client0);
+  return { seconds, appliedSeconds, serverUs, clientUs: (client.user + client.system) / POINTS };
 }
 
 async function main(): Promise<void> {
@@ -145,34 +171,52 @@ async function main(): Promise<void> {
   try {
     const metadata = credentials(server.apiKey);
     let collections = createCollectionsClient(server.grpcAddress, metadata);
+    // Indexing off while uploading (both collections), so that the optimizer's HNSW build on worker threads
+    // does not fall into either upload's server CPU; `bench` gets the default back afterwards.
     await unary(collections, 'Create', {
       collectionName: 'bench',
       vectorsConfig: { params: { size: DIM, distance: 'Cosine', onDisk: ON_DISK } },
+      optimizersConfig: { indexingThreshold: 0 },
     });
     const next = vectorSource(7);
 
-    // Upsert: the same points over gRPC (collection `bench`) and over REST (collection `bench_rest`).
+    // Upsert: the same points over gRPC (collection `bench`) and over REST (collection `bench_rest`). Server CPU
+    // runs from the first batch until a last one-point upsert with wait=true is answered: writes apply in order,
+    // so then every batch has been applied, not only logged.
     const data = Array.from({ length: POINTS }, () => next());
     const clients = Array.from({ length: UPSERT_CONCURRENCY }, () => createPointsClient(server.grpcAddress, metadata));
-    const grpcUpsert = await upsertAll('upsert gRPC', async (worker, from, to) => {
-      const points = [];
-      for (let i = from; i < to; i++) {
-        points.push({
-          id: { num: i + 1 },
-          vectors: { vector: { dense: { data: data[i] } } },
-          payload: { group: { integerValue: String(i % 10) } },
-        });
-      }
-      await unary(clients[worker], 'Upsert', { collectionName: 'bench', points, wait: false });
+    const grpcPoint = (i: number) => ({
+      id: { num: i + 1 },
+      vectors: { vector: { dense: { data: data[i] } } },
+      payload: { group: { integerValue: String(i % 10) } },
     });
+    const grpcCost = await upsertCost(
+      server,
+      'upsert gRPC',
+      async (worker, from, to) => {
+        const points = [];
+        for (let i = from; i < to; i++) points.push(grpcPoint(i));
+        await unary(clients[worker], 'Upsert', { collectionName: 'bench', points, wait: false });
+      },
+      () => unary(clients[0], 'Upsert', { collectionName: 'bench', points: [grpcPoint(0)], wait: true }),
+    );
     await rest(server, 'PUT', '/collections/bench_rest', {
       vectors: { size: DIM, distance: 'Cosine', on_disk: ON_DISK },
+      optimizers_config: { indexing_threshold: 0 },
     });
-    const restUpsert = await upsertAll('upsert REST', async (_, from, to) => {
-      const points = [];
-      for (let i = from; i < to; i++) points.push({ id: i + 1, vector: data[i], payload: { group: i % 10 } });
-      await rest(server, 'PUT', '/collections/bench_rest/points', { points });
-    });
+    const restPoint = (i: number) => ({ id: i + 1, vector: data[i], payload: { group: i % 10 } });
+    const restCost = await upsertCost(
+      server,
+      'upsert REST',
+      async (_, from, to) => {
+        const points = [];
+        for (let i = from; i < to; i++) points.push(restPoint(i));
+        await rest(server, 'PUT', '/collections/bench_rest/points', { points });
+      },
+      () => rest(server, 'PUT', '/collections/bench_rest/points?wait=true', { points: [restPoint(0)] }),
+    );
+    const grpcUpsert = grpcCost.seconds;
+    const restUpsert = restCost.seconds;
     rows.push([
       `upsert ${POINTS} × ${DIM}-d, batch ${BATCH}, ${UPSERT_CONCURRENCY} clients`,
       `${Math.round(POINTS / grpcUpsert)} points/s`,
@@ -180,7 +224,25 @@ async function main(): Promise<void> {
       ratio(grpcUpsert, restUpsert),
       `${grpcUpsert.toFixed(1)} s / ${restUpsert.toFixed(1)} s`,
     ]);
+    rows.push([
+      'upsert: server CPU per point (until applied)',
+      `${grpcCost.serverUs.toFixed(1)} µs`,
+      `${restCost.serverUs.toFixed(1)} µs`,
+      ratio(restCost.serverUs, grpcCost.serverUs),
+      `until applied ${grpcCost.appliedSeconds.toFixed(1)} s / ${restCost.appliedSeconds.toFixed(1)} s`,
+    ]);
+    rows.push([
+      'upsert: client CPU per point (this process)',
+      `${grpcCost.clientUs.toFixed(1)} µs`,
+      `${restCost.clientUs.toFixed(1)} µs`,
+      ratio(restCost.clientUs, grpcCost.clientUs),
+      '',
+    ]);
     await rest(server, 'DELETE', '/collections/bench_rest');
+    await unary(collections, 'Update', {
+      collectionName: 'bench',
+      optimizersConfig: { indexingThreshold: DEFAULT_INDEXING_THRESHOLD_KB },
+    });
 
     // Wait for the optimizer to index (status Green with indexed vectors).
     const indexStart = performance.now();
@@ -218,11 +280,19 @@ async function main(): Promise<void> {
     const queries = Array.from({ length: QUERIES }, () => next());
     for (const concurrency of [1, 8]) {
       const searchClients = Array.from({ length: concurrency }, () => createPointsClient(server.grpcAddress, metadata));
-      const grpcRun = await searchAll(`search gRPC ×${concurrency}`, concurrency, (worker, i) =>
-        unary(searchClients[worker], 'Search', { collectionName: 'bench', vector: queries[i], limit: 10 }),
+      const serverCpuMs = () => processCpuMs(server.pid);
+      const grpcRun = await searchAll(
+        `search gRPC ×${concurrency}`,
+        concurrency,
+        (worker, i) =>
+          unary(searchClients[worker], 'Search', { collectionName: 'bench', vector: queries[i], limit: 10 }),
+        serverCpuMs,
       );
-      const restRun = await searchAll(`search REST ×${concurrency}`, concurrency, (_, i) =>
-        rest(server, 'POST', '/collections/bench/points/query', { query: queries[i], limit: 10 }),
+      const restRun = await searchAll(
+        `search REST ×${concurrency}`,
+        concurrency,
+        (_, i) => rest(server, 'POST', '/collections/bench/points/query', { query: queries[i], limit: 10 }),
+        serverCpuMs,
       );
       rows.push([
         `search top-10, ${concurrency} client${concurrency > 1 ? 's' : ''}: QPS`,
@@ -230,6 +300,13 @@ async function main(): Promise<void> {
         `${Math.round(restRun.qps)}`,
         ratio(restRun.qps, grpcRun.qps),
         '',
+      ]);
+      rows.push([
+        `search top-10, ${concurrency} client${concurrency > 1 ? 's' : ''}: server CPU/query`,
+        `${grpcRun.serverCpuMs.toFixed(3)} ms`,
+        `${restRun.serverCpuMs.toFixed(3)} ms`,
+        ratio(restRun.serverCpuMs, grpcRun.serverCpuMs),
+        'gRPC Search, REST …/points/query',
       ]);
       for (const p of [50, 99]) {
         const g = percentile(grpcRun.latencies, p);
