@@ -418,7 +418,7 @@ describe('shard transfers: regressions of the second review (2f8d7be)', () => {
   // leader recovers the Dead replica with wal_delta; the source's log still holds #1 and #2, which B "lacks", so the
   // delta replays them over the newer points: B's point 5 goes back to v1 while A has v2, and B is made Active with
   // a checksum unequal to A's. Same without a restart: any failure of a stream_records run between its first batch
-  // and the clocks step (a link error, the 10 s delivery bound, an abort) leaves B in that state.
+  // and the clocks step (a refused or lost batch, the source's death, the leader failing it) leaves B in that state.
   it.failing(
     'R1: the WAL delta that recovers such a target does not replay older writes over the points the copy gave it',
     async () => {
@@ -672,4 +672,31 @@ describe('shard transfers: regressions of the second review (2f8d7be)', () => {
     expect(stateOf(B)).toBe('Active');
     expect(checksumOf(peerB)).toEqual(checksumOf(peerA));
   }, 20_000);
+  it('R10 (sound): one operation applied to two local shards waits only for the listeners of the shard that holds them', async () => {
+    // A delete by filter goes to every shard as the same operation object.
+    await peerA.collections.create({
+      name: 'g',
+      vectors: { paramsMap: { a: { size: 2, distance: 'Dot' } } },
+      shardNumber: 2,
+    });
+    const context = peerA.contexts.resolve('g');
+    const collection = { id: context.record.id, name: 'g' };
+    const held = gate();
+    const stop = peerA.replicas.listen(context, 0, () => held.promise);
+    try {
+      const operation: UpdateOperation = { deletePoints: { selector: { filter: { must: [] } } } };
+      const epoch = epochOf(context.record);
+      const outcome: string[] = [];
+      const onShard0 = peerA.replicas.apply(collection, 0, operation, epoch).then(() => outcome.push('shard 0'));
+      const onShard1 = peerA.replicas.apply(collection, 1, operation, epoch).then(() => outcome.push('shard 1'));
+      await onShard1;
+      await ticks(20);
+      expect(outcome).toEqual(['shard 1']);
+      held.resolve();
+      await onShard0;
+      expect(outcome).toEqual(['shard 1', 'shard 0']);
+    } finally {
+      stop();
+    }
+  });
 });
