@@ -9,6 +9,7 @@ export {
   type ValidationLocation,
 } from './errors/domain-error';
 export { ValidationIssues } from './errors/validation-issues';
+export { DamagedFileError } from './errors/damaged-file-error';
 export { toGrpcCode, toHttpStatus, httpStatusOf, httpMessageOf } from './errors/status-mappers';
 
 // JSON values with exact 64-bit integers.
@@ -21,6 +22,16 @@ export {
   type JsonObject,
   type JsonValue,
 } from './json/json-value';
+// JSON files that carry a checksum of their content (catalog, manifests, auth files).
+export {
+  CHECKSUM_FIELD,
+  checkSealedJson,
+  crc32Checksum,
+  describeSealCheck,
+  hex32,
+  sealJson,
+  type SealCheck,
+} from './json/sealed-json';
 
 // Concurrency.
 export { KeyedMutex } from './concurrency/keyed-mutex';
