@@ -1,4 +1,4 @@
-import { JsonObject } from '@vectorstore/common';
+import { DamagedFileError, JsonObject } from '@vectorstore/common';
 import { decodePayload, encodePayload } from './payload-codec';
 import { SegmentFile } from './segment-file';
 
@@ -23,7 +23,7 @@ export class DiskPayloads {
   ) {
     const needed = offsets[offsets.length - 1] ?? 0;
     if (file.byteLength < needed)
-      throw new Error(`${file.path}: ${file.byteLength} bytes, but its payloads need ${needed}`);
+      throw new DamagedFileError(file.path, `${file.byteLength} bytes, but its payloads need ${needed} (truncated)`);
   }
 
   /** The file body and offsets for `payloads` (slot order). */

@@ -158,10 +158,10 @@ describe('on-disk segments', () => {
     const vec = path.join(dir, 'seg-t.vec');
     const size = (await fs.stat(vec)).size;
     await fs.truncate(vec, size - 1);
-    expect(() => Segment.load(body, spaces, dir)).toThrow(/seg-t\.vec: .* bytes, but the vectors/);
+    expect(() => Segment.load(body, spaces, dir)).toThrow(/seg-t\.vec is damaged: .* bytes, but the vectors/);
     await fs.truncate(vec, size + 0);
     await fs.truncate(path.join(dir, 'seg-t.pay'), 10);
-    expect(() => Segment.load(body, spaces, dir)).toThrow(/seg-t\.pay: 10 bytes, but its payloads need/);
+    expect(() => Segment.load(body, spaces, dir)).toThrow(/seg-t\.pay is damaged: 10 bytes, but its payloads need/);
   });
 
   it('should keep the graph and codes in memory but not the original vectors', async () => {

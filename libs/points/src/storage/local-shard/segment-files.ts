@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Segment } from '../segment';
 
 /** Files an immutable segment may keep data in besides its body: `<id>.vec` (vectors), `<id>.pay` (payloads). */
-const SIDE_FILE_EXTENSIONS = ['.vec', '.pay'] as const;
+export const SIDE_FILE_EXTENSIONS = ['.vec', '.pay'] as const;
 
 /** The body file of a segment at its version: a new version gets a new name, so none is overwritten. */
 export function bodyFileName(segment: Segment): string {

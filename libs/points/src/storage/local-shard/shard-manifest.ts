@@ -1,36 +1,34 @@
-import { PayloadIndexParams, PayloadSchemaType } from '@vectorstore/collections';
-import { integersToNumbers, KeyedMutex, parseJson, stringifyJson } from '@vectorstore/common';
-import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
+import { DamagedFileError, KeyedMutex, stringifyJson } from '@vectorstore/common';
+import { removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { checksumOf, FileChecksum } from '../file-checksum';
 import { Segment } from '../segment';
 import { VectorSpace } from '../vector-space';
 import { FieldIndexSchema } from './field-index-schema';
+import { Manifest, MANIFEST_FILE, manifestText, readManifest } from './manifest-file';
 import type { RecoveryPoint } from './shard-clocks';
 import { linkManifestFiles } from './shard-checkpoint';
-import { applySegmentDeletes, encodeSegmentDeletes } from './segment-deletes';
+import { encodeSegmentDeletes } from './segment-deletes';
 import { bodyFileName, deletesFileName, removeFilesNotKept } from './segment-files';
+import { loadListedSegment } from './segment-loading';
 
-/** A segment as the last manifest holds it: its files and the versions they were written at. */
+/** A segment as the last manifest holds it: its files, the versions they were written at, and their checksums. */
 interface PersistedSegment {
   bodyVersion: number;
   deletesVersion: number;
   body: string;
   deletes?: string;
+  /** Body, delete file, vector and payload files. */
+  files: FileChecksum[];
 }
 
-/** `manifest.json` of a shard. */
-interface Manifest {
-  version: 1;
-  persistedOpNum: number;
-  /** Exact files of each segment: bodies and delete files are never overwritten, so a crash mid-flush leaves the last manifest's files intact. */
-  segments: Array<{ id: string; bodyVersion: number; body: string; deletes?: string }>;
-  fieldIndexes: Array<{ field: string; type: PayloadSchemaType; params?: PayloadIndexParams }>;
-  /**
-   * The routed writes the segments hold, by origin (shard-clocks.ts), as of `persistedOpNum`; the log's tagged
-   * records past it add the rest at open. Absent in manifests written before clocks (an empty recovery point).
-   */
-  clocks?: RecoveryPoint;
+/** What a shard's files hold, as opened. */
+export interface OpenedShard {
+  manifest: ShardManifest;
+  segments: Segment[];
+  fieldIndexes: Map<string, FieldIndexSchema>;
+  clocks: RecoveryPoint;
 }
 
 /** What a flush reads of the shard, at the moment it runs (flushes wait for each other). */
@@ -58,23 +56,20 @@ export class ShardManifest {
   private persistedOp = 0;
   /** The recovery point the last manifest holds, as written: a merged one is worth a manifest of its own. */
   private persistedClocks = '{}';
+  /** The manifest on disk lacks checksums (written before them) or is damaged: the next flush writes one. */
+  private upgradePending = false;
   private readonly flushLock = new KeyedMutex();
 
   private constructor(private readonly dir: string) {}
 
   /**
-   * Reads the manifest of the shard in `dir` and loads the segments it lists, in its order, with
-   * their delete files; segment files it does not list are removed. A new shard has neither.
+   * Reads the manifest of the shard in `dir` and loads the segments it lists, in its order, with their delete
+   * files; segment files it does not list are removed. A new shard has neither. Every file is checked against the
+   * checksum the manifest recorded for it before it is used (not per search): a mismatch, a size that differs or a
+   * missing file throws {@link DamagedFileError} naming the file, and nothing is removed then. Files written before
+   * checksums are taken as they are, and the next flush records their checksums.
    */
-  static async open(
-    dir: string,
-    spaces: Map<string, VectorSpace>,
-  ): Promise<{
-    manifest: ShardManifest;
-    segments: Segment[];
-    fieldIndexes: Map<string, FieldIndexSchema>;
-    clocks: RecoveryPoint;
-  }> {
+  static async open(dir: string, spaces: Map<string, VectorSpace>): Promise<OpenedShard> {
     const shardManifest = new ShardManifest(dir);
     const segmentsDir = shardManifest.segmentsDir;
     const segments: Segment[] = [];
@@ -83,29 +78,69 @@ export class ShardManifest {
     await fs.mkdir(segmentsDir, { recursive: true, mode: 0o700 });
     await removeStaleTemporaryFiles(dir);
     await removeStaleTemporaryFiles(segmentsDir);
-    const manifestText = await readFileIfExists(path.join(dir, 'manifest.json'));
-    if (manifestText !== undefined) {
-      const manifest = integersToNumbers(parseJson(manifestText)) as Manifest;
+    const read = await readManifest(dir);
+    if (read !== undefined) {
+      const { manifest, sealed } = read;
       shardManifest.persistedOp = manifest.persistedOpNum;
+      shardManifest.upgradePending = !sealed;
       clocks = manifest.clocks ?? {};
       shardManifest.persistedClocks = stringifyJson(clocks);
       for (const entry of manifest.fieldIndexes)
         fieldIndexes.set(entry.field, { type: entry.type, params: entry.params });
-      for (const entry of manifest.segments) {
-        const body = await fs.readFile(path.join(segmentsDir, entry.body));
-        const segment = Segment.load(body, spaces, segmentsDir);
-        if (entry.deletes) applySegmentDeletes(segment, await fs.readFile(path.join(segmentsDir, entry.deletes)));
-        shardManifest.persisted.set(segment.id, {
-          bodyVersion: entry.bodyVersion,
-          deletesVersion: segment.version,
-          body: entry.body,
-          deletes: entry.deletes,
-        });
-        segments.push(segment);
+      try {
+        for (const entry of manifest.segments) {
+          const { segment, files, upgraded } = await loadListedSegment(segmentsDir, entry, spaces);
+          segments.push(segment);
+          shardManifest.upgradePending ||= upgraded;
+          shardManifest.persisted.set(segment.id, {
+            bodyVersion: entry.bodyVersion,
+            deletesVersion: segment.version,
+            body: entry.body,
+            deletes: entry.deletes,
+            files,
+          });
+        }
+      } catch (error) {
+        for (const segment of segments) segment.dispose();
+        throw error;
       }
       await shardManifest.removeUnlisted(manifest, []);
     }
     return { manifest: shardManifest, segments, fieldIndexes, clocks };
+  }
+
+  /**
+   * The shard in `dir` opened with no segments, after {@link open} found `damage`, to be rebuilt by replaying its
+   * whole write-ahead log: possible when the log still starts at op 1 and reaches the op number the segments held
+   * (the manifest's, or when the manifest is the damaged file, the highest version in a segment file's name). The
+   * field indexes and recovery point come from the manifest when it is readable (replay repeats what changed them
+   * since). The damaged files go with the first flush, which writes a new manifest. Otherwise throws `damage`,
+   * saying why the log cannot rebuild the shard.
+   */
+  static async openForRebuild(
+    dir: string,
+    damage: DamagedFileError,
+    log: { readonly firstOpNum: number | undefined; readonly lastOpNum: number | undefined },
+  ): Promise<OpenedShard> {
+    const shardManifest = new ShardManifest(dir);
+    const manifest = await readManifest(dir).then(
+      (read) => read?.manifest,
+      () => undefined,
+    );
+    const held = manifest ? manifest.persistedOpNum : await highestFileVersion(shardManifest.segmentsDir);
+    if (held > 0 && (log.firstOpNum !== 1 || (log.lastOpNum ?? 0) < held)) {
+      const reach =
+        log.firstOpNum === undefined ? 'holds no operation' : `holds ops ${log.firstOpNum} to ${log.lastOpNum}`;
+      throw damage.withAdvice(
+        `the shard cannot be rebuilt from its write-ahead log, which ${reach} while the segments held ops 1 to ${held}; ` +
+          'restore the collection from a snapshot (in a cluster, recover this replica from another peer)',
+      );
+    }
+    shardManifest.upgradePending = true;
+    const fieldIndexes = new Map<string, FieldIndexSchema>(
+      (manifest?.fieldIndexes ?? []).map((entry) => [entry.field, { type: entry.type, params: entry.params }]),
+    );
+    return { manifest: shardManifest, segments: [], fieldIndexes, clocks: manifest?.clocks ?? {} };
   }
 
   /** Where segment files live. */
@@ -159,6 +194,7 @@ export class ShardManifest {
     if (
       opNum === this.persistedOp &&
       clocksText === this.persistedClocks &&
+      !this.upgradePending &&
       segments.every((s) => this.persisted.has(s.id))
     )
       return;
@@ -169,13 +205,18 @@ export class ShardManifest {
       const current = this.persisted.get(segment.id);
       if (current === undefined || (segment.appendable && segment.version > current.bodyVersion)) {
         const body = bodyFileName(segment);
-        writes.push({ file: body, data: segment.save() });
-        next.set(segment.id, { bodyVersion: segment.version, deletesVersion: segment.version, body });
+        const data = segment.save();
+        writes.push({ file: body, data });
+        // A built segment's vector and payload files were checksummed as the optimizer wrote them.
+        const files = [checksumOf(body, data), ...segment.sideFiles];
+        next.set(segment.id, { bodyVersion: segment.version, deletesVersion: segment.version, body, files });
       } else if (segment.version > current.deletesVersion) {
         // An immutable segment only changes by deletes: persist those, not the whole body.
         const deletes = deletesFileName(segment);
-        writes.push({ file: deletes, data: encodeSegmentDeletes(segment) });
-        next.set(segment.id, { ...current, deletesVersion: segment.version, deletes });
+        const data = encodeSegmentDeletes(segment);
+        writes.push({ file: deletes, data });
+        const files = [...current.files.filter((f) => f.file !== current.deletes), checksumOf(deletes, data)];
+        next.set(segment.id, { ...current, deletesVersion: segment.version, deletes, files });
       } else {
         next.set(segment.id, current);
       }
@@ -184,14 +225,15 @@ export class ShardManifest {
       version: 1,
       persistedOpNum: opNum,
       segments: segments.map((s) => {
-        const { bodyVersion, body, deletes } = next.get(s.id)!;
-        return { id: s.id, bodyVersion, body, ...(deletes ? { deletes } : {}) };
+        const { bodyVersion, body, deletes, files } = next.get(s.id)!;
+        return { id: s.id, bodyVersion, body, ...(deletes ? { deletes } : {}), files };
       }),
       fieldIndexes: [...shard.fieldIndexes()].map(([field, schema]) => ({ field, ...schema })),
       ...(Object.keys(clocks).length > 0 ? { clocks } : {}),
     };
     for (const write of writes) await writeFileAtomic(path.join(this.segmentsDir, write.file), write.data);
-    await writeFileAtomic(path.join(this.dir, 'manifest.json'), stringifyJson(manifest, 2));
+    await writeFileAtomic(path.join(this.dir, MANIFEST_FILE), manifestText(manifest));
+    this.upgradePending = false;
     // A segment swapped out while this flush wrote is no longer ours to track.
     const present = new Set(shard.segments().map((s) => s.id));
     for (const [id, entry] of next) if (present.has(id)) this.persisted.set(id, entry);
@@ -208,4 +250,15 @@ export class ShardManifest {
     const keepIds = new Set([...manifest.segments.map((s) => s.id), ...alsoKeep]);
     await removeFilesNotKept(this.segmentsDir, keep, keepIds);
   }
+}
+
+/** The highest op number in the name of a body or delete file in `segmentsDir` (`<id>.<version>.seg|del`), or 0. */
+async function highestFileVersion(segmentsDir: string): Promise<number> {
+  const names = await fs.readdir(segmentsDir).catch(() => [] as string[]);
+  let highest = 0;
+  for (const name of names) {
+    const match = /\.(\d+)\.(?:seg|del)$/.exec(name);
+    if (match) highest = Math.max(highest, Number(match[1]));
+  }
+  return highest;
 }

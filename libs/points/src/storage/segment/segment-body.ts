@@ -5,6 +5,7 @@ import { deserialize, serialize } from 'node:v8';
 import { PointId } from '../../model/point-id.model';
 import { PayloadIndexSet } from '../../payload-index/payload-index-set';
 import { DiskPayloads, PayloadFileLayout } from '../disk-payloads';
+import { checksumOf, FileChecksum, RunningChecksum } from '../file-checksum';
 import { SegmentFile } from '../segment-file';
 import { SegmentDiskLayout, segmentProfile } from '../segment-layout';
 import { VectorSpace } from '../vector-space';
@@ -25,6 +26,8 @@ export interface SegmentHeader {
   version: number;
   /** {@link segmentProfile} of an optimizer-built segment. */
   profile: string | undefined;
+  /** Size and checksum of each file the segment keeps data in (`<id>.vec`, `<id>.pay`), as written. */
+  sideFiles?: readonly FileChecksum[];
 }
 
 /** A segment body (`<id>.<version>.seg`) as v8 serializes it. */
@@ -42,6 +45,11 @@ interface SegmentBody {
   deleted: Uint8Array;
   vectors: Array<{ name: string; bytes: Uint8Array }>;
   payloadIndexes: Uint8Array;
+  /**
+   * Checksums of the vector and payload files, taken as they were written; the shard's manifest records them too
+   * and opening checks them. Absent in bodies written before checksums.
+   */
+  sideFiles?: FileChecksum[];
 }
 
 /** The whole segment as one body; {@link loadSegment} restores it. */
@@ -63,6 +71,7 @@ export async function saveSegmentToDisk(
 ): Promise<{ bytes: Uint8Array; profile: string }> {
   if (header.appendable) throw new Error(`segment ${header.id}: only immutable segments keep data on disk`);
   const vectorFile = `${header.id}.vec`;
+  const sideFiles: FileChecksum[] = [];
   const rows: Array<() => Uint8Array> = [];
   let offset = 0;
   const vectors = [...parts.vectors.entries()].map(([name, store]) => {
@@ -72,14 +81,17 @@ export async function saveSegmentToDisk(
     offset += external.rowsBytes;
     return { name, bytes: external.bytes };
   });
-  // one space's rows at a time: exported, written, let go
-  if (rows.length > 0)
+  // one space's rows at a time: exported, checksummed, written, let go
+  if (rows.length > 0) {
+    const checksum = new RunningChecksum(vectorFile);
     await writeFileAtomic(
       path.join(dir, vectorFile),
       (function* () {
-        for (const next of rows) yield next();
+        for (const next of rows) yield checksum.add(next());
       })(),
     );
+    sideFiles.push(checksum.result());
+  }
   let payloadFile: PayloadFileLayout | undefined;
   if (layout.payloads) {
     if (!(parts.payloads instanceof MemoryPayloads))
@@ -87,9 +99,10 @@ export async function saveSegmentToDisk(
     const { body, offsets } = DiskPayloads.encode(parts.payloads.all(), parts.ids.size);
     payloadFile = { file: `${header.id}.pay`, offsets };
     await writeFileAtomic(path.join(dir, payloadFile.file), body);
+    sideFiles.push(checksumOf(payloadFile.file, body));
   }
   const profile = segmentProfile(parts.vectors.spaces(), layout);
-  return { bytes: serialize(bodyOf({ ...header, profile }, parts, vectors, payloadFile)), profile };
+  return { bytes: serialize(bodyOf({ ...header, profile, sideFiles }, parts, vectors, payloadFile)), profile };
 }
 
 /** `payloadFile`: where payloads were just written; absent, they stay where they are. */
@@ -110,6 +123,7 @@ function bodyOf(
     deleted,
     vectors,
     payloadIndexes: parts.payloadIndexes.toBytes(),
+    ...(header.sideFiles?.length ? { sideFiles: [...header.sideFiles] } : {}),
   };
   if (!payloadFile) return { ...common, payloads: (parts.payloads as MemoryPayloads).all() };
   return { ...common, payloadFile: { ...payloadFile, sizes: parts.payloadSizes.table(ids.length) } };
@@ -132,7 +146,13 @@ export function loadSegment(
   };
   try {
     const parts = restoreParts(body, spaces, openFile);
-    const header = { id: body.id, appendable: body.appendable, version: body.version, profile: body.profile };
+    const header = {
+      id: body.id,
+      appendable: body.appendable,
+      version: body.version,
+      profile: body.profile,
+      sideFiles: body.sideFiles ?? [],
+    };
     return { header, parts, files: [...files.values()] };
   } catch (error) {
     for (const file of files.values()) file.close();

@@ -8,6 +8,7 @@ import { SearchParams } from '../../model/query.model';
 import { NamedVectors, Vector } from '../../model/vectors.model';
 import { PayloadIndexSet } from '../../payload-index/payload-index-set';
 import { columnsOf, denseDimsOf, SegmentColumns } from '../segment-columns';
+import { FileChecksum } from '../file-checksum';
 import { SegmentFile } from '../segment-file';
 import { SegmentDiskLayout } from '../segment-layout';
 import { VectorSpace } from '../vector-space';
@@ -55,6 +56,11 @@ export class Segment {
   readonly appendable: boolean;
   /** What an optimizer-built segment was built with ({@link segmentProfile}); absent for appendable ones. */
   profile: string | undefined;
+  /**
+   * Size and checksum of the vector and payload files this segment was built with (empty for a segment kept in
+   * memory, or loaded from a body written before checksums): the shard's manifest records them.
+   */
+  readonly sideFiles: readonly FileChecksum[];
   private currentVersion: number;
   /**
    * `prevent_unoptimized` (Qdrant's deferred points): slots from here on are written and kept but not
@@ -77,6 +83,7 @@ export class Segment {
     this.appendable = header.appendable;
     this.currentVersion = header.version;
     this.profile = header.profile;
+    this.sideFiles = header.sideFiles ?? [];
   }
 
   /** An empty segment with a vector store per space. */
@@ -439,7 +446,13 @@ export class Segment {
   }
 
   private header(): SegmentHeader {
-    return { id: this.id, appendable: this.appendable, version: this.currentVersion, profile: this.profile };
+    return {
+      id: this.id,
+      appendable: this.appendable,
+      version: this.currentVersion,
+      profile: this.profile,
+      sideFiles: this.sideFiles,
+    };
   }
 
   private allocate(id: PointId): number {

@@ -1,4 +1,5 @@
 import { AllowedSlots, higherIsBetter, VectorIndex } from '@vectorstore/engine';
+import { DamagedFileError } from '@vectorstore/common';
 import { serialize } from 'node:v8';
 import { SearchParams } from '../../model/query.model';
 import { Vector } from '../../model/vectors.model';
@@ -43,7 +44,10 @@ export class DiskDenseSegmentVectors implements SegmentVectors {
     const needed = layout.offset + index.size * layout.rowBytes;
     // a truncated file fails the segment's load (Red), not single queries later
     if (file.byteLength < needed)
-      throw new Error(`${file.path}: ${file.byteLength} bytes, but the vectors of \`${space.name}\` need ${needed}`);
+      throw new DamagedFileError(
+        file.path,
+        `${file.byteLength} bytes, but the vectors of \`${space.name}\` need ${needed} (truncated)`,
+      );
   }
 
   useFullScanThreshold(kb: number): void {
