@@ -277,7 +277,7 @@ describe(FileCatalogStore.name, () => {
 
       await store.save(state);
 
-      expect(fs.readdirSync(dir)).toEqual(['catalog.json']);
+      expect(fs.readdirSync(dir).sort()).toEqual(['catalog.copy.json', 'catalog.json']);
       expect(await store.load()).toEqual(state);
     });
   });
