@@ -1,4 +1,4 @@
-import { KeyedMutex } from '@vectorstore/common';
+import { checkSealedJson, describeSealCheck, KeyedMutex, sealJson } from '@vectorstore/common';
 import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
 import * as path from 'node:path';
 import { AUTH_DIR, ensureAuthDir } from '../users/user.store';
@@ -21,7 +21,8 @@ export interface FileRefreshRecordsOptions {
 }
 
 /**
- * Refresh sessions of a standalone server in `<dataDir>/auth/refresh-tokens.json` (digests only, mode 0600). The
+ * Refresh sessions of a standalone server in `<dataDir>/auth/refresh-tokens.json` (digests only, mode 0600), with
+ * a checksum of its content: a damaged file is dropped at start with a warning (everyone signs in again). The
  * records live in memory; every commit is on disk before it is answered, and a commit whose write fails changes
  * nothing. Writes are serialised; commits arriving while one is written share the next write. Versions count
  * changes per record since the process started.
@@ -55,6 +56,9 @@ export class FileRefreshRecords implements RefreshRecords {
     if (text === undefined) return;
     try {
       const data = JSON.parse(text) as RefreshFile;
+      // A session record that changed on disk (an expiry, a family) must not be honoured: drop them all instead.
+      const check = checkSealedJson(data, (value) => JSON.stringify(value));
+      if (check.state === 'mismatch' || check.state === 'malformed') throw new Error(describeSealCheck(check));
       if (data.version !== FORMAT_VERSION || typeof data.families !== 'object' || typeof data.tokens !== 'object') {
         throw new Error(`not format version ${FORMAT_VERSION}`);
       }
@@ -160,6 +164,6 @@ export class FileRefreshRecords implements RefreshRecords {
       families: Object.fromEntries([...this.families].map(([id, { value }]) => [id, value])),
       tokens: Object.fromEntries([...this.tokens].map(([hash, { value }]) => [hash, value])),
     };
-    return JSON.stringify(data);
+    return JSON.stringify(sealJson(data, (value) => JSON.stringify(value)));
   }
 }
