@@ -4,14 +4,12 @@ import { LocalShard } from '../storage/local-shard';
 import { Segment } from '../storage/segment';
 import { isStaleProfile, SegmentStorageOptions } from '../storage/segment-layout';
 import { DEFAULT_INDEXING_THRESHOLD_KB } from '../storage/deferred-points';
+import { VectorSpace } from '../storage/vector-space';
+import { planIndexing } from './indexing-plan';
+import { planMerges } from './merge-plan';
+import { OptimizationPlan, PlanningState } from './planning-state';
 
-export type OptimizationKind = 'indexing' | 'vacuum' | 'merge' | 'config';
-
-/** One rebuild: `sources` become one new indexed segment. */
-export interface OptimizationPlan {
-  kind: OptimizationKind;
-  sources: Segment[];
-}
+export type { OptimizationKind, OptimizationPlan } from './planning-state';
 
 /** Qdrant's automatic target segment count: half the CPUs, between 2 and 8. */
 export function defaultSegmentTarget(): number {
@@ -26,12 +24,33 @@ export function maxConcurrentJobs(config: OptimizersConfig): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
+/** Qdrant's default `max_segment_size` per indexing thread, in KB. */
+const DEFAULT_MAX_SEGMENT_PER_CPU_KB = 256_000;
+
 /**
- * What a shard needs, in priority order: index appendable segments that grew past
- * `indexing_threshold`; vacuum indexed segments with too many deletes; rebuild one indexed segment
- * built with another config (HNSW, quantization, on-disk settings) than the current; merge the smallest indexed
- * segments while there are more than `default_segment_number`, never past `max_segment_size` KB of
- * vectors in one segment. `busy` segments are skipped.
+ * `max_segment_size` in KB of vectors: as configured, or Qdrant's default of 256 000 KB per indexing thread (the
+ * largest `max_indexing_threads` of the dense spaces; 0 = automatic: the CPUs, at most 8 up to 48 CPUs).
+ */
+export function maxSegmentSizeKb(config: OptimizersConfig, spaces: ReadonlyMap<string, VectorSpace>): number {
+  if (config.maxSegmentSize) return config.maxSegmentSize;
+  const cpus = availableParallelism();
+  const automatic = Math.max(1, Math.min(cpus, cpus <= 48 ? 8 : cpus <= 64 ? 12 : 16));
+  let threads = 0;
+  for (const space of spaces.values()) {
+    if (space.kind !== 'sparse') threads = Math.max(threads, space.hnsw.maxIndexingThreads || automatic);
+  }
+  return (threads || automatic) * DEFAULT_MAX_SEGMENT_PER_CPU_KB;
+}
+
+/**
+ * What a shard needs, in Qdrant's order of optimizers (each takes only segments no earlier plan or running job
+ * holds; `busy` segments are being rebuilt):
+ * - merge the smallest segments while the shard would have more than `default_segment_number` (merge-plan.ts);
+ * - index appendable segments that reached `indexing_threshold`, paired with another segment once the shard has
+ *   `default_segment_number` of them (indexing-plan.ts);
+ * - vacuum indexed segments with too many deletes;
+ * - rebuild one indexed segment built with another config (HNSW, quantization, on-disk settings) than the current.
+ * The optimizer starts them in this order as far as `max_optimization_threads` allows, and plans again later.
  */
 export function planOptimizations(
   shard: LocalShard,
@@ -39,44 +58,25 @@ export function planOptimizations(
   busy: ReadonlySet<Segment>,
 ): OptimizationPlan[] {
   const config = collection.optimizerConfig;
-  const plans: OptimizationPlan[] = [];
-  const threshold = config.indexingThreshold ?? DEFAULT_INDEXING_THRESHOLD_KB;
-  if (threshold > 0) {
-    for (const segment of shard.segments) {
-      if (!segment.appendable || busy.has(segment) || segment.pointCount === 0) continue;
-      // Deferred points (prevent_unoptimized) wait for this: index them even below the threshold.
-      if (segment.vectorDataKb() >= threshold || segment.deferredCount > 0) {
-        plans.push({ kind: 'indexing', sources: [segment] });
-      }
-    }
-  }
-  const deletedThreshold = config.deletedThreshold ?? 0.2;
-  const minVectors = config.vacuumMinVectorNumber ?? 1000;
-  for (const segment of shard.segments) {
-    if (segment.appendable || busy.has(segment) || segment.size < minVectors) continue;
-    if (segment.deletedCount / segment.size > deletedThreshold) plans.push({ kind: 'vacuum', sources: [segment] });
-  }
-  // One at a time, so a config change does not rebuild the whole shard at once.
-  const storage = storageOptionsOf(collection);
-  const stale = shard.segments.find(
-    (s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)) && isStale(s, shard, storage),
-  );
-  if (stale) plans.push({ kind: 'config', sources: [stale] });
+  const state = new PlanningState(shard.segments, busy, shard.optimization.running);
   const target =
     config.defaultSegmentNumber && config.defaultSegmentNumber > 0
       ? config.defaultSegmentNumber
       : defaultSegmentTarget();
-  const indexed = shard.segments.filter(
-    (s) => !s.appendable && !busy.has(s) && !plans.some((p) => p.sources.includes(s)),
-  );
-  if (indexed.length > target) {
-    const smallest = withinSize(
-      [...indexed].sort((a, b) => a.pointCount - b.pointCount).slice(0, indexed.length - target + 1),
-      config.maxSegmentSize,
-    );
-    if (smallest.length >= 2) plans.push({ kind: 'merge', sources: smallest });
+  const maxKb = maxSegmentSizeKb(config, shard.spaces);
+  planMerges(state, target, maxKb);
+  planIndexing(state, target, config.indexingThreshold ?? DEFAULT_INDEXING_THRESHOLD_KB, maxKb);
+  const deletedThreshold = config.deletedThreshold ?? 0.2;
+  const minVectors = config.vacuumMinVectorNumber ?? 1000;
+  for (const segment of state.remaining) {
+    if (segment.appendable || segment.size < minVectors) continue;
+    if (segment.deletedCount / segment.size > deletedThreshold) state.plan('vacuum', [segment]);
   }
-  return plans;
+  // One at a time, so a config change does not rebuild the whole shard at once.
+  const storage = storageOptionsOf(collection);
+  const stale = state.remaining.find((s) => !s.appendable && isStale(s, shard, storage));
+  if (stale) state.plan('config', [stale]);
+  return state.plans;
 }
 
 /** How the collection wants optimized segments stored. */
@@ -92,17 +92,4 @@ function isStale(segment: Segment, shard: LocalShard, storage: SegmentStorageOpt
   return (
     segment.profile !== undefined && isStaleProfile(segment.profile, shard.spaces, segment.vectorDataKb(), storage)
   );
-}
-
-/** The leading segments whose vectors together stay within `max_segment_size` KB (all when unset). */
-function withinSize(segments: Segment[], maxKb: number | undefined): Segment[] {
-  if (!maxKb) return segments;
-  const taken: Segment[] = [];
-  let total = 0;
-  for (const segment of segments) {
-    total += segment.vectorDataKb();
-    if (total > maxKb) break;
-    taken.push(segment);
-  }
-  return taken;
 }

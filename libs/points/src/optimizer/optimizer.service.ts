@@ -17,10 +17,13 @@ import { runSegmentBuild } from './segment-build-runner';
 const SCAN_INTERVAL_MS = 200;
 
 /**
- * Background optimization: indexes appendable segments that crossed `indexing_threshold`, vacuums
- * segments with too many deletes, merges small ones. A job copies the live points of its source
- * segments, builds the new segment on a worker thread, then swaps it in, dropping points that were
- * deleted or moved meanwhile. Searches keep using the sources until the swap.
+ * Background optimization: merges the smallest segments down to `default_segment_number`, indexes
+ * appendable segments that crossed `indexing_threshold`, vacuums segments with too many deletes and
+ * rebuilds those built with another config, started in that order (Qdrant's) as far as the job limit
+ * allows: merges first, so that under sustained writes indexing cannot take every free slot while
+ * segments pile up. A job copies the live points of its source segments, builds the new segment on a
+ * worker thread, then swaps it in, dropping points that were deleted or moved meanwhile. Searches keep
+ * using the sources until the swap.
  */
 @Injectable()
 export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
