@@ -92,7 +92,7 @@ export class TransferDriver implements OnModuleInit, OnApplicationShutdown {
     for (const key of this.ended.keys()) if (!wanted.has(key)) this.ended.delete(key);
     for (const [key, { collection, transfer }] of wanted) {
       // A run that just ended is not started again before the catalog had time to show what it recorded.
-      if (this.runs.has(key) || (this.ended.get(key) ?? 0) > Date.now() - RESYNC_MS) continue;
+      if (this.runs.has(key) || (this.ended.get(key) ?? 0) > Date.now() - SETTLE_MS) continue;
       const run = new TransferRun(
         {
           contexts: this.contexts,
@@ -116,6 +116,8 @@ export class TransferDriver implements OnModuleInit, OnApplicationShutdown {
 
 /** How often the driver checks that every transfer of this peer has a run. */
 const RESYNC_MS = 5000;
+/** How long a run that ended by itself leaves the catalog to show the outcome it recorded (a watch's delay). */
+const SETTLE_MS = 2000;
 
 /** A run is one transfer started at one time. */
 function runKey(collectionId: string, transfer: ShardTransferRecord): string {

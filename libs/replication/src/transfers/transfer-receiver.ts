@@ -82,11 +82,17 @@ export class TransferReceiver {
     step: TransferStep,
   ): Promise<void> {
     switch (step.kind) {
-      case 'reset':
+      case 'reset': {
         await context.storage.resetShard(shardId);
+        // Until the copy's last batch the replica's points are newer than its recovery point: recorded durably, so
+        // that a recovery of it never replays a WAL delta over them (it is copied again instead).
+        const shard = this.shardOf(context, shardId);
+        shard.beginCopy();
+        await shard.flush();
         // Files a failed or older run left behind go too.
         await fs.rm(path.join(context.storage.dir, 'incoming', String(shardId)), { recursive: true, force: true });
         return;
+      }
       case 'operation':
         await this.shardOf(context, shardId).update(step.operation, step.tag);
         return;
@@ -94,7 +100,7 @@ export class TransferReceiver {
         // The copy is whole: the replica now holds the source's writes up to that point. Flushed at once, since the
         // copied points carry no tags a restart could rebuild the point from (a recovery would resend old writes).
         const shard = this.shardOf(context, shardId);
-        shard.mergeRecoveryPoint(step.point);
+        shard.finishCopy(step.point);
         await shard.flush();
         return;
       }

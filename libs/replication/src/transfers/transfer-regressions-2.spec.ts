@@ -408,34 +408,32 @@ describe('shard transfers: regressions of the second review (2f8d7be)', () => {
 
   it('R1 (sound): a target restarted between the copy and the clocks step does not claim the writes the copy held', async () => {
     await copyCutBeforeClocksStep();
-    // B holds point 5 as write #3 left it, and claims #3 only (it came forwarded, with its tag): not #1 or #2.
+    // B holds point 5 as write #3 left it, and claims #3 only (it came forwarded, with its tag): not #1 or #2; and it
+    // records its copy as unfinished (no WAL delta may be replayed over it).
     expect(payloadOf(peerB, 5)).toEqual({ x: 'v2' });
-    expect(pointOf(peerB)).toEqual({ [fromA]: { upTo: 0, above: [[3, 3]] } });
+    expect(pointOf(peerB)).toEqual({ '-/copy': { upTo: 1, above: [] }, [fromA]: { upTo: 0, above: [[3, 3]] } });
   });
 
-  // DEFECT R1 (recovery point below the data): a target whose copy stopped before the clocks step holds the copied
+  // R1 (fixed: the unfinished-copy marker) (recovery point below the data): a target whose copy stopped before the clocks step holds the copied
   // points as the source had them (newer than writes #1 and #2 left them) but claims only the forwarded writes. The
   // leader recovers the Dead replica with wal_delta; the source's log still holds #1 and #2, which B "lacks", so the
   // delta replays them over the newer points: B's point 5 goes back to v1 while A has v2, and B is made Active with
   // a checksum unequal to A's. Same without a restart: any failure of a stream_records run between its first batch
   // and the clocks step (a refused or lost batch, the source's death, the leader failing it) leaves B in that state.
-  it.failing(
-    'R1: the WAL delta that recovers such a target does not replay older writes over the points the copy gave it',
-    async () => {
-      await copyCutBeforeClocksStep();
-      await recoverB();
-      await transferDone();
-      expect(stateOf(B)).toBe('Active');
-      expect(payloadOf(peerA, 5)).toEqual({ x: 'v2' });
-      expect(payloadOf(peerB, 5)).toEqual({ x: 'v2' });
-      expect(checksumOf(peerB)).toEqual(checksumOf(peerA));
-    },
-  );
+  it('R1: the WAL delta that recovers such a target does not replay older writes over the points the copy gave it', async () => {
+    await copyCutBeforeClocksStep();
+    await recoverB();
+    await transferDone();
+    expect(stateOf(B)).toBe('Active');
+    expect(payloadOf(peerA, 5)).toEqual({ x: 'v2' });
+    expect(payloadOf(peerB, 5)).toEqual({ x: 'v2' });
+    expect(checksumOf(peerB)).toEqual(checksumOf(peerA));
+  });
 
-  // DEFECT R1 again, without a restart: the run fails on its way to the clocks step (here the batch holding it).
-  it.failing('R1: ... nor when the copy failed before the clocks step without the target restarting', async () => {
+  // R1 again (fixed), without a restart: the run fails on its way to the clocks step (here the batch holding it).
+  it('R1: ... nor when the copy failed before the clocks step without the target restarting', async () => {
     await copyCutBeforeClocksStep('link failure');
-    expect(pointOf(peerB)).toEqual({ [fromA]: { upTo: 0, above: [[3, 3]] } });
+    expect(pointOf(peerB)).toEqual({ '-/copy': { upTo: 1, above: [] }, [fromA]: { upTo: 0, above: [[3, 3]] } });
     await recoverB();
     await transferDone();
     expect(stateOf(B)).toBe('Active');

@@ -20,7 +20,7 @@ import { findPoint, indexedVectorCount, livePointCount, PointRef, selectPoints }
 import { searchSegments, searchSegmentsAsync, SettledHits, ShardHit } from './shard-search';
 import { ShardSegments } from './shard-segments';
 import { AppliedListener, ShardWal } from './shard-wal';
-import { ClockTag, RecoveryPoint, walDelta } from './shard-clocks';
+import { ClockTag, COPY_ORIGIN, deltaPlan, RecoveryPoint, walDelta } from './shard-clocks';
 import { exportPoints, livePointIds, ShardChecksum, shardChecksum } from './shard-export';
 import { PointStruct } from '../../model/point.model';
 
@@ -82,6 +82,7 @@ export class LocalShard {
       buildsInProgress: () => this.builds.ids(),
       ackLog: (opNum) => this.wal.ack(opNum),
       clocks: () => this.wal.clocks.snapshot(),
+      clocksVersion: () => this.wal.clocks.version,
     };
   }
 
@@ -212,7 +213,22 @@ export class LocalShard {
     return this.wal.clocks.snapshot();
   }
 
-  /** Takes in `point` (a copy's source state, sent before its points). */
+  /**
+   * This replica is being filled by a copy (a transfer's reset): until {@link finishCopy} its points may be newer
+   * than its recovery point says, which it records (durably at the next flush) so that no WAL delta is replayed
+   * over them.
+   */
+  beginCopy(): void {
+    this.wal.clocks.merge({ [COPY_ORIGIN]: { upTo: 1, above: [] } });
+  }
+
+  /** The copy is whole: the replica holds the copy source's writes up to `point` (its recovery point then). */
+  finishCopy(point: RecoveryPoint): void {
+    this.wal.clocks.forget(COPY_ORIGIN);
+    this.wal.clocks.merge(point);
+  }
+
+  /** Takes in `point`: per origin, the union of what this replica holds and what `point` holds. */
   mergeRecoveryPoint(point: RecoveryPoint): void {
     this.wal.clocks.merge(point);
   }
@@ -224,6 +240,9 @@ export class LocalShard {
   async walDelta(
     target: RecoveryPoint,
   ): Promise<{ send: Array<{ operation: UpdateOperation; tag: ClockTag }> } | { refused: string }> {
+    // Refused from the recovery points alone before the log is read (it may be large).
+    const plan = deltaPlan(this.wal.clocks.snapshot(), target);
+    if ('refused' in plan) return plan;
     const { point, records } = await this.wal.retained();
     return walDelta(
       point,

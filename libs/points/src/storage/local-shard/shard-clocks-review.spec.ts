@@ -379,13 +379,13 @@ describe('a repeat of a tagged write still on its way', () => {
     expect({ appended: log.appended.length, applied }).toEqual({ appended: 1, applied: [1] });
   });
 
-  // DEFECT R9 (latent: the WriteAheadLog resolves the appends of a group commit in op order, so it does not happen
+  // R9 (fixed; was latent: the WriteAheadLog resolves the appends of a group commit in op order, so it does not happen
   // with it today). ShardWal is written for appends that resolve out of op order ("concurrent appends may be
   // numbered out of the order they resolve in"). Then write #2 is answered while op 2 waits for op 1 to be applied,
   // and 2f8d7be's `.finally` drops its pendingTags entry at that answer, before op 2 is applied and its tag is in
   // the clocks (before, the entry went in drainPending, with the tag going in): a repeat of #2 in that window is
   // logged and applied again, after whatever came between (a forwarded write overtaken by its direct resend, D6).
-  it.failing('should not log a repeat again while the write it repeats is answered but not yet applied', async () => {
+  it('should not log a repeat again while the write it repeats is answered but not yet applied', async () => {
     const log = new ControlledLog();
     const applied: number[] = [];
     const wal = new ShardWal(log, (opNum) => applied.push(opNum), 0);

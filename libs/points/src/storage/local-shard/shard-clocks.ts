@@ -27,6 +27,12 @@ export interface ClockEntry {
 /** A replica's recovery point: its clock entries by origin (`peer/incarnation`). */
 export type RecoveryPoint = Record<string, ClockEntry>;
 
+/**
+ * A marker origin a copy's target holds from its reset until the copy's last batch (see transfer-receiver.ts): its
+ * points are then newer than its recovery point says, so no WAL delta may be replayed over them.
+ */
+export const COPY_ORIGIN = '-/copy';
+
 /** The most writes a WAL delta sends: past that, copying the shard is the cheaper way. */
 export const MAX_DELTA_WRITES = 1_000_000;
 
@@ -37,6 +43,12 @@ export function originOf(tag: ClockTag): string {
 /** The clock map of one replica: what it has applied by origin. */
 export class ShardClocks {
   private readonly entries = new Map<string, ClockEntry>();
+  private changes = 0;
+
+  /** Rises with every change (a flush writes the recovery point out only when it moved). */
+  get version(): number {
+    return this.changes;
+  }
 
   constructor(point: RecoveryPoint = {}) {
     for (const [origin, entry] of Object.entries(point)) this.entries.set(origin, readEntry(entry));
@@ -53,12 +65,19 @@ export class ShardClocks {
     const entry = this.entries.get(origin);
     if (holds(entry, tag.seq)) return;
     this.entries.set(origin, toEntry(union(rangesOf(entry), [[tag.seq, tag.seq]])));
+    this.changes++;
   }
 
   /** Takes in everything `point` holds (a copy's source state): per origin, the union of both. */
   merge(point: RecoveryPoint): void {
     for (const [origin, theirs] of Object.entries(point))
       this.entries.set(origin, toEntry(union(rangesOf(this.entries.get(origin)), rangesOf(readEntry(theirs)))));
+    this.changes++;
+  }
+
+  /** Drops what `origin` holds (the unfinished-copy marker once the copy is whole). */
+  forget(origin: string): void {
+    if (this.entries.delete(origin)) this.changes++;
   }
 
   /** A copy of the recovery point, as it is now. */
@@ -71,6 +90,7 @@ export class ShardClocks {
 
   clear(): void {
     this.entries.clear();
+    this.changes++;
   }
 }
 
@@ -163,17 +183,15 @@ export interface TaggedRecord<T> {
 }
 
 /**
- * What the source must send for the target to hold what it holds: the records of its retained log the target
- * lacks, in log order. Refused (a delta cannot do it, the whole shard must be copied) when the target holds a
- * write the source does not, when it lacks more than {@link MAX_DELTA_WRITES}, when the log no longer has every
- * write the target lacks, or when the log has a write without a tag (a copied batch, or one from before clocks),
- * which no recovery point can account for.
+ * What a WAL delta from `source` to `target` must send, by origin, and how many writes that is; or why no delta can
+ * do it, judged from the recovery points alone (before any log is read).
  */
-export function walDelta<T>(
+export function deltaPlan(
   source: RecoveryPoint,
   target: RecoveryPoint,
-  records: ReadonlyArray<TaggedRecord<T>>,
-): { send: T[] } | { refused: string } {
+): { needed: Map<string, SeqRange[]>; total: number } | { refused: string } {
+  if (COPY_ORIGIN in target) return { refused: 'the target holds an unfinished copy' };
+  if (COPY_ORIGIN in source) return { refused: 'the source holds an unfinished copy' };
   const has = readPoint(source);
   const lacks = readPoint(target);
   for (const origin of Object.keys(lacks)) {
@@ -191,6 +209,24 @@ export function walDelta<T>(
   }
   if (total > MAX_DELTA_WRITES)
     return { refused: `the target lacks ${total} writes, more than a delta sends (${MAX_DELTA_WRITES})` };
+  return { needed, total };
+}
+
+/**
+ * What the source must send for the target to hold what it holds: the records of its retained log the target
+ * lacks, in log order. Refused (a delta cannot do it, the whole shard must be copied) when the target holds a
+ * write the source does not, when it lacks more than {@link MAX_DELTA_WRITES}, when the log no longer has every
+ * write the target lacks, or when the log has a write without a tag (a copied batch, or one from before clocks),
+ * which no recovery point can account for.
+ */
+export function walDelta<T>(
+  source: RecoveryPoint,
+  target: RecoveryPoint,
+  records: ReadonlyArray<TaggedRecord<T>>,
+): { send: T[] } | { refused: string } {
+  const plan = deltaPlan(source, target);
+  if ('refused' in plan) return plan;
+  const { needed, total } = plan;
   const send: T[] = [];
   const sent = new Set<string>();
   for (const record of records) {

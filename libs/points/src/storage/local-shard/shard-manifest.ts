@@ -43,6 +43,8 @@ export interface FlushSource {
   ackLog(opNum: number): Promise<void>;
   /** The recovery point as of `lastApplied()` (read in the same tick). */
   clocks(): RecoveryPoint;
+  /** Changes whenever the recovery point does: an idle flush compares this, not the recovery point's text. */
+  clocksVersion(): number;
 }
 
 /**
@@ -56,6 +58,8 @@ export class ShardManifest {
   private persistedOp = 0;
   /** The recovery point the last manifest holds, as written: a merged one is worth a manifest of its own. */
   private persistedClocks = '{}';
+  /** The recovery point's text at a version of it, kept so that an idle flush does not write it out again. */
+  private clocksSeen: { version: number; text: string } | undefined;
   /** The manifest on disk lacks checksums (written before them) or is damaged: the next flush writes one. */
   private upgradePending = false;
   private readonly flushLock = new KeyedMutex();
@@ -188,9 +192,11 @@ export class ShardManifest {
 
   private async flushLocked(shard: FlushSource): Promise<void> {
     const opNum = shard.lastApplied();
-    const clocks = shard.clocks();
     const segments = shard.segments();
-    const clocksText = stringifyJson(clocks);
+    const clocksVersion = shard.clocksVersion();
+    if (this.clocksSeen?.version !== clocksVersion)
+      this.clocksSeen = { version: clocksVersion, text: stringifyJson(shard.clocks()) };
+    const clocksText = this.clocksSeen.text;
     if (
       opNum === this.persistedOp &&
       clocksText === this.persistedClocks &&
@@ -229,7 +235,7 @@ export class ShardManifest {
         return { id: s.id, bodyVersion, body, ...(deletes ? { deletes } : {}), files };
       }),
       fieldIndexes: [...shard.fieldIndexes()].map(([field, schema]) => ({ field, ...schema })),
-      ...(Object.keys(clocks).length > 0 ? { clocks } : {}),
+      ...(clocksText !== '{}' ? { clocks: shard.clocks() } : {}),
     };
     for (const write of writes) await writeFileAtomic(path.join(this.segmentsDir, write.file), write.data);
     await writeFileAtomic(path.join(this.dir, MANIFEST_FILE), manifestText(manifest));

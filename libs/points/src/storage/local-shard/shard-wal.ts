@@ -138,7 +138,10 @@ export class ShardWal {
     const key = `${originOf(tag)}#${tag.seq}`;
     const pending = this.pendingTags.get(key);
     if (pending) return pending;
-    const written = this.logAndApply(operation, tag).finally(() => {
+    const written = this.logAndApply(operation, tag);
+    // Dropped when applied (drainPending, with the tag going into the clocks in the same step), or when it failed:
+    // an append may resolve before the write is applied, and a repeat then must still find it.
+    written.catch(() => {
       if (this.pendingTags.get(key) === written) this.pendingTags.delete(key);
     });
     this.pendingTags.set(key, written);
@@ -183,7 +186,10 @@ export class ShardWal {
     for (let next = this.applied + 1; this.pending.has(next); next++) {
       const { operation, tag } = this.pending.get(next)!;
       this.pending.delete(next);
-      if (tag) this.clocks.add(tag);
+      if (tag) {
+        this.clocks.add(tag);
+        this.pendingTags.delete(`${originOf(tag)}#${tag.seq}`);
+      }
       try {
         this.apply(next, operation);
       } catch (error) {
