@@ -5,6 +5,7 @@ import { ErrorKind } from '@vectorstore/common';
 import { PasswordHasher, UserAdminService, type UserRecord } from '@vectorstore/auth';
 import { ClusterKeys, type MetadataStore } from '@vectorstore/cluster';
 import { randomBytes } from 'node:crypto';
+import { EtcdRefreshRecords } from '../../libs/cluster/src/auth/etcd-refresh-records';
 import { EtcdUserStore } from '../../libs/cluster/src/auth/etcd-user-store';
 import { EtcdMetadataStore } from '../../libs/cluster/src/metadata/etcd-metadata-store';
 import { httpJson, login } from './support/auth-helpers';
@@ -109,8 +110,8 @@ describe('issue 26 security review: per-collection access (e2e, standalone)', ()
     expect(answer.status).toBe(403);
   });
 
-  // Defect: request-collections.ts stops looking 8 levels into a request, the query engine accepts 16 levels of
-  // prefetch, so a lookup_from 5 prefetches deep reads b's vectors with a grant on a only.
+  // Defect (fixed in 81b2355): request-collections.ts stopped looking 8 levels into a request while the query
+  // engine accepts 16 levels of prefetch, so a lookup_from 5 prefetches deep read b's vectors with a grant on a only.
   it('should refuse a lookup_from into b however deep the prefetch (REST)', async () => {
     const answer = await httpJson(
       server.httpUrl,
@@ -260,7 +261,7 @@ describeWithEtcd('issue 26 security review: the cluster users store (real etcd)'
     await etcd?.stop();
   });
 
-  // Defect: EtcdUserStore.load read the users key with one call and the store revision with another, then watched
+  // Defect (fixed in d82800b): EtcdUserStore.load read the users key with one call and the store revision with another, then watched
   // from that revision: a change between the two reads was neither in its copy nor in its watch, so the peer kept
   // serving the older users (a deactivated user or a reset password still accepted there) until the next change.
   it('should not miss a change made while a peer reads the users at start', async () => {
@@ -288,6 +289,29 @@ describeWithEtcd('issue 26 security review: the cluster users store (real etcd)'
     await eventually(2000, async () => {
       expect((await reader.findByEmail('first@example.com'))?.isActive).toBe(false);
     });
+  });
+
+  // Defect (fixed): the leader's sweep read every refresh token of the cluster in one etcd range. Used tokens stay
+  // until they expire (7 days), one per refresh, so a few dozen users refreshing every 15 minutes make that answer
+  // pass the client's 4 MB gRPC limit within the week; from then on every sweep failed and nothing was swept again.
+  it('should sweep expired refresh tokens however many the cluster holds', async () => {
+    const keys = new ClusterKeys(`review-${randomBytes(3).toString('hex')}`);
+    const records = new EtcdRefreshRecords(store, keys);
+    const familyId = '00000000-0000-4000-8000-000000000000';
+    const expired = 1_000;
+    const live = Date.now() + 3_600_000;
+    // 30 000 used tokens of one family (a day of 15-minute refreshes by ~300 users), the first 100 expired.
+    const total = 30_000;
+    for (let start = 0; start < total; start += 100) {
+      const puts = [];
+      for (let i = start; i < start + 100; i++)
+        puts.push({
+          put: keys.token(randomBytes(32).toString('base64url')),
+          value: JSON.stringify({ familyId, expiresAt: i < 100 ? expired : live, usedAt: Date.now() }),
+        });
+      expect((await store.txn([], puts)).succeeded).toBe(true);
+    }
+    await expect(records.sweep(10_000)).resolves.toMatchObject({ tokens: 100 });
   });
 
   it('should keep one active admin when two peers demote and deactivate the two admins at once', async () => {
@@ -335,7 +359,7 @@ describe('issue 26 security review: the users API (e2e, standalone)', () => {
     await server?.stop();
   });
 
-  // Defect: @IsOptional() lets null through, so `is_active: null` was stored as is: the last active admin was
+  // Defect (fixed in 66e2011): @IsOptional() lets null through, so `is_active: null` was stored as is: the last active admin was
   // deactivated past the 412 guard (null counted as "unchanged" there, as falsy at login), and users.json no longer
   // passed its own check, so the server refused to start again. `password: null` and `collections: null` were 500s.
   it('should refuse null for a field of PATCH /api/auth/users/{id} with 400 naming it, changing nothing', async () => {

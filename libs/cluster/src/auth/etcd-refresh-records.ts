@@ -40,14 +40,14 @@ export class EtcdRefreshRecords implements RefreshRecords {
    * Removes what no refresh can use any more: expired tokens, families left without tokens, and seals past
    * `sealLifetimeMs` (the peer that rotated drops its seal after the grace; one that stopped first leaves it). The
    * leader runs it now and then; each deletion is guarded by the revision it saw, so a key changed meanwhile stays.
+   * Keys are read in parts (80 small ranges), so a cluster with many sessions is swept as well as a small one.
    */
   async sweep(sealLifetimeMs: number): Promise<{ tokens: number; families: number; seals: number }> {
     const now = this.now();
     const swept = { tokens: 0, families: 0, seals: 0 };
-    const { keys: tokens } = await this.store.range(this.keys.tokens);
     const liveFamilies = new Set<string>();
     const deletions: Array<{ key: string; modRevision: number }> = [];
-    for (const stored of tokens) {
+    for await (const stored of this.rangeInParts(this.keys.tokens, DIGEST_FIRST_CHARACTERS)) {
       const token = JSON.parse(stored.value) as TokenRecord;
       if (token.expiresAt <= now) {
         deletions.push({ key: stored.key, modRevision: stored.modRevision });
@@ -64,8 +64,7 @@ export class EtcdRefreshRecords implements RefreshRecords {
         if (done.succeeded) swept.seals++;
       }
     }
-    const { keys: families } = await this.store.range(this.keys.sessions);
-    for (const stored of families) {
+    for await (const stored of this.rangeInParts(this.keys.sessions, UUID_FIRST_CHARACTERS)) {
       if (liveFamilies.has(stored.key.slice(this.keys.sessions.length))) continue;
       // A family whose first token was just written is young: leave families of the last minute alone.
       const family = JSON.parse(stored.value) as FamilyRecord;
@@ -77,7 +76,20 @@ export class EtcdRefreshRecords implements RefreshRecords {
     for (const { key, modRevision } of deletions) await this.store.txn([{ key, modRevision }], [{ delete: key }]);
     return swept;
   }
+
+  /**
+   * Every key under `prefix`, read one first character at a time: used tokens stay until they expire (one per
+   * refresh, for days), and a single answer holding them all would outgrow what the etcd client accepts (4 MB,
+   * about 20 000 tokens), failing every sweep from then on.
+   */
+  private async *rangeInParts(prefix: string, firstCharacters: string): AsyncGenerator<StoredKey> {
+    for (const first of firstCharacters) yield* (await this.store.range(`${prefix}${first}`)).keys;
+  }
 }
+
+/** Token keys end in a SHA-256 in base64url, family keys in a random UUID (lower-case hex). */
+const DIGEST_FIRST_CHARACTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const UUID_FIRST_CHARACTERS = '0123456789abcdef';
 
 function versioned<T>(stored: StoredKey | undefined): Versioned<T> | undefined {
   return stored && { value: JSON.parse(stored.value) as T, version: stored.modRevision };
