@@ -1,5 +1,6 @@
 // @vectorstore/engine: the only code that touches WebAssembly. See docs/engine.md.
 export { EngineBusyError, EngineInputError } from './errors';
+export { EngineWorkersError } from './worker/worker-starts';
 export {
   type Distance,
   type Datatype,

@@ -4,9 +4,9 @@ import { IndexWorkers } from '../worker/index-workers';
 import { VectorIndex } from './vector-index';
 
 // A search worker that dies (an uncaught error, out of memory) must not leave searches waiting forever:
-// its searches fail with EngineBusyError (UNAVAILABLE, retry), the pool's other worker goes on and takes
-// the new searches, and once nothing is queued the index starts a new pool. maxIndexingThreads 3: a pool of
-// two search workers.
+// its searches fail with EngineBusyError (UNAVAILABLE, retry), the pool's other worker goes on, and the dead
+// one is replaced in its slot at once (the pool never stays short). maxIndexingThreads 3: a pool of two
+// search workers.
 
 const DIM = 32;
 const N = 2000;
@@ -55,8 +55,10 @@ describe('searchAsync when a worker thread dies', () => {
     const pool = (index as unknown as { workers: IndexWorkers }).workers;
     // equal queues: the first search goes to worker 0, the second to worker 1
     const [a, b] = [index.searchAsync(query, { k: 5, exact: true }), index.searchAsync(query, { k: 5, exact: true })];
-    await workersOf(index)[0].terminate();
-    expect(pool.isDead(0)).toBe(true);
+    const killed = workersOf(index)[0];
+    await killed.terminate();
+    expect(workersOf(index)[0]).not.toBe(killed); // replaced in its slot
+    expect(pool.isDead(0)).toBe(false);
     await expect(a).rejects.toBeInstanceOf(EngineBusyError);
     expect(Array.from((await b).slots)).toEqual(Array.from(expected.slots));
     // sent now: to worker 1 if the pool is still in use, else to a new pool; answered either way
@@ -64,12 +66,15 @@ describe('searchAsync when a worker thread dies', () => {
     expect(Array.from(c.slots)).toEqual(Array.from(expected.slots));
   });
 
-  it('should fail a search sent to a dead worker at once', async () => {
+  it('should keep the same pool, at full size, after a worker died', async () => {
+    const expected = index.search(query, { k: 5, exact: true });
     await index.searchAsync(query, { k: 5, exact: true }); // a pool with a live worker
     const pool = (index as unknown as { workers: IndexWorkers }).workers;
     await workersOf(index)[0].terminate();
-    expect(pool.broken).toBe(true);
-    const task = { scratch: 0, k: 5, ef: 16, traversal: 0, useAllowed: 0, exact: 1, rescoreK: 0 };
-    await expect(pool.search(0, task)).rejects.toBeInstanceOf(EngineBusyError);
+    expect(pool.broken).toBe(false);
+    // both slots answer (equal queues: one search each), from the same pool
+    const both = await Promise.all([0, 1].map(() => index.searchAsync(query, { k: 5, exact: true })));
+    for (const found of both) expect(Array.from(found.slots)).toEqual(Array.from(expected.slots));
+    expect((index as unknown as { workers: IndexWorkers }).workers).toBe(pool);
   });
 });

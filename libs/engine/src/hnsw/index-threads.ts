@@ -107,7 +107,7 @@ export class ThreadedIndex extends IndexCore {
     // the least busy live worker: a dead one answers at once with an error, so it would always look idle
     let i = -1;
     for (let j = 0; j < pool.size; j++) if (!pool.isDead(j) && (i < 0 || this.queued[j] < this.queued[i])) i = j;
-    if (i < 0) throw new EngineBusyError('engine: the search worker threads stopped; retry');
+    if (i < 0) throw pool.unavailable();
     this.queued[i]++;
     this.asyncQueued++;
     const run = this.chains[i].then(() => this.runAsync(pool, i, query, params));

@@ -6,23 +6,32 @@ import { buildSegmentBytes, SegmentBuildJob } from './segment-builder';
 
 const WORKER_FILE = path.join(__dirname, 'segment-builder.worker.js');
 
+/** What the builder thread answers (segment-builder.worker.ts). */
+export type SegmentBuildAnswer = { ok: true; bytes: Uint8Array } | { ok: false; message: string };
+
 /**
  * Runs a build on a worker thread when the compiled worker is there (the built server), otherwise
- * on this thread (tests running from TypeScript sources).
+ * on this thread (tests running from TypeScript sources). A builder thread that fails or dies (an uncaught
+ * error, out of memory, one of its own engine workers dying) rejects with why; the thread is always stopped, and
+ * the optimizer tries the job again later. `workerFile`: another builder, for tests.
  */
-export async function runSegmentBuild(job: SegmentBuildJob): Promise<Uint8Array> {
-  if (!existsSync(WORKER_FILE)) {
+export async function runSegmentBuild(job: SegmentBuildJob, workerFile = WORKER_FILE): Promise<Uint8Array> {
+  if (!existsSync(workerFile)) {
     await new Promise((resolve) => setImmediate(resolve));
     return await buildSegmentBytes(job);
   }
-  const worker = new Worker(WORKER_FILE);
+  const worker = new Worker(workerFile);
   try {
     return await new Promise<Uint8Array>((resolve, reject) => {
-      worker.once('message', (message: { ok: true; bytes: Uint8Array } | { ok: false; message: string }) =>
-        message.ok ? resolve(message.bytes) : reject(new Error(message.message)),
+      worker.once('message', (message: SegmentBuildAnswer) =>
+        message.ok ? resolve(message.bytes) : reject(new Error(`segment build failed: ${message.message}`)),
       );
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`segment builder exited with code ${code}`)));
+      worker.once('error', (error: Error) =>
+        reject(new Error(`segment builder thread failed: ${error.message}`, { cause: error })),
+      );
+      worker.once('exit', (code) =>
+        reject(new Error(`segment builder thread exited with code ${code} before answering`)),
+      );
       worker.postMessage(job, transferablesOf(job.columns));
     });
   } finally {

@@ -1,5 +1,5 @@
 import { DomainError } from '@vectorstore/common';
-import { EngineBusyError, EngineInputError } from '@vectorstore/engine';
+import { EngineBusyError, EngineInputError, EngineWorkersError } from '@vectorstore/engine';
 
 /**
  * The engine checks its inputs (dimensions, `ef`, oversampling, finiteness…) and names the broken
@@ -10,6 +10,8 @@ export function fromEngineError(error: unknown): unknown {
   if (error instanceof EngineInputError) return DomainError.validation([error.message]);
   // A rare large beam beside searches on worker threads: the request is fine, the moment is not.
   if (error instanceof EngineBusyError) return DomainError.unavailable(`Service unavailable: ${error.message}`);
+  // Worker threads that fail at every start: a retry fails the same way (the server logged it once).
+  if (error instanceof EngineWorkersError) return DomainError.internal(`Service internal error: ${error.message}`);
   return error;
 }
 
