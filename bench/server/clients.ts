@@ -154,7 +154,16 @@ const CLOCK_TICKS_PER_S = 100; // USER_HZ: /proc reports utime and stime in 1/10
 
 /** CPU time (user + system, all threads) a process has used so far, in ms, from /proc/<pid>/stat. */
 export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** CPU time (user + system) one thread has used so far, in ms; a process's main thread has its pid as tid. */
+export function threadCpuMs(pid: number, tid = pid): number {
+  return statCpuMs(`/proc/${pid}/task/${tid}/stat`);
+}
+
+function statCpuMs(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   // fields after "pid (comm) ": state is field 3, utime 14 and stime 15
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;

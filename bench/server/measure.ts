@@ -15,6 +15,8 @@ export interface Run {
   otherCores: number;
   /** When the measured searches ran, in µs of the monotonic clock V8's CPU profiles use (profile-summary.ts). */
   window: { fromUs: number; toUs: number };
+  /** ms per query on each of MeasureOptions.clocks over the measured searches. */
+  perQuery: Record<string, number>;
 }
 
 /** Now on CLOCK_MONOTONIC in µs: the clock of a .cpuprofile's startTime, in any process of this machine. */
@@ -27,6 +29,8 @@ export interface MeasureOptions {
   k: number;
   /** Unmeasured searches per client before the run: its connection, the client's JIT. */
   warmup: number;
+  /** More CPU clocks (ms) to read over the measured searches only, e.g. one thread of the server. */
+  clocks?: Record<string, () => number>;
 }
 
 /** CPU ms the whole machine spent busy so far (all cores; steal counts: a neighbour VM had the core). */
@@ -63,7 +67,7 @@ export async function measure(
   search: (worker: number, query: number) => Promise<ArrayLike<number>> | ArrayLike<number>,
   truth: Uint32Array,
   cpuMs: () => number,
-  { queries, k, warmup }: MeasureOptions,
+  { queries, k, warmup, clocks = {} }: MeasureOptions,
 ): Promise<Run> {
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
@@ -73,6 +77,7 @@ export async function measure(
   const latencies: number[] = [];
   let hits = 0;
   let next = 0;
+  const clocks0 = Object.entries(clocks).map(([name, clock]) => [name, clock()] as const);
   const cpu0 = cpuMs();
   const client0 = process.cpuUsage();
   const machine0 = machineBusyMs();
@@ -93,6 +98,7 @@ export async function measure(
   const seconds = (performance.now() - t0) / 1000;
   const toUs = monotonicUs();
   const cpu = cpuMs() - cpu0;
+  const perQuery = Object.fromEntries(clocks0.map(([name, at0]) => [name, (clocks[name]() - at0) / queries]));
   const client = process.cpuUsage(client0);
   const clientMs = (client.user + client.system) / 1000;
   const otherMs = machineBusyMs() - machine0 - cpu - clientMs;
@@ -107,6 +113,7 @@ export async function measure(
     clientCpuPerQuery: clientMs / queries,
     otherCores: Math.max(0, otherMs / 1000 / seconds),
     window: { fromUs, toUs },
+    perQuery,
   };
 }
 
