@@ -160,10 +160,10 @@ describe('issue 26 security review: per-collection access (e2e, standalone)', ()
     }
   });
 
-  // Defect (not fixed): the guards check the collection an alias stands for and name it in the refusal, so any
-  // name a reader probes tells whether it is an alias and of which collection ("Access to collection b is
-  // required" for hidden-alias), though lists hide b. Qdrant checks and names the name as asked.
-  it.failing('should name an alias as asked when refusing it, not the collection behind it (REST)', async () => {
+  // Defect (fixed): the guards checked the collection an alias stands for and named it in the refusal, so any name
+  // a reader probed told whether it is an alias and of which collection ("Access to collection b is required" for
+  // hidden-alias), though lists hide b. Qdrant checks and names the name as asked.
+  it('should name an alias as asked when refusing it, not the collection behind it (REST)', async () => {
     const answer = await httpJson(server.httpUrl, 'GET', '/collections/hidden-alias', undefined, reader());
     expect({ status: answer.status, text: answer.text }).toEqual({
       status: 403,
@@ -171,7 +171,7 @@ describe('issue 26 security review: per-collection access (e2e, standalone)', ()
     });
   });
 
-  it.failing('should name an alias as asked when refusing it, not the collection behind it (gRPC)', async () => {
+  it('should name an alias as asked when refusing it, not the collection behind it (gRPC)', async () => {
     const client = createPointsClient(server.grpcAddress, credentials(undefined, readerToken));
     try {
       const error = await unary(client, 'Count', { collectionName: 'hidden-alias' }).then(

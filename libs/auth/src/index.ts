@@ -22,6 +22,7 @@ export {
   requiredAccess,
   visibleCollections,
   type AccessRequirement,
+  type NamedCollection,
 } from './access/access-policy';
 export { OPERATION_ACCESS, isOperationName, type OperationName } from './access/operations';
 export { CredentialVerifier } from './credentials/credential.verifier';

@@ -4,6 +4,8 @@ import { ErrorKind } from '@vectorstore/common';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { checkAccess } from './access/access-policy';
+import { OPERATION_ACCESS } from './access/operations';
 import { PasswordHasher } from './passwords/password-hasher';
 import { FileRefreshRecords } from './tokens/file-refresh-records';
 import { RefreshSession, RefreshTokenStore } from './tokens/refresh-token.store';
@@ -127,5 +129,25 @@ describe('issue 26 security review: refresh reuse grace', () => {
     await a.rotate(stolen, accept, successor);
     now += 30_000;
     await expect(b.rotate(stolen, accept, successor)).rejects.toEqual(unauthenticated);
+  });
+});
+
+describe('issue 26 security review: refusals of per-collection access', () => {
+  const readA = [{ collection: 'a', access: 'r' as const }];
+
+  it('should check an alias against its collection and name it as asked when refusing', () => {
+    const search = OPERATION_ACCESS['Points/Search'];
+    const upsert = OPERATION_ACCESS['Points/Upsert'];
+    expect(() => checkAccess(readA, search, [{ asked: 'alias-of-a', collection: 'a' }])).not.toThrow();
+    expect(() => checkAccess(readA, search, [{ asked: 'hidden-alias', collection: 'b' }])).toThrow(
+      'Forbidden: Access to collection hidden-alias is required',
+    );
+    expect(() => checkAccess(readA, upsert, [{ asked: 'alias-of-a', collection: 'a' }])).toThrow(
+      'Forbidden: Write access to collection alias-of-a is required',
+    );
+    // A grant on an alias's name is no grant on what it stands for (nor on another collection of that name).
+    expect(() =>
+      checkAccess([{ collection: 'alias-of-b', access: 'r' }], search, [{ asked: 'alias-of-b', collection: 'b' }]),
+    ).toThrow('Forbidden: Access to collection alias-of-b is required');
   });
 });

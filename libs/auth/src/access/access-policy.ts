@@ -29,10 +29,24 @@ export function needsCollections(access: Access, rule: AccessRule): boolean {
 }
 
 /**
+ * A collection a request names, as asked (a collection or an alias) and the collection it stands for: grants are
+ * checked on the collection, refusals name what was asked, so that probing a name tells nothing of what is
+ * behind it (an alias of a collection the caller may not see).
+ */
+export interface NamedCollection {
+  asked: string;
+  collection: string;
+}
+
+/**
  * Throws PermissionDenied, in Qdrant's words (`lib/storage/src/rbac/mod.rs`), unless `access` meets `rule` for
  * every collection in `collections` (the names a collection-scoped request acts on, aliases resolved).
  */
-export function checkAccess(access: Access, rule: AccessRule, collections: readonly string[] = []): void {
+export function checkAccess(
+  access: Access,
+  rule: AccessRule,
+  collections: ReadonlyArray<string | NamedCollection> = [],
+): void {
   if (rule.scope === 'any' || rule.scope === 'list') return;
   if (typeof access === 'string') {
     if ((rule.write || rule.manage) && access !== 'm')
@@ -42,12 +56,15 @@ export function checkAccess(access: Access, rule: AccessRule, collections: reado
   if (rule.scope === 'global') throw DomainError.permissionDenied('Forbidden: Global access is required');
   if (collections.length === 0)
     throw DomainError.permissionDenied('Forbidden: Access to a named collection is required');
-  for (const name of collections) checkGrant(grantOf(access, name), rule, name);
+  for (const named of collections) {
+    const { asked, collection } = typeof named === 'string' ? { asked: named, collection: named } : named;
+    checkGrant(grantOf(access, collection, asked), rule, asked);
+  }
 }
 
-function grantOf(grants: readonly CollectionGrant[], name: string): CollectionGrant {
-  const grant = grants.find((candidate) => candidate.collection === name);
-  if (!grant) throw DomainError.permissionDenied(`Forbidden: Access to collection ${name} is required`);
+function grantOf(grants: readonly CollectionGrant[], collection: string, asked: string): CollectionGrant {
+  const grant = grants.find((candidate) => candidate.collection === collection);
+  if (!grant) throw DomainError.permissionDenied(`Forbidden: Access to collection ${asked} is required`);
   return grant;
 }
 

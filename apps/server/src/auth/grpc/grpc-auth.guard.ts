@@ -43,9 +43,10 @@ export class GrpcAuthGuard implements CanActivate {
     const principal = await this.verifier.verify(credentialFromMetadata(context.switchToRpc().getContext<Metadata>()));
     const request = context.switchToRpc().getData<unknown>();
     rememberPrincipal(request, principal);
-    // Per-collection access: the collections the request names, an alias standing for its collection.
+    // Per-collection access: the collections the request names, an alias standing for its collection (a refusal
+    // names it as asked).
     const collections = needsCollections(principal.access, requirement)
-      ? collectionsNamedIn(request).map((name) => this.catalog.resolve(name)?.name ?? name)
+      ? collectionsNamedIn(request).map((asked) => ({ asked, collection: this.catalog.resolve(asked)?.name ?? asked }))
       : [];
     checkAccess(principal.access, requirement, collections);
     return true;

@@ -53,15 +53,15 @@ export class HttpAuthGuard extends AuthGuard('jwt') {
       }
       const principal = request.user as Principal;
       // Per-collection access: the collection of the path and those the body's lookups read from, an alias
-      // standing for its collection.
+      // standing for its collection (a refusal names it as asked).
       const collections = needsCollections(principal.access, requirement)
         ? [
             ...new Set(
-              [request.params?.collection_name, ...collectionsNamedIn(request.body)]
-                .filter((name): name is string => typeof name === 'string' && name !== '')
-                .map((name) => this.catalog.resolve(name)?.name ?? name),
+              [request.params?.collection_name, ...collectionsNamedIn(request.body)].filter(
+                (name): name is string => typeof name === 'string' && name !== '',
+              ),
             ),
-          ]
+          ].map((asked) => ({ asked, collection: this.catalog.resolve(asked)?.name ?? asked }))
         : [];
       checkAccess(principal.access, requirement, collections);
       return true;
