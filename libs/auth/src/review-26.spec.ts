@@ -51,6 +51,24 @@ describe('issue 26 security review: UserAdminService', () => {
     await expect(reloaded.load()).resolves.toBeUndefined();
   });
 
+  // Defect (fixed): the CLI's local mode (the data folder's file, or the cluster's users with a peer's environment)
+  // demoted or deactivated the last active admin, which the users API (and the CLI with --url) refuse with 412.
+  it('should refuse to demote or deactivate the last active admin from the CLI’s calls too', async () => {
+    await admin.add({ email: 'root@example.com', password: 'a-long-password', role: 'admin' });
+    await expect(admin.setRole('root@example.com', 'reader')).rejects.toMatchObject({
+      kind: ErrorKind.FailedPrecondition,
+    });
+    await expect(admin.setActive('root@example.com', false)).rejects.toMatchObject({
+      kind: ErrorKind.FailedPrecondition,
+    });
+    await admin.add({ email: 'second@example.com', password: 'a-long-password', role: 'admin' });
+    await expect(admin.setActive('root@example.com', false)).resolves.toMatchObject({ is_active: false });
+    await expect(admin.setRole('second@example.com', 'reader')).rejects.toMatchObject({
+      kind: ErrorKind.FailedPrecondition,
+    });
+    await expect(admin.setRole('second@example.com', 'admin')).resolves.toMatchObject({ role: 'admin' });
+  });
+
   it('should refuse to demote or deactivate the last active admin, however the change is spelled', async () => {
     const only = await admin.add({ email: 'root@example.com', password: 'a-long-password', role: 'admin' });
     for (const changes of [

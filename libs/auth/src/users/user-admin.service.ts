@@ -82,7 +82,8 @@ export class UserAdminService {
   /** An admin has global manage access: making a user admin drops its collection grants. */
   setRole(email: string, role: Role): Promise<PublicUser> {
     checkRole(role);
-    return this.change(email, (user) => {
+    return this.change(email, (user, users) => {
+      keepAnActiveAdmin(users, user, role === 'admin' && user.isActive);
       user.role = role;
       if (role === 'admin') delete user.collections;
     });
@@ -90,7 +91,8 @@ export class UserAdminService {
 
   /** Deactivating also ends every session the user has. */
   setActive(email: string, isActive: boolean): Promise<PublicUser> {
-    return this.change(email, (user) => {
+    return this.change(email, (user, users) => {
+      keepAnActiveAdmin(users, user, user.role === 'admin' && isActive);
       if (user.isActive && !isActive) user.tokenVersion += 1;
       user.isActive = isActive;
     });
@@ -122,16 +124,7 @@ export class UserAdminService {
     return this.store.update((users) => {
       const user = users.find((candidate) => candidate.id === id);
       if (!user) throw DomainError.notFound(`Not found: User ${id} doesn't exist`);
-      const stillAdmin = (changes.role ?? user.role) === 'admin' && (changes.isActive ?? user.isActive);
-      if (
-        user.role === 'admin' &&
-        user.isActive &&
-        !stillAdmin &&
-        !users.some((other) => other !== user && other.role === 'admin' && other.isActive)
-      )
-        throw DomainError.failedPrecondition(
-          `Failed precondition: ${user.email} is the last active admin; make another user admin first`,
-        );
+      keepAnActiveAdmin(users, user, (changes.role ?? user.role) === 'admin' && (changes.isActive ?? user.isActive));
       if (changes.role !== undefined) {
         user.role = changes.role;
         if (changes.role === 'admin') delete user.collections;
@@ -159,12 +152,12 @@ export class UserAdminService {
     return (await this.store.list()).map(toPublicUser).sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
-  private change(email: string, apply: (user: UserRecord) => void): Promise<PublicUser> {
+  private change(email: string, apply: (user: UserRecord, users: UserRecord[]) => void): Promise<PublicUser> {
     const normalized = normalizeEmail(email);
     return this.store.update((users) => {
       const user = users.find((candidate) => candidate.email === normalized);
       if (!user) throw DomainError.notFound(`User ${normalized} doesn't exist`);
-      apply(user);
+      apply(user, users);
       user.updatedAt = this.now().toISOString();
       return toPublicUser(user);
     });
@@ -184,6 +177,22 @@ export class UserAdminService {
       updatedAt: now,
     };
   }
+}
+
+/**
+ * The last active admin cannot be demoted or deactivated, by the users API or the CLI: nobody could manage users
+ * any more. `stillAdmin`: whether `user` is an active admin after the change.
+ */
+function keepAnActiveAdmin(users: readonly UserRecord[], user: UserRecord, stillAdmin: boolean): void {
+  if (
+    user.role === 'admin' &&
+    user.isActive &&
+    !stillAdmin &&
+    !users.some((other) => other !== user && other.role === 'admin' && other.isActive)
+  )
+    throw DomainError.failedPrecondition(
+      `Failed precondition: ${user.email} is the last active admin; make another user admin first`,
+    );
 }
 
 /** A strong password for the generated first admin: 24 random bytes, base64url (192 bits). */
