@@ -160,9 +160,9 @@ describe('issue 26 security review: per-collection access (e2e, standalone)', ()
     }
   });
 
-  // Defect (fixed): the guards checked the collection an alias stands for and named it in the refusal, so any name
-  // a reader probed told whether it is an alias and of which collection ("Access to collection b is required" for
-  // hidden-alias), though lists hide b. Qdrant checks and names the name as asked.
+  // Defect (fixed in 87cdb58): the guards checked the collection an alias stands for and named it in the refusal, so
+  // any name a reader probed told whether it is an alias and of which collection ("Access to collection b is required"
+  // for hidden-alias), though lists hide b. Qdrant checks and names the name as asked.
   it('should name an alias as asked when refusing it, not the collection behind it (REST)', async () => {
     const answer = await httpJson(server.httpUrl, 'GET', '/collections/hidden-alias', undefined, reader());
     expect({ status: answer.status, text: answer.text }).toEqual({
@@ -261,9 +261,10 @@ describeWithEtcd('issue 26 security review: the cluster users store (real etcd)'
     await etcd?.stop();
   });
 
-  // Defect (fixed in d82800b): EtcdUserStore.load read the users key with one call and the store revision with another, then watched
-  // from that revision: a change between the two reads was neither in its copy nor in its watch, so the peer kept
-  // serving the older users (a deactivated user or a reset password still accepted there) until the next change.
+  // Defect (fixed in d82800b): EtcdUserStore.load read the users key with one call and the store revision with
+  // another, then watched from that revision: a change between the two reads was neither in its copy nor in its
+  // watch, so the peer kept serving the older users (a deactivated user or a reset password still accepted there)
+  // until the next change.
   it('should not miss a change made while a peer reads the users at start', async () => {
     const keys = new ClusterKeys(`review-${randomBytes(3).toString('hex')}`);
     const writer = new EtcdUserStore(store, keys);
@@ -291,9 +292,10 @@ describeWithEtcd('issue 26 security review: the cluster users store (real etcd)'
     });
   });
 
-  // Defect (fixed): the leader's sweep read every refresh token of the cluster in one etcd range. Used tokens stay
-  // until they expire (7 days), one per refresh, so a few dozen users refreshing every 15 minutes make that answer
-  // pass the client's 4 MB gRPC limit within the week; from then on every sweep failed and nothing was swept again.
+  // Defect (fixed in 12674ca): the leader's sweep read every refresh token of the cluster in one etcd range. Used
+  // tokens stay until they expire (7 days), one per refresh, so a few dozen users refreshing every 15 minutes make that
+  // answer pass the client's 4 MB gRPC limit within the week; from then on every sweep failed and nothing was swept
+  // again.
   it('should sweep expired refresh tokens however many the cluster holds', async () => {
     const keys = new ClusterKeys(`review-${randomBytes(3).toString('hex')}`);
     const records = new EtcdRefreshRecords(store, keys);
@@ -359,9 +361,10 @@ describe('issue 26 security review: the users API (e2e, standalone)', () => {
     await server?.stop();
   });
 
-  // Defect (fixed in 66e2011): @IsOptional() lets null through, so `is_active: null` was stored as is: the last active admin was
-  // deactivated past the 412 guard (null counted as "unchanged" there, as falsy at login), and users.json no longer
-  // passed its own check, so the server refused to start again. `password: null` and `collections: null` were 500s.
+  // Defect (fixed in 66e2011): @IsOptional() lets null through, so `is_active: null` was stored as is: the last
+  // active admin was deactivated past the 412 guard (null counted as "unchanged" there, as falsy at login), and
+  // users.json no longer passed its own check, so the server refused to start again. `password: null` and
+  // `collections: null` were 500s.
   it('should refuse null for a field of PATCH /api/auth/users/{id} with 400 naming it, changing nothing', async () => {
     const users = await httpJson(server.httpUrl, 'GET', '/api/auth/users', undefined, admin());
     const id = (users.body as { users: Array<{ id: string }> }).users[0].id;
@@ -407,7 +410,7 @@ describeWithEtcd('issue 26 security review: a peer cut off from etcd (e2e, 2 pee
   // it has been cut off from etcd, so a user deactivated (or whose password was reset) on another peer keeps using
   // that peer with an access token issued before, for up to the access token's lifetime (15 min by default);
   // docs/auth.md says such a change ends the user's tokens at once on every peer.
-  it.failing('should stop accepting a deactivated user’s token on a peer that cannot hear of the change', async () => {
+  it.failing('should stop accepting a deactivated user’s token on a peer cut off from the change', async () => {
     const [a, b] = peers.map((peer) => peer.server);
     const admin = { 'api-key': a.apiKey };
     const created = await httpJson(

@@ -29,7 +29,7 @@ describe('issue 26 security review: UserAdminService', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  // Defect (fixed): a null `isActive` from a transport counted as "unchanged" in the last-admin guard and as
+  // Defect (fixed in 66e2011): a null `isActive` from a transport counted as "unchanged" in the last-admin guard and as
   // inactive at login, and made users.json fail its own check at the next start; null password or grants threw
   // TypeErrors (500s).
   it.each([
@@ -51,8 +51,9 @@ describe('issue 26 security review: UserAdminService', () => {
     await expect(reloaded.load()).resolves.toBeUndefined();
   });
 
-  // Defect (fixed): the CLI's local mode (the data folder's file, or the cluster's users with a peer's environment)
-  // demoted or deactivated the last active admin, which the users API (and the CLI with --url) refuse with 412.
+  // Defect (fixed in 4683727): the CLI's local mode (the data folder's file, or the cluster's users with a peer's
+  // environment) demoted or deactivated the last active admin, which the users API (and the CLI with --url) refuse with
+  // 412.
   it('should refuse to demote or deactivate the last active admin from the CLI’s calls too', async () => {
     await admin.add({ email: 'root@example.com', password: 'a-long-password', role: 'admin' });
     await expect(admin.setRole('root@example.com', 'reader')).rejects.toMatchObject({
@@ -121,7 +122,7 @@ describe('issue 26 security review: refresh reuse grace', () => {
     await expect(store.rotate(first, accept, successor)).rejects.toEqual(unauthenticated);
   });
 
-  it('should hand a thief replaying within the grace the owner’s pair, which the owner’s next refresh ends', async () => {
+  it('should hand a thief replaying in the grace the owner’s pair, ended by the owner’s next refresh', async () => {
     const store = peer(() => now);
     const stolen = await store.issue(session);
     const owners = await store.rotate(stolen, accept, successor);
