@@ -31,6 +31,7 @@ export class AliasesGrpcController {
   @GrpcMethod('Collections', 'ListAliases')
   listAliases(request: unknown): ListAliasesResponse {
     const principal = principalOfMessage(request);
-    return { aliases: this.aliases.list(principal && visibleCollections(principal.access)) };
+    // Fail closed: the guard always leaves the principal; without one, nothing is shown.
+    return { aliases: this.aliases.list(principal ? visibleCollections(principal.access) : new Set<string>()) };
   }
 }

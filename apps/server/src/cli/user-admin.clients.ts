@@ -65,6 +65,8 @@ export function remoteUserAdmin(url: string, credential: string): UserAdmin {
       method,
       headers: { 'api-key': credential, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
+      // A redirect would carry the credential (and a password) to wherever it points: refused instead.
+      redirect: 'error',
       signal: AbortSignal.timeout(30_000),
     });
     const text = await response.text();

@@ -36,7 +36,8 @@ export class CollectionsGrpcController {
   @GrpcMethod('Collections', 'List')
   list(request: unknown): ListCollectionsResponse {
     const principal = principalOfMessage(request);
-    const visible = principal && visibleCollections(principal.access);
+    // Fail closed: the guard always leaves the principal; without one, nothing is shown.
+    const visible = principal ? visibleCollections(principal.access) : new Set<string>();
     return { collections: this.collections.list(visible).map((name) => ({ name })) };
   }
 
