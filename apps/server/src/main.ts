@@ -12,6 +12,7 @@ import { grpcServerOptions } from './grpc/grpc-server.options';
 import { TimedGrpcServer } from './grpc/timed-grpc-server';
 import { RequestMetrics } from './core/metrics/request-metrics';
 import { configureHttp } from './core/http-setup';
+import { RestHttpAdapter } from './core/rest/rest-http-adapter';
 import { SERVER_VERSION } from './version';
 import { GrpcPeerTransport } from './cluster/p2p/peer-client';
 import { startPeerServer, stopPeerServer } from './cluster/p2p/peer-server';
@@ -58,10 +59,11 @@ async function bootstrap(): Promise<void> {
   const peerTransport =
     cluster && config.cluster ? new GrpcPeerTransport(cluster, config.cluster.etcd.timeoutMs) : undefined;
   const pointsPeers = cluster && peerTransport ? new GrpcPointsPeers(cluster, peerTransport) : undefined;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, cluster, pointsPeers), {
-    bufferLogs: true,
-    bodyParser: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config, cluster, pointsPeers),
+    new RestHttpAdapter(),
+    { bufferLogs: true, bodyParser: false },
+  );
   configureHttp(app);
   app.useLogger(app.get(Logger));
   const grpcServer = new TimedGrpcServer(grpcServerOptions(config).options, app.get(RequestMetrics));

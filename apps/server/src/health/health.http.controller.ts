@@ -1,6 +1,6 @@
 import { Get, Header } from '@nestjs/common';
 import { Public } from '@vectorstore/auth';
-import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
+import { RawRestResponse } from '../core/rest/rest-envelope';
 import { SERVER_COMMIT, SERVER_TITLE, SERVER_VERSION } from '../version';
 import { HttpController } from '../core/rest/http-controller.decorator';
 

@@ -4,7 +4,7 @@ import { ClusterService, CollectionsService } from '@vectorstore/collections';
 import { SegmentsReporter } from '@vectorstore/points';
 import { randomUUID } from 'node:crypto';
 import { RequestMetrics } from '../core/metrics/request-metrics';
-import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
+import { RawRestResponse } from '../core/rest/rest-envelope';
 import { readBoolParam, readUintParam, RestQuery } from '../core/rest/rest-query';
 import { renderMetrics } from './rest/metrics.renderer';
 import { telemetryToRest } from './rest/telemetry.mapper';

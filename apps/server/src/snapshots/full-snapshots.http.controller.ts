@@ -19,7 +19,7 @@ import { promises as fs } from 'node:fs';
 import { Operation } from '@vectorstore/auth';
 import type { SnapshotDescription } from '@vectorstore/snapshots';
 import type { Response } from 'express';
-import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
+import { RawRestResponse } from '../core/rest/rest-envelope';
 import { RestQuery } from '../core/rest/rest-query';
 import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
 import { readTextParam, recoverFromRest } from './rest/snapshots.rest-mapper';

@@ -20,13 +20,14 @@ import type { PartialSegmentManifest } from '@vectorstore/points';
 import { SnapshotsService, type SnapshotDescription } from '@vectorstore/snapshots';
 import type { Response } from 'express';
 import { promises as fs } from 'node:fs';
-import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
+import { RawRestResponse } from '../core/rest/rest-envelope';
 import { pathFormatError } from '../core/rest/rest-format.error';
 import { RestQuery } from '../core/rest/rest-query';
 import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
 import { readTextParam, recoverFromRest } from './rest/snapshots.rest-mapper';
 import { UploadQueryInterceptor } from './rest/upload-query.interceptor';
 import { HttpController } from '../core/rest/http-controller.decorator';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** `{shard_id}` of a path: a u32, else Qdrant's 400 for a path that does not deserialize. */
 function shardIdOf(text: string): number {
@@ -49,7 +50,7 @@ export class ShardSnapshotsHttpController {
   @HttpCode(HttpStatus.OK)
   @Post('snapshots')
   create(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('shard_id') shard: string,
     @Query() query: RestQuery,
     @Res({ passthrough: true }) response: Response,
@@ -60,7 +61,7 @@ export class ShardSnapshotsHttpController {
 
   @Operation('Snapshots/ListShard')
   @Get('snapshots')
-  list(@Param('collection_name') name: string, @Param('shard_id') shard: string): Promise<SnapshotDescription[]> {
+  list(@CollectionNameParam() name: string, @Param('shard_id') shard: string): Promise<SnapshotDescription[]> {
     return this.snapshots.listShard(name, shardIdOf(shard));
   }
 
@@ -68,7 +69,7 @@ export class ShardSnapshotsHttpController {
   @RawRestResponse()
   @Put('snapshots/recover')
   recover(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('shard_id') shard: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
@@ -88,7 +89,7 @@ export class ShardSnapshotsHttpController {
   @Post('snapshots/upload')
   @UseInterceptors(UploadQueryInterceptor, FileInterceptor('snapshot'))
   upload(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('shard_id') shard: string,
     @UploadedFile() file: { path: string } | undefined,
     @Query() query: RestQuery,
@@ -101,7 +102,7 @@ export class ShardSnapshotsHttpController {
   @RawRestResponse()
   @Get('snapshots/:snapshot_name')
   async download(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('shard_id') shard: string,
     @Param('snapshot_name') snapshot: string,
   ): Promise<StreamableFile> {
@@ -112,7 +113,7 @@ export class ShardSnapshotsHttpController {
   @RawRestResponse()
   @Delete('snapshots/:snapshot_name')
   delete(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('shard_id') shard: string,
     @Param('snapshot_name') snapshot: string,
     @Query() query: RestQuery,
@@ -129,7 +130,7 @@ export class ShardSnapshotsHttpController {
   @Operation('Snapshots/PartialManifest')
   @Get('snapshot/partial/manifest')
   partialManifest(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('shard_id') shard: string,
   ): Record<string, PartialSegmentManifest> {
     return this.snapshots.partialManifest(name, shardIdOf(shard));
@@ -143,10 +144,7 @@ export class ShardSnapshotsHttpController {
   @RawRestResponse()
   @HttpCode(HttpStatus.OK)
   @Post('snapshot/partial/create')
-  async partialCreate(
-    @Param('collection_name') name: string,
-    @Param('shard_id') shard: string,
-  ): Promise<StreamableFile> {
+  async partialCreate(@CollectionNameParam() name: string, @Param('shard_id') shard: string): Promise<StreamableFile> {
     const shardId = shardIdOf(shard);
     const created = await this.snapshots.createShard(name, shardId);
     const opened = await this.snapshots.downloadShard(name, shardId, created.name);
@@ -162,7 +160,7 @@ export class ShardSnapshotsHttpController {
   @Post('snapshot/partial/recover')
   @UseInterceptors(UploadQueryInterceptor, FileInterceptor('snapshot'))
   partialRecover(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('shard_id') shard: string,
     @UploadedFile() file: { path: string } | undefined,
     @Query() query: RestQuery,

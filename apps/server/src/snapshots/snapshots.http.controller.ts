@@ -19,13 +19,14 @@ import { DomainError } from '@vectorstore/common';
 import { promises as fs } from 'node:fs';
 import type { SnapshotDescription } from '@vectorstore/snapshots';
 import type { Response } from 'express';
-import { RawRestResponse } from '../core/rest/rest-envelope.interceptor';
+import { RawRestResponse } from '../core/rest/rest-envelope';
 import { RestQuery } from '../core/rest/rest-query';
 import { answerSnapshotWork, snapshotFile } from './rest/snapshot-answers';
 import { readTextParam, recoverFromRest } from './rest/snapshots.rest-mapper';
 import { UploadQueryInterceptor } from './rest/upload-query.interceptor';
 import { SnapshotsService } from '@vectorstore/snapshots';
 import { HttpController } from '../core/rest/http-controller.decorator';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /**
  * Qdrant's collection snapshot routes. `?wait` defaults to true here (as in Qdrant); `wait=false`
@@ -40,7 +41,7 @@ export class SnapshotsHttpController {
   @HttpCode(HttpStatus.OK)
   @Post()
   create(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Query() query: RestQuery,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
@@ -49,7 +50,7 @@ export class SnapshotsHttpController {
 
   @Operation('Snapshots/List')
   @Get()
-  list(@Param('collection_name') name: string): Promise<SnapshotDescription[]> {
+  list(@CollectionNameParam() name: string): Promise<SnapshotDescription[]> {
     return this.snapshots.list(name);
   }
 
@@ -57,7 +58,7 @@ export class SnapshotsHttpController {
   @RawRestResponse()
   @Put('recover')
   recover(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
     @Res({ passthrough: true }) response: Response,
@@ -80,7 +81,7 @@ export class SnapshotsHttpController {
   @Post('upload')
   @UseInterceptors(UploadQueryInterceptor, FileInterceptor('snapshot'))
   async upload(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @UploadedFile() file: { path: string } | undefined,
     @Query() query: RestQuery,
     @Res({ passthrough: true }) response: Response,
@@ -102,7 +103,7 @@ export class SnapshotsHttpController {
   @RawRestResponse()
   @Get(':snapshot_name')
   async download(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('snapshot_name') snapshot: string,
   ): Promise<StreamableFile> {
     return snapshotFile(await this.snapshots.download(name, snapshot));
@@ -112,7 +113,7 @@ export class SnapshotsHttpController {
   @RawRestResponse()
   @Delete(':snapshot_name')
   delete(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('snapshot_name') snapshot: string,
     @Query() query: RestQuery,
     @Res({ passthrough: true }) response: Response,

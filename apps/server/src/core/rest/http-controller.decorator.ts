@@ -1,16 +1,16 @@
-import { applyDecorators, Controller, UseInterceptors, UsePipes } from '@nestjs/common';
-import { CollectionNamePathPipe } from './collection-name.param';
-import { RestEnvelopeInterceptor } from './rest-envelope.interceptor';
+import { applyDecorators, Controller } from '@nestjs/common';
+import { envelopeRoutes } from './rest-envelope';
+import { isAuthRoute } from './rest-routes';
 
 /**
- * An HTTP controller: Nest's `@Controller` with Qdrant's REST envelope and the `{collection_name}` path
- * check. Both are bound here, per HTTP controller, not globally: a global interceptor would also put every
- * gRPC call through Nest's interceptor chain (rxjs and an async-context binding per call), and a global
- * pipe through its async pipe chain (about 3 KB of promises and closures per call), for nothing.
+ * An HTTP controller: Nest's `@Controller` with Qdrant's REST envelope (not on `/api/auth`, which keeps its own
+ * shapes), bound per HTTP controller so that no gRPC call pays for it. The envelope wraps the route methods
+ * themselves (see rest-envelope.ts). The `{collection_name}` path check is on the parameter (CollectionNameParam).
  */
-export const HttpController = (prefix?: string): ClassDecorator =>
-  applyDecorators(
+export const HttpController = (prefix?: string): ClassDecorator => {
+  const envelope = !isAuthRoute(`/${prefix ?? ''}`);
+  return applyDecorators(
     prefix === undefined ? Controller() : Controller(prefix),
-    UseInterceptors(RestEnvelopeInterceptor),
-    UsePipes(CollectionNamePathPipe),
+    ...(envelope ? [(target: object) => envelopeRoutes(target as { prototype: object })] : []),
   );
+};
