@@ -4,7 +4,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { json } from 'express';
 import { CredentialVerifier } from '@vectorstore/auth';
 import { credentialFromRequest } from '../auth/http/credential-from-request';
-import { rememberCredentialFailure } from './rest/credential-failure';
+import { rememberCredentialFailure, rememberVerifiedPrincipal } from './rest/credential-failure';
 import { normalisePathMiddleware, restBodyMiddleware } from './rest/rest-body.middleware';
 import { isAuthRoute } from './rest/rest-routes';
 import { REQUEST_LOG } from './logging/request-log';
@@ -24,6 +24,8 @@ export const JSON_BODY_LIMIT = '1mb';
 export function configureHttp(app: NestExpressApplication): void {
   app.set('trust proxy', false);
   app.disable('x-powered-by');
+  // No ETag on API answers (Qdrant sends none): a SHA-1 of every answer for nothing. Static files keep theirs.
+  app.set('etag', false);
   app.use(app.get<RequestHandler>(REQUEST_LOG));
   app.use(normalisePathMiddleware);
   app.use(requestMetricsMiddleware(app.get(RequestMetrics)));
@@ -57,7 +59,11 @@ function bodyForAuthenticated(verifier: CredentialVerifier): RequestHandler {
       return;
     }
     verifier.verify(credentialFromRequest(request) ?? undefined).then(
-      () => (isSnapshotUpload(request) ? next() : restBodyMiddleware(request, response, next)),
+      (principal) => {
+        rememberVerifiedPrincipal(request, principal);
+        if (isSnapshotUpload(request)) next();
+        else restBodyMiddleware(request, response, next);
+      },
       (error: unknown) => {
         rememberCredentialFailure(request, error);
         next();

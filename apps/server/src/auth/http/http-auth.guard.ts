@@ -12,6 +12,7 @@ import {
   requiredAccess,
 } from '@vectorstore/auth';
 import { CollectionCatalog } from '@vectorstore/collections';
+import { verifiedPrincipalOf } from '../../core/rest/credential-failure';
 import { collectionsNamedIn } from '../request-collections';
 import { ErrorKind, isDomainError } from '@vectorstore/common';
 import type { Request, Response } from 'express';
@@ -45,8 +46,11 @@ export class HttpAuthGuard extends AuthGuard('jwt') {
     try {
       const credential = credentialFromRequest(request);
       if (credential === null) throw AuthErrors.missingCredential();
-      const keyPrincipal = this.verifier.matchApiKey(credential);
-      if (keyPrincipal) {
+      const verified = verifiedPrincipalOf(request) as Principal | undefined;
+      const keyPrincipal = verified ? undefined : this.verifier.matchApiKey(credential);
+      if (verified) {
+        request.user = verified;
+      } else if (keyPrincipal) {
         request.user = keyPrincipal;
       } else {
         await super.canActivate(context);

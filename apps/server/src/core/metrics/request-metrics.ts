@@ -59,10 +59,29 @@ class RequestMetricSet {
 
   rest(method: string, endpoint: string, status: number, seconds: number, collection?: string): void {
     if (this.withCollection && collection === undefined) return;
-    const labels = { method, endpoint, ...(this.withCollection ? { collection } : {}) };
-    this.restTotal.inc({ ...labels, status: String(status) });
-    if (status >= 400) this.restFailed.inc({ ...labels, status: String(status) });
+    const { labels, withStatus } = this.restLabels(method, endpoint, status, collection);
+    this.restTotal.inc(withStatus);
+    if (status >= 400) this.restFailed.inc(withStatus);
     this.restDuration.observe(labels, seconds);
+  }
+
+  /** Label objects per endpoint, status (and collection), built once, as for gRPC below. */
+  private readonly restLabelsByKey = new Map<
+    string,
+    { labels: Record<string, string>; withStatus: Record<string, string> }
+  >();
+
+  private restLabels(method: string, endpoint: string, status: number, collection: string | undefined) {
+    const key = `${method}\u0000${endpoint}\u0000${status}\u0000${this.withCollection ? collection : ''}`;
+    let entry = this.restLabelsByKey.get(key);
+    if (!entry) {
+      const labels: Record<string, string> = this.withCollection
+        ? { method, endpoint, collection: collection as string }
+        : { method, endpoint };
+      entry = { labels, withStatus: { ...labels, status: String(status) } };
+      this.restLabelsByKey.set(key, entry);
+    }
+    return entry;
   }
 
   grpc(endpoint: string, failed: boolean, seconds: number, collection?: string): void {
