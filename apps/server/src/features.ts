@@ -7,14 +7,17 @@ import { HealthFeatureModule } from './health/health-feature.module';
 import { PointsFeatureModule } from './points/points-feature.module';
 import { SnapshotsFeatureModule } from './snapshots/snapshots-feature.module';
 
-/** The app's feature modules: each serves one area over gRPC and HTTP. */
+/**
+ * The app's feature modules: each serves one area over gRPC and HTTP. Points first: Express tries the routes in
+ * the order they were registered, one pattern after another, and the points routes take nearly every request.
+ */
 export const FEATURE_MODULES = [
+  PointsFeatureModule,
   AuthFeatureModule,
   HealthFeatureModule,
   CollectionsFeatureModule,
   AliasesFeatureModule,
   ClusterFeatureModule,
-  PointsFeatureModule,
   SnapshotsFeatureModule,
   DashboardFeatureModule,
 ];

@@ -1,10 +1,11 @@
-import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { Operation, type Principal, visibleCollections } from '@vectorstore/auth';
 import { CurrentPrincipal } from '../auth/http/current-principal.decorator';
 import { AliasesService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { aliasActionsFromRest, aliasesToRest } from './rest/aliases.rest-mapper';
 import { HttpController } from '../core/rest/http-controller.decorator';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Qdrant's alias routes. */
 @HttpController()
@@ -21,7 +22,7 @@ export class AliasesHttpController {
 
   @Operation('Collections/ListCollectionAliases')
   @Get('collections/:collection_name/aliases')
-  listFor(@Param('collection_name') name: string): unknown {
+  listFor(@CollectionNameParam() name: string): unknown {
     return aliasesToRest(this.aliases.listFor(name));
   }
 

@@ -13,6 +13,7 @@ import {
   shardKeyToRest,
 } from './rest/cluster.rest-mapper';
 import { HttpController } from '../core/rest/http-controller.decorator';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Qdrant's cluster routes, answered as a standalone node answers them. */
 @HttpController()
@@ -51,7 +52,7 @@ export class ClusterHttpController {
    */
   @Operation('Collections/CollectionClusterInfo')
   @Get('collections/:collection_name/cluster')
-  info(@Param('collection_name') name: string, @Query() query: RestQuery): unknown {
+  info(@CollectionNameParam() name: string, @Query() query: RestQuery): unknown {
     const info = this.cluster.clusterInfo(name);
     const checksums = readBoolParam(query, 'checksum') ? this.shards.localChecksums(name) : undefined;
     return clusterInfoToRest(info, checksums);
@@ -61,7 +62,7 @@ export class ClusterHttpController {
   @Post('collections/:collection_name/cluster')
   @HttpCode(200)
   async update(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<boolean> {
@@ -72,7 +73,7 @@ export class ClusterHttpController {
   /** Auto-sharded collections answer `{}`, as Qdrant leaves the list out. */
   @Operation('Collections/ListShardKeys')
   @Get('collections/:collection_name/shards')
-  listShardKeys(@Param('collection_name') name: string): unknown {
+  listShardKeys(@CollectionNameParam() name: string): unknown {
     const keys = this.cluster.listShardKeysIfCustom(name);
     return keys ? { shard_keys: keys.map((key) => ({ key: shardKeyToRest(key) })) } : {};
   }
@@ -80,7 +81,7 @@ export class ClusterHttpController {
   @Operation('Collections/CreateShardKey')
   @Put('collections/:collection_name/shards')
   createShardKey(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<boolean> {
@@ -92,7 +93,7 @@ export class ClusterHttpController {
   @Post('collections/:collection_name/shards/delete')
   @HttpCode(200)
   deleteShardKey(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<boolean> {

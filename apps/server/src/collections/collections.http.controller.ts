@@ -1,11 +1,11 @@
-import { Body, Delete, Get, Param, Patch, Put, Query } from '@nestjs/common';
+import { Body, Delete, Get, Patch, Put, Query } from '@nestjs/common';
 import { Operation, type Principal, visibleCollections } from '@vectorstore/auth';
 import { CurrentPrincipal } from '../auth/http/current-principal.decorator';
 import { CollectionsService } from '@vectorstore/collections';
 import { readMetaTimeout, RestQuery } from '../core/rest/rest-query';
 import { collectionInfoToRest } from './rest/collection-info.rest-mapper';
 import { createCollectionFromRest, updateCollectionFromRest } from './rest/collections.rest-mapper';
-import { NewCollectionNameParam } from '../core/rest/collection-name.param';
+import { CollectionNameParam, NewCollectionNameParam } from '../core/rest/collection-name.param';
 import { HttpController } from '../core/rest/http-controller.decorator';
 
 /** Qdrant's `/collections` routes; answers go out in the REST envelope. */
@@ -21,13 +21,13 @@ export class CollectionsHttpController {
 
   @Operation('Collections/Get')
   @Get(':collection_name')
-  async get(@Param('collection_name') name: string): Promise<unknown> {
+  async get(@CollectionNameParam() name: string): Promise<unknown> {
     return collectionInfoToRest(await this.collections.describe(name));
   }
 
   @Operation('Collections/CollectionExists')
   @Get(':collection_name/exists')
-  exists(@Param('collection_name') name: string): { exists: boolean } {
+  exists(@CollectionNameParam() name: string): { exists: boolean } {
     return { exists: this.collections.exists(name) };
   }
 
@@ -39,13 +39,13 @@ export class CollectionsHttpController {
 
   @Operation('Collections/Update')
   @Patch(':collection_name')
-  update(@Param('collection_name') name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
+  update(@CollectionNameParam() name: string, @Body() body: unknown, @Query() query: RestQuery): Promise<boolean> {
     return this.collections.update(updateCollectionFromRest(name, body, query));
   }
 
   @Operation('Collections/Delete')
   @Delete(':collection_name')
-  delete(@Param('collection_name') name: string, @Query() query: RestQuery): Promise<boolean> {
+  delete(@CollectionNameParam() name: string, @Query() query: RestQuery): Promise<boolean> {
     return this.collections.delete(name, readMetaTimeout(query));
   }
 }

@@ -8,6 +8,7 @@ import {
   updateResultToRest,
 } from './rest/payload-index.rest-mapper';
 import { HttpController } from '../core/rest/http-controller.decorator';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Payload field indexes: `PUT /collections/{c}/index`, `DELETE /collections/{c}/index/{field}`. */
 @HttpController('collections/:collection_name/index')
@@ -17,7 +18,7 @@ export class PayloadIndexHttpController {
   @Operation('Points/CreateFieldIndex')
   @Put()
   async create(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
   ): Promise<unknown> {
@@ -27,7 +28,7 @@ export class PayloadIndexHttpController {
   @Operation('Points/DeleteFieldIndex')
   @Delete(':field_name')
   async delete(
-    @Param('collection_name') name: string,
+    @CollectionNameParam() name: string,
     @Param('field_name') field: string,
     @Query() query: RestQuery,
   ): Promise<unknown> {

@@ -5,6 +5,7 @@ import { readWait, readWriteTimeout, RestQuery } from '../core/rest/rest-query';
 import { defined } from '../core/scalars';
 import { createVectorNameFromRest } from './rest/vector-names.rest-mapper';
 import { HttpController } from '../core/rest/http-controller.decorator';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 const STATUS_NAMES: Record<UpdateStatus, string> = {
   Acknowledged: 'acknowledged',
@@ -25,7 +26,7 @@ export class VectorNamesHttpController {
   @Operation('Points/CreateVectorName')
   @Put()
   async create(
-    @Param('collection_name') collectionName: string,
+    @CollectionNameParam() collectionName: string,
     @Param('vector_name') vectorName: string,
     @Body() body: unknown,
     @Query() query: RestQuery,
@@ -37,7 +38,7 @@ export class VectorNamesHttpController {
   @Operation('Points/DeleteVectorName')
   @Delete()
   async delete(
-    @Param('collection_name') collectionName: string,
+    @CollectionNameParam() collectionName: string,
     @Param('vector_name') vectorName: string,
     @Query() query: RestQuery,
   ): Promise<unknown> {

@@ -9,9 +9,10 @@ import { PointsWriteHttpController } from './points-write.http.controller';
 @Module({
   controllers: [
     PointsGrpcController,
-    PointsWriteHttpController,
+    // The hot routes first (see features.ts): queries, then writes.
     PointsQueryHttpController,
     PointsSearchHttpController,
+    PointsWriteHttpController,
     PointsReadHttpController,
   ],
 })

@@ -1,4 +1,4 @@
-import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, HttpCode, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { ReadRouter } from '@vectorstore/replication';
 import { RestQuery } from '../core/rest/rest-query';
@@ -12,6 +12,7 @@ import {
 } from './rest/points-read.rest-mapper';
 import { batchOf, queryFromRest, queryGroupsFromRest, queryRequestAt } from './rest/query.rest-mapper';
 import { HttpController } from '../core/rest/http-controller.decorator';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** The universal query: `/collections/{c}/points/query`, `…/query/batch`, `…/query/groups`. */
 @HttpController('collections/:collection_name/points/query')
@@ -21,7 +22,7 @@ export class PointsQueryHttpController {
   @Operation('Points/Query')
   @Post()
   @HttpCode(200)
-  async query(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async query(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     return {
       points: await encodeList(
@@ -34,11 +35,7 @@ export class PointsQueryHttpController {
   @Operation('Points/QueryBatch')
   @Post('batch')
   @HttpCode(200)
-  async queryBatch(
-    @Param('collection_name') c: string,
-    @Body() body: unknown,
-    @Query() q: RestQuery,
-  ): Promise<unknown> {
+  async queryBatch(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) =>
       withReadConsistency(queryRequestAt(issues, value, path, timeout), q),
@@ -50,11 +47,7 @@ export class PointsQueryHttpController {
   @Operation('Points/QueryGroups')
   @Post('groups')
   @HttpCode(200)
-  async queryGroups(
-    @Param('collection_name') c: string,
-    @Body() body: unknown,
-    @Query() q: RestQuery,
-  ): Promise<unknown> {
+  async queryGroups(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     return groupsToRest(
       await this.reads.queryGroups(c, withGroupsReadConsistency(queryGroupsFromRest(body, timeout), q)),

@@ -18,6 +18,7 @@ import {
   scrollFromRest,
 } from './rest/points-read.rest-mapper';
 import { HttpController } from '../core/rest/http-controller.decorator';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 /** Point reads: get by id, retrieve, scroll, count, facet and the distance matrix. */
 @HttpController('collections/:collection_name')
@@ -26,7 +27,7 @@ export class PointsReadHttpController {
 
   @Operation('Points/Get')
   @Get('points/:id')
-  async get(@Param('collection_name') c: string, @Param('id') id: string, @Query() q: RestQuery): Promise<unknown> {
+  async get(@CollectionNameParam() c: string, @Param('id') id: string, @Query() q: RestQuery): Promise<unknown> {
     const pointId = pointIdFromPath(id);
     const [point] = await this.reads.get(c, getPointRequest(pointId, q));
     if (!point) throw DomainError.notFound(`Not found: Point with id ${id} does not exists!`);
@@ -36,14 +37,14 @@ export class PointsReadHttpController {
   @Operation('Points/Get')
   @Post('points')
   @HttpCode(200)
-  async retrieve(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async retrieve(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return encodeList(await this.reads.get(c, retrieveFromRest(body, q)), recordToRest);
   }
 
   @Operation('Points/Scroll')
   @Post('points/scroll')
   @HttpCode(200)
-  async scroll(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async scroll(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const page = await this.reads.scroll(c, scrollFromRest(body, q));
     return { points: await encodeList(page.points, recordToRest), next_page_offset: page.nextPageOffset ?? null };
   }
@@ -51,25 +52,21 @@ export class PointsReadHttpController {
   @Operation('Points/Count')
   @Post('points/count')
   @HttpCode(200)
-  async count(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async count(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return { count: await this.reads.count(c, countFromRest(body, q)) };
   }
 
   @Operation('Points/Facet')
   @Post('facet')
   @HttpCode(200)
-  async facet(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async facet(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return facetToRest(await this.reads.facet(c, facetFromRest(body, q)));
   }
 
   @Operation('Points/SearchMatrixPairs')
   @Post('points/search/matrix/pairs')
   @HttpCode(200)
-  async matrixPairs(
-    @Param('collection_name') c: string,
-    @Body() body: unknown,
-    @Query() q: RestQuery,
-  ): Promise<unknown> {
+  async matrixPairs(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return matrixPairsToRest(await this.reads.distanceMatrix(c, matrixFromRest(body, q)));
   }
 
@@ -77,7 +74,7 @@ export class PointsReadHttpController {
   @Post('points/search/matrix/offsets')
   @HttpCode(200)
   async matrixOffsets(
-    @Param('collection_name') c: string,
+    @CollectionNameParam() c: string,
     @Body() body: unknown,
     @Query() q: RestQuery,
   ): Promise<unknown> {

@@ -1,4 +1,4 @@
-import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, HttpCode, Post, Query } from '@nestjs/common';
 import { Operation } from '@vectorstore/auth';
 import { ScoredPoint } from '@vectorstore/points';
 import { ReadRouter } from '@vectorstore/replication';
@@ -20,6 +20,7 @@ import {
   singleOf,
 } from './rest/search.rest-mapper';
 import { HttpController } from '../core/rest/http-controller.decorator';
+import { CollectionNameParam } from '../core/rest/collection-name.param';
 
 const points = (list: readonly ScoredPoint[]): unknown[] => list.map(scoredPointToRest);
 
@@ -34,7 +35,7 @@ export class PointsSearchHttpController {
   @Operation('Points/Search')
   @Post('search')
   @HttpCode(200)
-  async search(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async search(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return points(
       await this.reads.search(
         c,
@@ -46,11 +47,7 @@ export class PointsSearchHttpController {
   @Operation('Points/SearchBatch')
   @Post('search/batch')
   @HttpCode(200)
-  async searchBatch(
-    @Param('collection_name') c: string,
-    @Body() body: unknown,
-    @Query() q: RestQuery,
-  ): Promise<unknown> {
+  async searchBatch(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     const { timeout } = readOptionsFromRest(q);
     const requests = batchOf(body, (issues, value, path) =>
       withReadConsistency(searchRequestAt(issues, value, path, timeout), q),
@@ -61,11 +58,7 @@ export class PointsSearchHttpController {
   @Operation('Points/SearchGroups')
   @Post('search/groups')
   @HttpCode(200)
-  async searchGroups(
-    @Param('collection_name') c: string,
-    @Body() body: unknown,
-    @Query() q: RestQuery,
-  ): Promise<unknown> {
+  async searchGroups(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return groupsToRest(
       await this.reads.searchGroups(
         c,
@@ -77,7 +70,7 @@ export class PointsSearchHttpController {
   @Operation('Points/Recommend')
   @Post('recommend')
   @HttpCode(200)
-  async recommend(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async recommend(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return points(
       await this.reads.recommend(
         c,
@@ -90,7 +83,7 @@ export class PointsSearchHttpController {
   @Post('recommend/batch')
   @HttpCode(200)
   async recommendBatch(
-    @Param('collection_name') c: string,
+    @CollectionNameParam() c: string,
     @Body() body: unknown,
     @Query() q: RestQuery,
   ): Promise<unknown> {
@@ -105,7 +98,7 @@ export class PointsSearchHttpController {
   @Post('recommend/groups')
   @HttpCode(200)
   async recommendGroups(
-    @Param('collection_name') c: string,
+    @CollectionNameParam() c: string,
     @Body() body: unknown,
     @Query() q: RestQuery,
   ): Promise<unknown> {
@@ -120,7 +113,7 @@ export class PointsSearchHttpController {
   @Operation('Points/Discover')
   @Post('discover')
   @HttpCode(200)
-  async discover(@Param('collection_name') c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
+  async discover(@CollectionNameParam() c: string, @Body() body: unknown, @Query() q: RestQuery): Promise<unknown> {
     return points(
       await this.reads.discover(
         c,
@@ -133,7 +126,7 @@ export class PointsSearchHttpController {
   @Post('discover/batch')
   @HttpCode(200)
   async discoverBatch(
-    @Param('collection_name') c: string,
+    @CollectionNameParam() c: string,
     @Body() body: unknown,
     @Query() q: RestQuery,
   ): Promise<unknown> {

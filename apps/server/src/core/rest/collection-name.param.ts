@@ -5,10 +5,9 @@ import { validateCollectionName } from '@vectorstore/collections';
 export const COLLECTION_NAME_PARAM = 'collection_name';
 
 /**
- * Applied to every REST route (by `HttpController`): a `{collection_name}` path parameter is checked by the
- * domain's rules for a name that may exist before the handler reads the body, as Qdrant validates
- * its path first, and a broken rule is 422 `Validation error in path parameters: [collection_name: …]`.
- * Other parameters pass through.
+ * The `{collection_name}` path parameter ({@link CollectionNameParam}) is checked by the domain's rules for a name
+ * that may exist before the handler reads the body, as Qdrant validates its path first, and a broken rule is 422
+ * `Validation error in path parameters: [collection_name: …]`.
  */
 @Injectable()
 export class CollectionNamePathPipe implements PipeTransform<unknown, unknown> {
@@ -29,5 +28,13 @@ export class NewCollectionNamePipe implements PipeTransform<string, string> {
   }
 }
 
-/** The `{collection_name}` of a collection being created (`PUT /collections/{collection_name}`). */
-export const NewCollectionNameParam = (): ParameterDecorator => Param(COLLECTION_NAME_PARAM, NewCollectionNamePipe);
+/**
+ * The `{collection_name}` of a REST route, checked (see {@link CollectionNamePathPipe}). Bound on the parameter
+ * rather than on the controller: a controller's pipe runs through Nest's async pipe chain for every parameter of
+ * every call, the body and query included.
+ */
+export const CollectionNameParam = (): ParameterDecorator => Param(COLLECTION_NAME_PARAM, CollectionNamePathPipe);
+
+/** The `{collection_name}` of a collection being created (`PUT /collections/{collection_name}`): both checks. */
+export const NewCollectionNameParam = (): ParameterDecorator =>
+  Param(COLLECTION_NAME_PARAM, CollectionNamePathPipe, NewCollectionNamePipe);

@@ -27,7 +27,7 @@ const readRaw = raw({ type: () => true, limit: REST_BODY_LIMIT_BYTES });
  * `undefined`; routes that need one answer serde's EOF error.
  */
 export const restBodyMiddleware: RequestHandler = (request: Request, response: Response, next: NextFunction) => {
-  readRaw(request, response, (error?: unknown) => {
+  const read = (error: unknown, bytes: Buffer | undefined): void => {
     if (error) {
       const { type, length } = error as { type?: string; length?: number };
       if (type === 'entity.too.large') {
@@ -40,8 +40,7 @@ export const restBodyMiddleware: RequestHandler = (request: Request, response: R
       }
       return;
     }
-    const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    if (bytes.length === 0) {
+    if (bytes === undefined || bytes.length === 0) {
       request.body = undefined;
       next();
       return;
@@ -70,8 +69,73 @@ export const restBodyMiddleware: RequestHandler = (request: Request, response: R
       return;
     }
     next();
-  });
+  };
+  const declared = plainBodyLength(request);
+  if (declared !== undefined) readPlainBody(request, declared, read);
+  else
+    readRaw(request, response, (error?: unknown) =>
+      read(error, Buffer.isBuffer(request.body) ? request.body : undefined),
+    );
 };
+
+/**
+ * The length of a body sent plainly (a Content-Length within the limit, no Content-Encoding), as every Qdrant client
+ * sends one; undefined for anything else (chunked, compressed, too large), which body-parser reads with its checks.
+ */
+function plainBodyLength(request: Request): number | undefined {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return undefined;
+  const header = request.headers['content-length'];
+  if (header === undefined || !/^\d{1,9}$/.test(header)) return undefined;
+  const length = Number(header);
+  return length <= REST_BODY_LIMIT_BYTES ? length : undefined;
+}
+
+/**
+ * Reads a body of a known length in one buffer (body-parser's raw reader cost ~0.02 ms per request in its layers of
+ * type checks, decoders and listeners). A body that ends short or runs long is refused as body-parser refuses it.
+ */
+function readPlainBody(
+  request: Request,
+  length: number,
+  done: (error: unknown, bytes: Buffer | undefined) => void,
+): void {
+  if (length === 0) {
+    done(undefined, undefined);
+    return;
+  }
+  const body = Buffer.allocUnsafe(length);
+  let received = 0;
+  let finished = false;
+  const finish = (error: unknown, bytes: Buffer | undefined): void => {
+    if (finished) return;
+    finished = true;
+    request.off('data', onData);
+    request.off('end', onEnd);
+    request.off('error', onError);
+    request.off('aborted', onAborted);
+    done(error, bytes);
+  };
+  const onData = (chunk: Buffer): void => {
+    if (received + chunk.length > length) {
+      request.pause();
+      finish(new Error('request size did not match content length'), undefined);
+      return;
+    }
+    chunk.copy(body, received);
+    received += chunk.length;
+  };
+  const onEnd = (): void =>
+    received === length
+      ? finish(undefined, body)
+      : finish(new Error('request size did not match content length'), undefined);
+  const onError = (error: Error): void => finish(error, undefined);
+  const onAborted = (): void => finish(new Error('request aborted'), undefined);
+  request.on('data', onData);
+  request.on('end', onEnd);
+  request.on('error', onError);
+  request.on('aborted', onAborted);
+}
 
 /**
  * Qdrant merges repeated `/` and drops a trailing `/` before routing (`//collections/x/` is
