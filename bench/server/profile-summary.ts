@@ -80,9 +80,10 @@ function areaOf(url: string, name: string): string {
 }
 
 // Stages of a request. A sample counts for the stage of the innermost frame on its stack that names one (a
-// node-internal or native frame names none: a socket write under express's res.send is the response's, a
-// Buffer.concat under the body middleware the body's); a stack without such a frame counts for its leaf's
-// generic stage (node's HTTP and sockets, the event loop, V8).
+// node-internal or native frame names none, so node's header writing under express's res.send is the response's,
+// a Buffer.concat under the body middleware the body's; only the native socket write calls have a stage of their
+// own); a stack without such a frame counts for its leaf's generic stage (node's HTTP and sockets, the event loop,
+// V8).
 export const STAGES = [
   'body read + JSON parse',
   'request decoding (REST/gRPC → domain)',
@@ -91,7 +92,8 @@ export const STAGES = [
   'auth (credential check)',
   'search (libs, engine)',
   'serialisation (domain → REST/gRPC, JSON text)',
-  'response write (res.send, headers, ETag, socket write)',
+  'response write (res.send, headers, ETag)',
+  'socket write calls (writev: kernel, and time descheduled)',
   'logging (pino, pino-http)',
   'metrics',
   'gRPC transport (grpc-js, protobuf)',
@@ -110,6 +112,12 @@ const TWO_WAY = /\/rest-json\.|\.rest-mapper\.|\/rest-decoders\./;
 const WRITER = /stringify|[wW]rite|[eE]ncode|shortest|fits|f32|Text$|ToRest|yieldToLoop|[sS]liced|isPlainRecord/;
 /** Rules tried in order on a frame's script (and, in TWO_WAY files, its function name). */
 const SPECIFIC: [Stage, (url: string, name: string) => boolean][] = [
+  // node's native socket writes: the syscall's kernel work (on loopback, much of the receiver's too) and, in a
+  // wall-clock profile, any time the thread lost its core right after waking the reader
+  [
+    'socket write calls (writev: kernel, and time descheduled)',
+    (u, n) => u === '' && /^(writev|writeBuffer|write(Utf8|Latin1|Ascii|Ucs2)String)$/.test(n),
+  ],
   [
     'logging (pino, pino-http)',
     (u) =>
@@ -124,7 +132,7 @@ const SPECIFIC: [Stage, (url: string, name: string) => boolean][] = [
       /\/libs\/auth\/|\/apps\/server\/src\/auth\/|\/credential-failure\./.test(u),
   ],
   [
-    'response write (res.send, headers, ETag, socket write)',
+    'response write (res.send, headers, ETag)',
     (u) =>
       /node_modules\/express\/lib\/response\.js|node_modules\/fastify\/lib\/reply\.js/.test(u) ||
       pkg('etag', 'fresh', 'send', 'content-disposition', 'vary', 'on-headers', 'on-finished').test(u),
