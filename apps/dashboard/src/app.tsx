@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { onReachability, RETRY_MS } from './api/http';
-import { onSession, sessionState, signOut, type SessionState } from './api/session';
+import { grantsOf, onSession, sessionState, signOut, type SessionState } from './api/session';
 import { ClusterPage } from './pages/cluster';
 import { CollectionPage } from './pages/collection';
 import { CollectionsPage } from './pages/collections';
 import { PointsPage } from './pages/points';
 import { QueryPage } from './pages/query';
 import { SignInPage } from './pages/sign-in';
+import { SnapshotsPage } from './pages/snapshots';
 import { UsersPage } from './pages/users';
 import { useRoute } from './router';
 
@@ -35,6 +36,7 @@ export function App({ ready }: { ready: boolean }) {
 function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-out' }> }) {
   const route = useRoute();
   const who = session.kind === 'user' ? session.user.email : 'API key';
+  const grants = grantsOf(session);
   return (
     <>
       <header class="top">
@@ -42,9 +44,16 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
         <nav>
           <a
             href="#/collections"
-            aria-current={route.page !== 'cluster' && route.page !== 'users' ? 'page' : undefined}
+            aria-current={!['cluster', 'users', 'node-snapshots', 'console'].includes(route.page) ? 'page' : undefined}
           >
             Collections
+          </a>
+          <a
+            href="#/snapshots"
+            data-testid="nav-snapshots"
+            aria-current={route.page === 'node-snapshots' ? 'page' : undefined}
+          >
+            Snapshots
           </a>
           <a href="#/cluster" aria-current={route.page === 'cluster' ? 'page' : undefined}>
             Cluster and health
@@ -58,7 +67,16 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
         </nav>
         <span class="who" data-testid="who">
           {who}
-          {session.readOnly ? (
+          {grants?.some((g) => g.access === 'rw') ? (
+            // Writes where granted `rw`: not read-only, but limited to these collections.
+            <span
+              class="badge"
+              data-testid="grants-badge"
+              title={grants.map((g) => `${g.collection} ${g.access}`).join(', ')}
+            >
+              {grants.length === 1 ? '1 collection' : `${grants.length} collections`}
+            </span>
+          ) : session.readOnly ? (
             <span class="badge" data-testid="read-only-badge">
               read-only
             </span>
@@ -73,6 +91,8 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
         ) : null}
         {route.page === 'points' ? <PointsPage key={route.name} name={route.name} /> : null}
         {route.page === 'query' ? <QueryPage key={route.name} name={route.name} /> : null}
+        {route.page === 'node-snapshots' ? <SnapshotsPage key="node" /> : null}
+        {route.page === 'snapshots' ? <SnapshotsPage key={route.name} collection={route.name} /> : null}
         {route.page === 'cluster' ? <ClusterPage /> : null}
         {route.page === 'users' ? (
           session.readOnly ? (

@@ -21,6 +21,27 @@ describe('http', () => {
       );
       expect(forbiddenMessage('Forbidden: something else')).toBe('Permission missing: Forbidden: something else');
     });
+
+    it('should not call a user limited to collections read-only: it names the grants', () => {
+      const grants = [
+        { collection: 'alpha', access: 'rw' as const },
+        { collection: 'beta', access: 'r' as const },
+      ];
+      const yours = 'you are limited to alpha (read and write), beta (read)';
+      expect(forbiddenMessage('Forbidden: Manage access for this operation is required', grants)).toBe(
+        `Permission missing: this needs manage access, which only administrators have; ${yours}. ` +
+          '(Forbidden: Manage access for this operation is required)',
+      );
+      expect(forbiddenMessage('Forbidden: Write access to collection beta is required', grants)).toBe(
+        `Permission missing: this needs write access to beta; ${yours}. (Forbidden: Write access to collection beta is required)`,
+      );
+      expect(forbiddenMessage('Forbidden: Access to collection gamma is required', grants)).toBe(
+        `Permission missing: gamma is not among your collections; ${yours}. (Forbidden: Access to collection gamma is required)`,
+      );
+      expect(forbiddenMessage('Forbidden: Global access is required', grants)).toBe(
+        `Permission missing: this needs access to every collection; ${yours}. (Forbidden: Global access is required)`,
+      );
+    });
   });
 
   describe(parseJson.name, () => {

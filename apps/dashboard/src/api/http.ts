@@ -26,6 +26,8 @@ export interface AuthHooks {
   >;
   /** The credential is no good: back to sign-in. */
   expired(reason: string): void;
+  /** The session's collection grants, when it is limited to named collections (for the words of a 403). */
+  grants?(): { collection: string; access: 'r' | 'rw' }[] | undefined;
 }
 
 /** Connectivity: listeners learn when the server stops or starts answering. */
@@ -79,12 +81,49 @@ export function errorMessage(status: number, text: string): string {
   return text.trim() || `HTTP ${status}`;
 }
 
-/** Explains a 403: which permission the credential lacks. */
-export function forbiddenMessage(serverMessage: string): string {
+/**
+ * Explains a 403: which permission the credential lacks. `grants`: the session is limited to these collections
+ * (a reader with grants), so "read access" would be wrong: it may write where it holds `rw`.
+ */
+export function forbiddenMessage(
+  serverMessage: string,
+  grants?: readonly { collection: string; access: 'r' | 'rw' }[],
+): string {
   const manage = /manage access/i.test(serverMessage);
-  return manage
-    ? `Permission missing: this needs manage (write) access, and you are signed in with read access. (${serverMessage})`
-    : `Permission missing: ${serverMessage}`;
+  if (grants === undefined || grants.length === 0) {
+    return manage
+      ? `Permission missing: this needs manage (write) access, and you are signed in with read access. (${serverMessage})`
+      : `Permission missing: ${serverMessage}`;
+  }
+  const yours = `you are limited to ${grants.map((g) => `${g.collection} (${g.access === 'rw' ? 'read and write' : 'read'})`).join(', ')}`;
+  const write = /Write access to collection (.+) is required/.exec(serverMessage);
+  const collection = /Access to collection (.+) is required/.exec(serverMessage);
+  const explained = manage
+    ? `this needs manage access, which only administrators have; ${yours}`
+    : write
+      ? `this needs write access to ${write[1]}; ${yours}`
+      : collection
+        ? `${collection[1]} is not among your collections; ${yours}`
+        : /Global access/i.test(serverMessage) || /named collection/i.test(serverMessage)
+          ? `this needs access to every collection; ${yours}`
+          : yours;
+  return `Permission missing: ${explained}. (${serverMessage})`;
+}
+
+/** The credential's headers, for calls `request` cannot make (a download streamed to a file, an upload's progress). */
+export function authHeaders(): Record<string, string> {
+  return hooks?.headers() ?? {};
+}
+
+/** The {@link ApiError} of an error answer, a 403 in words that say which permission is missing. */
+export function apiErrorOf(status: number, text: string): ApiError {
+  const message = errorMessage(status, text);
+  return new ApiError(status, status === 403 ? forbiddenMessage(message, hooks?.grants?.()) : message);
+}
+
+/** Tries one silent refresh after a 401 of such a call; true when the call should be sent again. */
+export async function recoverAuth(): Promise<boolean> {
+  return (await hooks?.recover())?.kind === 'renewed';
 }
 
 export interface RequestOptions {
@@ -132,9 +171,8 @@ export async function request<T>(
   }
   const text = await response.text();
   if (!response.ok) {
-    const message = errorMessage(response.status, text);
-    if (response.status === 401 && !options.anonymous) hooks?.expired(message);
-    throw new ApiError(response.status, response.status === 403 ? forbiddenMessage(message) : message);
+    if (response.status === 401 && !options.anonymous) hooks?.expired(errorMessage(response.status, text));
+    throw apiErrorOf(response.status, text);
   }
   if (options.text) return text as T;
   if (text === '') return undefined as T;

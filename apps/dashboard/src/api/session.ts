@@ -11,12 +11,35 @@ export interface User {
   email: string;
   full_name?: string | null;
   role: 'admin' | 'reader';
+  /** Only for a reader limited to named collections (`/api/auth/me` and the login answer carry them). */
+  collections?: { collection: string; access: 'r' | 'rw' }[];
 }
 
+/**
+ * `readOnly`: no global manage access (readers, the read-only key); it hides every control that needs it. A reader
+ * limited to collections may still write to those granted `rw`: {@link canWrite} says so per collection.
+ */
 export type SessionState =
   | { kind: 'signed-out'; notice?: string }
   | { kind: 'user'; user: User; readOnly: boolean }
   | { kind: 'api-key'; readOnly: boolean };
+
+/** The collection grants of the session, or undefined for global access (admins, readers without grants, keys). */
+export function grantsOf(session: SessionState): User['collections'] | undefined {
+  return session.kind === 'user' && session.user.collections && session.user.collections.length > 0
+    ? session.user.collections
+    : undefined;
+}
+
+/**
+ * Whether the session may write points, payloads and payload indexes and take snapshots of `collection`: global
+ * manage access, or an `rw` grant on it (Qdrant's per-collection write). The server decides anyway.
+ */
+export function canWrite(session: SessionState, collection: string): boolean {
+  if (session.kind === 'signed-out') return false;
+  if (!session.readOnly) return true;
+  return (grantsOf(session) ?? []).some((grant) => grant.collection === collection && grant.access === 'rw');
+}
 
 const COOKIE_SCHEME = { 'x-vectorstore-session': 'cookie' };
 /** A collection name the server refuses ("/" is not allowed), so deleting it can never delete anything. */
@@ -147,6 +170,7 @@ function expire(notice: string): void {
 }
 
 installAuth({
+  grants: () => grantsOf(state),
   headers: (): Record<string, string> =>
     apiKey !== undefined
       ? { 'api-key': apiKey }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { onReachability } from '../api/http';
+import { onSession, sessionState, type SessionState } from '../api/session';
 
 export interface Loaded<T> {
   data?: T;
@@ -31,4 +32,11 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The session as it is now, kept current (a role changed, grants edited, signed out). */
+export function useSession(): SessionState {
+  const [session, setSession] = useState<SessionState>(sessionState());
+  useEffect(() => onSession(setSession), []);
+  return session;
 }
