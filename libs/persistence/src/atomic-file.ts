@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { durableFs } from './durable-fs';
 
 /**
  * Replaces `filePath` with `data` so that a crash at any moment leaves either the old or the new
@@ -14,33 +15,32 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const dir = path.dirname(filePath);
   const tmp = path.join(dir, `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await fs.open(tmp, 'w', mode);
+  const handle = await durableFs.open(tmp, 'w', mode);
   try {
     try {
-      if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
-      // each writeFile continues at the handle's current position
-      else for (const chunk of data) await handle.writeFile(chunk);
-      await handle.sync();
+      const chunks = typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
+      let position = 0;
+      for (const chunk of chunks) {
+        await durableFs.writeAll(handle, chunk, position);
+        position += chunk.length;
+      }
+      await durableFs.sync(handle);
     } finally {
       await handle.close();
     }
-    await fs.rename(tmp, filePath);
+    await durableFs.rename(tmp, filePath);
   } catch (error) {
-    // a full disk must not stay full of a half-written temporary file until the next start
-    await fs.rm(tmp, { force: true });
+    // a full disk must not stay full of a half-written temporary file until the next start; the write's own
+    // error is the one to report
+    await durableFs.rm(tmp, { force: true }).catch(() => undefined);
     throw error;
   }
   await fsyncDirectory(dir);
 }
 
 /** Makes a rename or unlink inside `dir` durable. */
-export async function fsyncDirectory(dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+export function fsyncDirectory(dir: string): Promise<void> {
+  return durableFs.syncDirectory(dir);
 }
 
 /** Reads a file, or returns undefined when it does not exist. */
@@ -70,6 +70,6 @@ export async function removeStaleTemporaryFiles(dir: string, ofFile?: string): P
   await Promise.all(
     names
       .filter((name) => name.startsWith(prefix) && name.endsWith('.tmp'))
-      .map((name) => fs.rm(path.join(dir, name), { force: true })),
+      .map((name) => durableFs.rm(path.join(dir, name), { force: true })),
   );
 }

@@ -2,3 +2,15 @@
 export { writeFileAtomic, fsyncDirectory, readFileIfExists, removeStaleTemporaryFiles } from './atomic-file';
 export { DataDirLock, DataDirInUseError, DataDirLockError } from './data-dir-lock';
 export { tryLockFile, unlockFile, LockUnsupportedError } from './flock';
+// Every file operation that changes what the server keeps goes through durableFs, so tests can fault any of them.
+export { durableFs } from './durable-fs';
+export {
+  injectFaults,
+  stopFaultInjection,
+  FaultInjector,
+  InjectedCrashError,
+  FILE_OP_KINDS,
+  type FaultPlan,
+  type FileOp,
+  type FileOpKind,
+} from './fault-injection';
