@@ -35,6 +35,18 @@ const BAIL = new Bail();
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/** V8 makes a slice of this many characters or more a view into the whole text rather than a copy. */
+const SLICE_VIEW_MIN_LENGTH = 13;
+
+/**
+ * A string of its own for a slice of the body: a view would keep the whole body text (vectors and all) alive for
+ * as long as the string lives, e.g. in a payload held in memory. Joining forces a flat copy; the slice of it that
+ * comes back refers to that copy only.
+ */
+function ownCopy(slice: string): string {
+  return slice.length < SLICE_VIEW_MIN_LENGTH ? slice : (' ' + slice).slice(1);
+}
+
 /**
  * Parses `text` as the lossless REST parser would, or returns {@link NOT_SIMPLE} when the lossless parser must
  * decide (see the file comment). `maxDepth`: nesting allowed (arrays and objects).
@@ -148,7 +160,8 @@ export function parseSimpleJson(text: string, maxDepth: number): unknown {
   const value = (depth: number): unknown => {
     skipSpace();
     const c = text.charCodeAt(i);
-    if (c === QUOTE) return string();
+    // A value gets a copy of its own; a key needs none (V8 interns a property name, copying it).
+    if (c === QUOTE) return ownCopy(string());
     if (c === OPEN_BRACE) {
       if (depth >= maxDepth) throw BAIL;
       i++;

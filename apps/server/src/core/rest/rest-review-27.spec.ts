@@ -214,8 +214,9 @@ function collectGarbage(): void {
 describe('issue 27 review: memory held by parsed bodies', () => {
   // A string value of a body lives on in a point's payload (MemoryPayloads keeps the objects). The fast parser took
   // string values with `text.slice`, which V8 makes a view into the whole body text for 13 characters or more: one
-  // payload string kept every upsert body alive, vectors and all, for as long as the point stayed in memory.
-  it.failing('should not keep a whole body alive through a string value or key taken from it', () => {
+  // payload string kept every upsert body alive, vectors and all, for as long as the point stayed in memory. Fixed
+  // in fast-rest-json.ts (ownCopy).
+  it('should not keep a whole body alive through a string value or key taken from it', () => {
     const body = (i: number): string =>
       `{"payload":{"city":"San Francisco ${i}","a key of some length ${i}":1},"vector":[${Array.from({ length: 40_000 }, (_, k) => (k + 0.5) / 1e5).join(',')}]}`;
     const kept: unknown[] = [];
