@@ -10,6 +10,7 @@ export {
 } from './errors/domain-error';
 export { ValidationIssues } from './errors/validation-issues';
 export { DamagedFileError } from './errors/damaged-file-error';
+export { insufficientStorageOf } from './errors/insufficient-storage';
 export { toGrpcCode, toHttpStatus, httpStatusOf, httpMessageOf } from './errors/status-mappers';
 
 // JSON values with exact 64-bit integers.

@@ -1,4 +1,4 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { ArgumentsHost, Logger } from '@nestjs/common';
 import { DomainError } from '@vectorstore/common';
 import { firstValueFrom, Observable } from 'rxjs';
@@ -78,6 +78,38 @@ describe(TransportExceptionFilter.name, () => {
         time: 0,
       });
       expect(await grpcAnswer(filter, new Error('bug'))).toMatchObject({ code: GrpcStatus.INTERNAL });
+    });
+
+    describe('a full disk', () => {
+      const enospc = () =>
+        Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+      const message =
+        'Insufficient storage: No space left on device (ENOSPC): the write could not be stored; free disk space and retry';
+
+      beforeAll(() => {
+        jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      });
+
+      it("should answer REST 507 with Qdrant's 'Insufficient storage' wording, not 500", () => {
+        const sent: Sent = { headers: {} };
+        filter.catch(enospc(), httpHost('/collections/c/points', sent));
+        expect(sent.status).toBe(507);
+        expect(sent.json).toEqual({ status: { error: message }, time: 0 });
+      });
+
+      it('should answer an exceeded quota wrapped in an internal error 507 too, on the auth routes as well', () => {
+        const quota = Object.assign(new Error('EDQUOT: disk quota exceeded, open'), { code: 'EDQUOT' });
+        const sent: Sent = { headers: {} };
+        filter.catch(DomainError.internal('saving users failed', quota), httpHost('/api/auth/users', sent));
+        expect(sent.status).toBe(507);
+        expect(sent.json).toEqual({ status: { error: expect.stringMatching(/^Insufficient storage: Disk quota/) } });
+      });
+
+      it("should answer gRPC RESOURCE_EXHAUSTED with the message and Qdrant's insufficient-storage marker", async () => {
+        const payload = (await grpcAnswer(filter, enospc())) as { code: number; message: string; metadata: Metadata };
+        expect(payload).toMatchObject({ code: GrpcStatus.RESOURCE_EXHAUSTED, message });
+        expect(payload.metadata.get('qdrant-insufficient-storage')).toEqual(['1']);
+      });
     });
 
     it('should say where a path parameter broke a rule', () => {

@@ -1,5 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
-import { DomainError, ErrorKind, httpMessageOf, httpStatusOf, toHttpStatus } from '@vectorstore/common';
+import {
+  DomainError,
+  ErrorKind,
+  httpMessageOf,
+  httpStatusOf,
+  insufficientStorageOf,
+  toHttpStatus,
+} from '@vectorstore/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Observable, throwError } from 'rxjs';
@@ -14,14 +21,17 @@ const OPEN_PREFIXES = /^\/(?:readyz|livez)/;
 /**
  * The one global filter. DomainErrors get their status from the mappers in @vectorstore/common:
  * gRPC codes; on Qdrant's REST routes `{status: {error}, time}` with Qdrant's codes (422 for rule
- * violations, 400 for bad input); on `/api/auth` the older `{status: {error}}` shape. Anything
- * unexpected is logged with a correlation id and answered INTERNAL / 500 with a generic message.
+ * violations, 400 for bad input); on `/api/auth` the older `{status: {error}}` shape. A full disk (ENOSPC or
+ * EDQUOT from the file system, however wrapped) is answered as Qdrant's InsufficientStorage: 507 /
+ * RESOURCE_EXHAUSTED, logged with its path. Anything else unexpected is logged with a correlation id and
+ * answered INTERNAL / 500 with a generic message.
  */
 @Catch()
 export class TransportExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('errors');
 
-  catch(exception: unknown, host: ArgumentsHost): Observable<never> | void {
+  catch(thrown: unknown, host: ArgumentsHost): Observable<never> | void {
+    const exception = this.storageFull(thrown) ?? thrown;
     if (host.getType() === 'rpc') {
       return throwError(() => toGrpcErrorPayload(exception, () => this.unexpected(exception)));
     }
@@ -76,6 +86,15 @@ export class TransportExceptionFilter implements ExceptionFilter {
       return;
     }
     response.status(500).json({ status: { error: this.unexpected(exception) } });
+  }
+
+  /** The InsufficientStorage answer for a full disk, logged once with what failed (the client sees no path). */
+  private storageFull(exception: unknown): DomainError | undefined {
+    const error = insufficientStorageOf(exception);
+    if (error !== undefined && error !== exception) {
+      this.logger.warn({ err: exception }, 'write refused: the disk holding the data folder is full');
+    }
+    return error;
   }
 
   private unexpected(exception: unknown): string {

@@ -35,6 +35,7 @@ describe(DomainError.name, () => {
       ['internal', () => DomainError.internal('m'), ErrorKind.Internal],
       ['unavailable', () => DomainError.unavailable('m'), ErrorKind.Unavailable],
       ['deadlineExceeded', () => DomainError.deadlineExceeded('m'), ErrorKind.DeadlineExceeded],
+      ['insufficientStorage', () => DomainError.insufficientStorage('m'), ErrorKind.InsufficientStorage],
     ];
 
     it.each(cases)('should make %s errors of the matching kind with the given message', (_name, make, kind) => {
@@ -42,7 +43,7 @@ describe(DomainError.name, () => {
 
       expect(error).toBeInstanceOf(DomainError);
       expect(error.kind).toBe(kind);
-      expect(error.message).toBe('m');
+      expect(error.message).toMatch(/^(Insufficient storage: )?m$/);
     });
 
     it('should cover every ErrorKind with a factory', () => {
@@ -51,6 +52,14 @@ describe(DomainError.name, () => {
 
     it('should keep retryAfterSeconds on resourceExhausted', () => {
       expect(DomainError.resourceExhausted('rate limit', 7).retryAfterSeconds).toBe(7);
+    });
+
+    it('should word insufficientStorage as Qdrant does and keep the cause', () => {
+      const cause = new Error('ENOSPC');
+      const error = DomainError.insufficientStorage('No space left on device', cause);
+
+      expect(error.message).toBe('Insufficient storage: No space left on device');
+      expect(error.cause).toBe(cause);
     });
 
     it('should keep the cause on internal', () => {

@@ -13,6 +13,11 @@ export enum ErrorKind {
   Unavailable = 'Unavailable',
   /** A dependency did not answer in time: the change may or may not have been applied. */
   DeadlineExceeded = 'DeadlineExceeded',
+  /**
+   * The disk (or the quota) holding the data folder is full: the write was refused, nothing of it was acknowledged,
+   * and the same request succeeds once space is freed. Qdrant's `InsufficientStorage` (REST 507).
+   */
+  InsufficientStorage = 'InsufficientStorage',
 }
 
 /** Where a request's invalid values were: REST names it (`in JSON body`, `in query parameters`…). */
@@ -98,6 +103,11 @@ export class DomainError extends Error {
 
   static deadlineExceeded(message: string, cause?: unknown): DomainError {
     return new DomainError(ErrorKind.DeadlineExceeded, message, { cause });
+  }
+
+  /** Qdrant's wording: `Insufficient storage: <description>`. */
+  static insufficientStorage(description: string, cause?: unknown): DomainError {
+    return new DomainError(ErrorKind.InsufficientStorage, `Insufficient storage: ${description}`, { cause });
   }
 }
 

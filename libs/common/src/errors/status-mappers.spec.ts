@@ -16,6 +16,7 @@ describe('toGrpcCode', () => {
     [ErrorKind.Internal]: 13,
     [ErrorKind.Unavailable]: 14,
     [ErrorKind.DeadlineExceeded]: 4,
+    [ErrorKind.InsufficientStorage]: 8,
   };
 
   it.each(ALL_KINDS)('should map %s to its gRPC status code', (kind) => {
@@ -34,8 +35,11 @@ describe('toGrpcCode', () => {
     }
   });
 
-  it('should give distinct codes to distinct kinds', () => {
-    expect(new Set(ALL_KINDS.map(toGrpcCode)).size).toBe(ALL_KINDS.length);
+  it('should give distinct codes to distinct kinds, apart from a full disk sharing RESOURCE_EXHAUSTED', () => {
+    const kinds = ALL_KINDS.filter((kind) => kind !== ErrorKind.InsufficientStorage);
+
+    expect(new Set(kinds.map(toGrpcCode)).size).toBe(kinds.length);
+    expect(toGrpcCode(ErrorKind.InsufficientStorage)).toBe(toGrpcCode(ErrorKind.ResourceExhausted));
   });
 });
 
@@ -52,6 +56,7 @@ describe('toHttpStatus', () => {
     [ErrorKind.Internal]: 500,
     [ErrorKind.Unavailable]: 503,
     [ErrorKind.DeadlineExceeded]: 504,
+    [ErrorKind.InsufficientStorage]: 507,
   };
 
   it.each(ALL_KINDS)('should map %s to its HTTP status', (kind) => {

@@ -46,6 +46,10 @@ export function toGrpcCode(kind: ErrorKind): number {
       return GrpcCode.UNAVAILABLE;
     case ErrorKind.DeadlineExceeded:
       return GrpcCode.DEADLINE_EXCEEDED;
+    // gRPC's own definition of the code: "some resource has been exhausted, ... or the entire file system is out of
+    // space". Rate limits share it; the transport adds Qdrant's `qdrant-insufficient-storage` marker to tell them apart.
+    case ErrorKind.InsufficientStorage:
+      return GrpcCode.RESOURCE_EXHAUSTED;
   }
 }
 
@@ -75,6 +79,8 @@ export function toHttpStatus(kind: ErrorKind): number {
       return 503;
     case ErrorKind.DeadlineExceeded:
       return 504;
+    case ErrorKind.InsufficientStorage:
+      return 507;
   }
 }
 

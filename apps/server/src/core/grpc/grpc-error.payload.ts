@@ -1,6 +1,12 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import { RpcException } from '@nestjs/microservices';
-import { DomainError, isDomainError, toGrpcCode } from '@vectorstore/common';
+import { DomainError, ErrorKind, insufficientStorageOf, isDomainError, toGrpcCode } from '@vectorstore/common';
+
+/**
+ * Qdrant's marker on a RESOURCE_EXHAUSTED that means a full disk rather than a rate limit (its
+ * `INSUFFICIENT_STORAGE_METADATA_KEY`): a client can tell "retry later" from "the node is out of room".
+ */
+export const INSUFFICIENT_STORAGE_METADATA_KEY = 'qdrant-insufficient-storage';
 
 /** What grpc-js needs to answer a call with a status. */
 export interface GrpcErrorPayload {
@@ -11,6 +17,8 @@ export interface GrpcErrorPayload {
 
 /** Maps a handler failure to a gRPC status; `onUnexpected` returns the message for unknown errors. */
 export function toGrpcErrorPayload(exception: unknown, onUnexpected: () => string): GrpcErrorPayload {
+  const storageFull = insufficientStorageOf(exception);
+  if (storageFull) return domainErrorPayload(storageFull);
   if (isDomainError(exception)) return domainErrorPayload(exception);
   if (exception instanceof RangeError && /call stack/i.test(exception.message)) {
     return { code: status.INVALID_ARGUMENT, message: 'Validation error in body: [request: nested too deeply]' };
@@ -25,9 +33,12 @@ export function toGrpcErrorPayload(exception: unknown, onUnexpected: () => strin
 function domainErrorPayload(error: DomainError): GrpcErrorPayload {
   const payload: GrpcErrorPayload = { code: toGrpcCode(error.kind), message: error.message };
   if (error.retryAfterSeconds !== undefined) {
-    const metadata = new Metadata();
-    metadata.set('retry-after', String(Math.ceil(error.retryAfterSeconds)));
-    payload.metadata = metadata;
+    payload.metadata ??= new Metadata();
+    payload.metadata.set('retry-after', String(Math.ceil(error.retryAfterSeconds)));
+  }
+  if (error.kind === ErrorKind.InsufficientStorage) {
+    payload.metadata ??= new Metadata();
+    payload.metadata.set(INSUFFICIENT_STORAGE_METADATA_KEY, '1');
   }
   return payload;
 }
