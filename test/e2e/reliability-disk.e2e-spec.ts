@@ -46,6 +46,8 @@ describeOnTmpfs('Full disk (e2e, data folder on a 16 MiB tmpfs)', () => {
   /** Ids whose upsert was acknowledged, and ids whose upsert was refused. */
   const acknowledged: number[] = [];
   const refused: number[] = [];
+  /** Whether the payload index asked for on the full disk was acknowledged (it may fit in a page's slack). */
+  let indexAcknowledged = false;
 
   const running = (): RunningServer => {
     if (!server) throw new Error('server not started');
@@ -141,6 +143,29 @@ describeOnTmpfs('Full disk (e2e, data folder on a 16 MiB tmpfs)', () => {
     expect(running().output()).toMatch(/ENOSPC/);
   });
 
+  it('should answer the other kinds of write on the full disk with a success or 507, never a 500', async () => {
+    const writes: Array<[string, string, unknown]> = [
+      ['PUT', '/collections/second', { vectors: { size: 4, distance: 'Dot' } }],
+      ['POST', `/collections/${COLLECTION}/snapshots`, undefined],
+      ['PUT', `/collections/${COLLECTION}/index?wait=true`, { field_name: 'tag', field_schema: 'keyword' }],
+      [
+        'POST',
+        `/collections/${COLLECTION}/points/payload?wait=true`,
+        { payload: { big: 'x'.repeat(200_000) }, points: [1] },
+      ],
+      ['POST', '/snapshots', undefined],
+    ];
+    const answers: string[] = [];
+    for (const [method, route, body] of writes) {
+      const answer = await rest(method, route, body);
+      answers.push(`${method} ${route}: ${answer.status}`);
+      if (answer.status === 200 && route.includes('/index')) indexAcknowledged = true;
+      if (answer.status !== 200)
+        expect(answer.json?.status).toEqual({ error: expect.stringMatching(FULL_DISK_MESSAGE) });
+    }
+    expect(answers.filter((answer) => !/: (200|507)$/.test(answer))).toEqual([]);
+  });
+
   it('should keep answering reads on the full disk, over REST and gRPC', async () => {
     const info = await rest('GET', `/collections/${COLLECTION}`);
     expect(info.status).toBe(200);
@@ -184,6 +209,10 @@ describeOnTmpfs('Full disk (e2e, data folder on a 16 MiB tmpfs)', () => {
     expect(await exactCount()).toBe(acknowledged.length);
     expect(problemsOf(await fetchPoints(points as grpc.Client, COLLECTION, acknowledged))).toEqual([]);
     expect([...(await fetchPoints(points as grpc.Client, COLLECTION, refused)).keys()]).toEqual([]);
+    if (indexAcknowledged) {
+      const info = (await rest('GET', `/collections/${COLLECTION}`)).json as { result: { payload_schema: object } };
+      expect(Object.keys(info.result.payload_schema)).toContain('tag');
+    }
   });
 
   function problemsOf(found: Awaited<ReturnType<typeof fetchPoints>>): string[] {
