@@ -64,11 +64,23 @@ describe('QueryEngine.queryAsync races', () => {
 
   it('should answer 404, not read closed files, when the collection is deleted while a worker search runs', async () => {
     expect(engine.query('c', request({}))).toHaveLength(5);
+    // The worker search is held until the delete is committed, so the answer never depends on which of
+    // the two finishes first on a loaded machine.
+    let deleted!: () => void;
+    const deleteCommitted = new Promise<void>((resolve) => (deleted = resolve));
+    const shard = [...contexts.resolve('c').storage.shards.values()][0].shard;
+    const search = shard.searchAsync.bind(shard);
+    jest.spyOn(shard, 'searchAsync').mockImplementation(async (...args) => {
+      const hits = await search(...args);
+      await deleteCommitted;
+      return hits;
+    });
     const pending = engine.queryAsync('c', request({})).then(
       (points) => points,
       (error: unknown) => error,
     );
     await fixture.collections.delete('c');
+    deleted();
     const answer = await pending;
     expect(answer).toBeInstanceOf(DomainError);
     expect((answer as DomainError).kind).toBe(ErrorKind.NotFound);
