@@ -39,6 +39,7 @@ describe(ClusterService.name, () => {
         shardCount: 3,
         remoteShards: [],
         shardTransfers: [],
+        reshardingOperations: [],
         localShards: [
           { shardId: 0, state: 'Active', ...emptyShardStats() },
           { shardId: 1, state: 'Active', ...emptyShardStats() },
@@ -55,6 +56,7 @@ describe(ClusterService.name, () => {
         shardCount: 1,
         remoteShards: [],
         shardTransfers: [],
+        reshardingOperations: [],
         localShards: [{ shardId: 0, state: 'Active', ...emptyShardStats() }],
       });
     });
@@ -86,6 +88,7 @@ describe(ClusterService.name, () => {
         localShards: [],
         remoteShards: [],
         shardTransfers: [],
+        reshardingOperations: [],
       });
     });
 

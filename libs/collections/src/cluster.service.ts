@@ -35,7 +35,17 @@ import {
   PeerTransferOperation,
   ReplicatePointsRequest,
   ShardTransfer,
+  StartResharding,
 } from './model/requests.model';
+import {
+  abortResharding,
+  commitReadRing,
+  commitWriteRing,
+  finishAbort,
+  finishResharding,
+  reshardingInfo,
+  startResharding,
+} from './cluster/resharding';
 import { COLLECTION_STATS_PROVIDER, CollectionStatsProvider, emptyShardStats } from './stats/collection-stats.provider';
 import { checkCollectionNameReference } from './validation/name.rules';
 
@@ -74,6 +84,7 @@ export class ClusterService {
       remoteShards: sorted
         .filter((shard): shard is ShardRecord & { peerId: string } => !isShardOf(shard, this.peerId))
         .map((shard) => ({ ...shard })),
+      reshardingOperations: reshardingInfo(record),
       shardTransfers: (record.transfers ?? []).map((transfer) => ({
         shardId: transfer.shardId,
         ...(transfer.toShardId !== undefined ? { toShardId: transfer.toShardId } : {}),
@@ -234,11 +245,67 @@ export class ClusterService {
         );
         return true;
       }
+      case 'startResharding':
+        return this.startResharding(collectionName, operation.resharding);
+      case 'abortResharding':
+        await this.mutateCollection(collectionName, (record) => abortResharding(record, new Date()));
+        return true;
       default:
         throw DomainError.unimplemented(
-          `Cluster mode does not reshard yet: ${PEER_OPERATION_FIELDS[peerOperation]} is not supported (docs/cluster.md)`,
+          `Cluster mode does not support ${PEER_OPERATION_FIELDS[peerOperation]} (docs/cluster.md)`,
         );
     }
+  }
+
+  /** `start_resharding`: one shard more (Up) or fewer (Down) in the collection, or in one shard key's shards. */
+  private async startResharding(collectionName: string, request: StartResharding | undefined): Promise<boolean> {
+    if (!request) throw DomainError.validation(['start_resharding.direction: field is required'], 'body');
+    if (request.peerId !== undefined) {
+      const standing = await this.standings([request.peerId]);
+      const peer = standing(request.peerId);
+      if (peer !== 'live')
+        throw DomainError.invalidArgument(
+          peer === 'unknown'
+            ? `Bad request: Peer ${request.peerId} does not exist`
+            : `Bad request: Peer ${request.peerId} is not live`,
+        );
+    } else {
+      await this.membership?.probePeers?.();
+    }
+    await this.catalog.mutate((draft) => {
+      const record = resolveDraft(draft, collectionName);
+      startResharding(record, request, () => this.membership!.placeShards(1, draft, undefined, 1)[0][0], new Date());
+    });
+    return true;
+  }
+
+  /** Resharding, as the replication layer steps it (see cluster/resharding.ts); each a no-op once it moved on. */
+  async stepResharding(
+    collectionId: string,
+    step: 'commitRead' | 'commitWrite' | 'finish' | 'finishAbort' | 'abort',
+  ): Promise<void> {
+    await this.catalog.mutate((draft) => {
+      const record = byId(draft, collectionId);
+      if (!record?.resharding) return;
+      const now = new Date();
+      switch (step) {
+        case 'commitRead':
+          if (record.resharding.stage === 'MigratingPoints') commitReadRing(record, now);
+          return;
+        case 'commitWrite':
+          if (record.resharding.stage === 'ReadHashRingCommitted') commitWriteRing(record, now);
+          return;
+        case 'finish':
+          if (record.resharding.stage === 'WriteHashRingCommitted') finishResharding(record);
+          return;
+        case 'finishAbort':
+          if (record.resharding.stage === 'Aborting') finishAbort(record);
+          return;
+        case 'abort':
+          if (record.resharding.stage !== 'WriteHashRingCommitted') abortResharding(record, now);
+          return;
+      }
+    });
   }
 
   /** `move_shard` (sync false) or `replicate_shard` (sync true), asked by an operator. */

@@ -36,6 +36,16 @@ export {
 } from './cluster/cluster-membership';
 export { VectorNamesService } from './vector-names.service';
 export { type PeerStanding, type TransferStart, transferTargetState } from './cluster/shard-transfers';
+export {
+  groupShardIds,
+  migrationUnits,
+  type MigrationUnit,
+  readExclusions,
+  type ReadExclusion,
+  reshardingRings,
+  unreadShardIds,
+  writeRings,
+} from './cluster/resharding';
 export { validateCollectionName } from './validation/name.rules';
 export { payloadsOnDisk, quantizedAlwaysInMemory, vectorsOnDisk } from './config/memory-placement';
 export {

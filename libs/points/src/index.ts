@@ -11,6 +11,7 @@ export type * from './model/operations.model';
 export type * from './model/query.model';
 export { canonicalUuid, MAX_U64 } from './model/point-id.model';
 export { parseDatetimeMicros } from './filter/datetime';
+export { matchesFilter } from './filter/filter-evaluator';
 export {
   denseVectorOf,
   finiteFloats,
@@ -81,7 +82,7 @@ export { PointsStorage } from './storage/points-storage';
 export { CollectionStatsReporter, worseStatus } from './service/collection-stats.reporter';
 export { comparePointIds, pointIdKey } from './model/point-id.model';
 export { DEFAULT_VECTOR_NAME } from './model/vectors.model';
-export { readShards } from './storage/collection-storage/shard-routing';
+export { readShards, ringShard } from './storage/collection-storage/shard-routing';
 export { DEFAULT_RRF_K, type ResultOrder } from './service/query-engine';
 export { compareFacetHits, facetKey } from './service/points-reader';
 export { mergeSamples } from './service/distance-matrix';

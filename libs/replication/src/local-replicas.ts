@@ -9,6 +9,13 @@ import {
   type UpdateOperation,
 } from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
+import { outsideScope, pendingCopies } from './resharding/resharding-scope';
+
+/**
+ * What a replica applies of a write whose every point comes to it through a resharding copy: nothing, but its tag
+ * (a new object each time: writes are told apart by identity).
+ */
+const noPoints = (): UpdateOperation => ({ deletePoints: { selector: { ids: [] } } });
 
 /** How long a replica waits for its catalog to reach the epoch a coordinator routed with. */
 const CATCH_UP_MS = 2000;
@@ -88,6 +95,9 @@ export class LocalReplicas {
         `Failed precondition: the replica of shard ${shardId} of \`${context.record.name}\` on peer ${selfId} cannot take writes (${replica?.state ?? 'not placed here'})`,
       );
     }
+    // Points a resharding copy still brings here come only through the copy, in its source's order.
+    const pending = pendingCopies(context.record, shardId, selfId);
+    if (pending) operation = outsideScope(operation, pending) ?? noPoints();
     const activity = this.activityOf(context.record.id, shardId);
     this.routed.set(operation, routedEpoch);
     activity.pending.set(routedEpoch, (activity.pending.get(routedEpoch) ?? 0) + 1);

@@ -1,5 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { CollectionCatalog, CollectionRecord, ShardRecord } from '@vectorstore/collections';
+import {
+  CollectionCatalog,
+  CollectionRecord,
+  readExclusions,
+  type ReadExclusion,
+  ShardRecord,
+  unreadShardIds,
+} from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import {
   PointId,
@@ -26,6 +33,7 @@ import {
   VectorSelector,
   DEFAULT_VECTOR_NAME,
   readShards,
+  ringShard,
   DistanceMatrix,
   DistanceMatrixRequest,
   DistanceMatrixService,
@@ -62,6 +70,8 @@ interface Spread {
   readConsistency?: ReadConsistency;
   /** Whether this peer answers for some shard (then it checks the request first). */
   local: boolean;
+  /** A resharding's copies that reads of some shards leave out (see libs/collections cluster/resharding.ts). */
+  exclusions: ReadExclusion[];
 }
 
 /** Failures after which the same shards are asked of another replica: the peer, not the request, failed. */
@@ -472,9 +482,11 @@ export class ReadRouter {
     const shards = new Map(record.shards.map((shard) => [shard.shardId, shard]));
     // An unknown shard key is refused here, as a single server does.
     const selected = new Set(readShards(shards, selector).map((shard) => shard.shardId));
-    const replicas = record.shards.filter((replica) => selected.has(replica.shardId));
+    // A resharding's new shard is not read until reads follow the new ring, nor a shard being removed after.
+    const unread = unreadShardIds(record);
+    const replicas = record.shards.filter((replica) => selected.has(replica.shardId) && !unread.has(replica.shardId));
     const local = replicas.some((replica) => (replica.peerId ?? peers.selfId) === peers.selfId);
-    return { record, replicas, readConsistency, local };
+    return { record, replicas, readConsistency, local, exclusions: readExclusions(record) };
   }
 
   /**
@@ -483,14 +495,53 @@ export class ReadRouter {
    * `read_fan_out_factor` and `read_fan_out_delay_ms`, and asked of another replica when its peer fails
    * (see readReplicas).
    */
-  private gather<K extends ShardRead['kind']>(
+  private async gather<K extends ShardRead['kind']>(
     spread: Spread,
+    read: Extract<ShardRead, { kind: K }>,
+  ): Promise<Array<Array<ShardReadResults[K]>>> {
+    if (spread.exclusions.length === 0) return this.gatherFrom(spread, spread.replicas, read);
+    // During a resharding, the shards holding copies the ring in force does not give them are read with those
+    // copies left out; each group of shards is read apart, and copy i of the whole read joins copy i of each.
+    const groups: Array<{ replicas: ShardRecord[]; exclusion?: ReadExclusion }> = [];
+    let rest = spread.replicas;
+    for (const exclusion of spread.exclusions) {
+      const ids = new Set(exclusion.shardIds);
+      const held = rest.filter((replica) => ids.has(replica.shardId));
+      rest = rest.filter((replica) => !ids.has(replica.shardId));
+      if (held.length > 0) groups.push({ replicas: held, exclusion });
+    }
+    if (rest.length > 0) groups.push({ replicas: rest });
+    const answers = await Promise.all(
+      groups.map(async ({ replicas, exclusion }) => {
+        if (!exclusion) return this.gatherFrom(spread, replicas, read);
+        const copies = await this.gatherFrom(spread, replicas, excluding(read, exclusion));
+        return read.kind === 'get'
+          ? copies.map((copy) =>
+              copy.map(
+                (points) =>
+                  (points as RetrievedPoint[]).filter(
+                    (point) => !isExcluded(point.id, exclusion),
+                  ) as ShardReadResults[K],
+              ),
+            )
+          : copies;
+      }),
+    );
+    const copies = Math.max(...answers.map((answer) => answer.length));
+    return Array.from({ length: copies }, (_, i) =>
+      answers.flatMap((answer) => answer[Math.min(i, answer.length - 1)] ?? []),
+    );
+  }
+
+  private gatherFrom<K extends ShardRead['kind']>(
+    spread: Spread,
+    replicas: ShardRecord[],
     read: Extract<ShardRead, { kind: K }>,
   ): Promise<Array<Array<ShardReadResults[K]>>> {
     const peers = this.peers!;
     const params = spread.record.config.params;
     return readReplicas<ShardReadResults[K]>({
-      replicas: spread.replicas,
+      replicas,
       selfId: peers.selfId,
       readConsistency: spread.readConsistency,
       fanOut: { factor: params.readFanOutFactor, delayMs: params.readFanOutDelayMs },
@@ -501,6 +552,41 @@ export class ReadRouter {
       isPeerFailure: (error) => isDomainError(error) && RETRIED_FAILURES.has(error.kind),
     });
   }
+}
+
+/** The filter that leaves a resharding's excluded copies out of a read. */
+function exclusionFilter(exclusion: ReadExclusion) {
+  return { mustNot: [{ ringOwner: { shardIds: exclusion.ring, owner: exclusion.owner } }] };
+}
+
+/** `read` with the excluded copies filtered out (a read by ids is filtered on its answer instead). */
+function excluding<R extends ShardRead>(read: R, exclusion: ReadExclusion): R {
+  const filter = exclusionFilter(exclusion);
+  switch (read.kind) {
+    case 'scroll':
+    case 'count':
+    case 'facet':
+    case 'query':
+    case 'sample':
+      return { ...read, request: { ...read.request, filter: mergeFilters(read.request.filter, filter) } };
+    case 'queries':
+      return {
+        ...read,
+        request: {
+          ...read.request,
+          requests: read.request.requests.map((request) => ({
+            ...request,
+            filter: mergeFilters(request.filter, filter),
+          })),
+        },
+      };
+    default:
+      return read;
+  }
+}
+
+function isExcluded(id: PointId, exclusion: ReadExclusion): boolean {
+  return exclusion.ring[ringShard(id, exclusion.ring)] === exclusion.owner;
 }
 
 /** `selector` widened to return vector `name` too. */

@@ -117,7 +117,7 @@ export class ReplicaWriter implements ShardWriter {
         const result = results[i];
         return result.status === 'rejected' ? [{ peerId: peerOf(replica), error: result.reason as unknown }] : [];
       });
-      const activeApplied = targets.some((replica) => replica.state === 'Active' && applied.has(peerOf(replica)));
+      const activeApplied = targets.some((replica) => ACKING_STATES.has(replica.state) && applied.has(peerOf(replica)));
       if (applied.size < required || !activeApplied) {
         const first = failed[0]?.error;
         throw first instanceof StaleRouting
@@ -195,6 +195,13 @@ function writePlan(record: CollectionRecord, shardId: number) {
 }
 
 const TRANSFER_TARGET_STATES: ReadonlySet<string> = new Set(['Partial', 'Recovery', 'PartialSnapshot']);
+
+/**
+ * States of a replica whose write makes a shard's part stand: Active, and a resharding's shards (the new shard has no
+ * Active replica until reads move to it, the shard a scale-down removes has none from the start; the group's other
+ * shards take the same writes meanwhile).
+ */
+const ACKING_STATES: ReadonlySet<string> = new Set(['Active', 'Resharding', 'ReshardingScaleDown']);
 
 /**
  * The peer that orders a shard's writes, as Qdrant: Strong, the highest peer id holding a replica,

@@ -9,6 +9,7 @@ import { ShardEndpoint } from './shard-endpoint';
 import { LocalReplicas } from './local-replicas';
 import { TransferDriver } from './transfers/transfer-driver';
 import { TransferReceiver } from './transfers/transfer-receiver';
+import { ReshardingDriver } from './resharding/resharding-driver';
 import { CLUSTER_TOPOLOGY, ClusterTopology, HEALING_SETTINGS, ReplicaHealer } from './healing/replica-healer';
 import { HealingSettings } from './healing/healing-plan';
 
@@ -50,6 +51,7 @@ export class ReplicationModule {
         TransferReceiver,
         TransferDriver,
         ReplicaHealer,
+        ReshardingDriver,
         ShardEndpoint,
         { provide: SHARD_WRITER, useExisting: ReplicaWriter },
       ],

@@ -2,8 +2,8 @@ import type { CatalogState } from './catalog-state';
 import type { CollectionRecord } from '../model/collection.model';
 
 /**
- * What routing depends on: each replica's shard, peer and state, and the transfers in progress (not their
- * progress notes or start times). Two records with the same text route every write the same way.
+ * What routing depends on: each replica's shard, peer and state, the transfers in progress (not their progress
+ * notes or start times) and the resharding step. Two records with the same text route every write the same way.
  */
 function routingView(record: CollectionRecord): string {
   const replicas = record.shards
@@ -14,7 +14,10 @@ function routingView(record: CollectionRecord): string {
     .map((t) => `${t.shardId}>${t.toShardId ?? t.shardId}:${t.from}>${t.to}:${t.method}:${t.sync}`)
     .sort()
     .join(',');
-  return `${replicas}|${transfers}`;
+  const resharding = record.resharding
+    ? `${record.resharding.direction}:${record.resharding.shardId}:${record.resharding.stage}`
+    : '';
+  return `${replicas}|${transfers}|${resharding}`;
 }
 
 /**

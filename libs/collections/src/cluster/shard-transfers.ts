@@ -13,6 +13,7 @@ import {
   TransferReason,
 } from '../model/cluster.model';
 import { CollectionRecord } from '../model/collection.model';
+import { markMigrated, unitKeyOf } from './resharding';
 
 /** What the peers look like to a transfer: `unknown` never joined (or was removed), `gone` joined but is not live. */
 export type PeerStanding = 'live' | 'gone' | 'unknown';
@@ -62,9 +63,16 @@ export function startTransfer(
     throw DomainError.invalidArgument(
       `Bad request: Target shard ${start.toShardId} can only be set for ReshardingStreamRecords or filtered streaming records transfers`,
     );
-  if (start.method === 'ReshardingStreamRecords')
+  const resharding = start.reason === 'resharding';
+  if ((start.method === 'ReshardingStreamRecords') !== resharding)
     throw DomainError.invalidArgument(
-      'Bad request: the resharding_stream_records method is used by resharding only, which cluster mode does not run yet',
+      resharding
+        ? 'Bad request: a resharding copies points with the resharding_stream_records method'
+        : 'Bad request: the resharding_stream_records method is used by resharding only (start_resharding)',
+    );
+  if (record.resharding && start.reason === 'user')
+    throw DomainError.invalidArgument(
+      `Bad request: resharding is in progress for collection ${record.name}: shards move once it ends (or abort_resharding)`,
     );
   if (!record.shards.some((replica) => replica.shardId === targetShardId))
     throw DomainError.invalidArgument(`Bad request: Destination shard ${targetShardId} does not exist`);
@@ -137,7 +145,9 @@ export function finishTransfer(record: CollectionRecord, key: ShardTransferKey, 
     throw DomainError.failedPrecondition(
       `Failed precondition: the target replica of shard ${transfer.toShardId ?? transfer.shardId} on peer ${transfer.to} is gone`,
     );
-  target.state = 'Active';
+  // A resharding's copy leaves its target as it is (the resharding's next step decides); it counts the copy made.
+  if (transfer.reason === 'resharding') markMigrated(record, unitKeyOf(transfer));
+  else target.state = 'Active';
   if (!transfer.sync) {
     const source = replicaOn(record, transfer.shardId, transfer.from);
     if (source) record.shards.splice(record.shards.indexOf(source), 1);
@@ -174,14 +184,18 @@ export function restartTransfer(
 ): void {
   const transfer = findTransfer(record, key);
   if (!transfer) throw transferNotFound(record, key);
-  if (method === 'ReshardingStreamRecords')
+  if ((method === 'ReshardingStreamRecords') !== (transfer.reason === 'resharding'))
     throw DomainError.invalidArgument(
-      'Bad request: the resharding_stream_records method is used by resharding only, which cluster mode does not run yet',
+      transfer.reason === 'resharding'
+        ? 'Bad request: a resharding copies points with the resharding_stream_records method'
+        : 'Bad request: the resharding_stream_records method is used by resharding only (start_resharding)',
     );
   transfer.method = method;
   transfer.startedAt = now.toISOString();
   const target = replicaOn(record, transfer.toShardId ?? transfer.shardId, transfer.to);
-  if (target) target.state = transferTargetState(method);
+  // A copy into another shard (replicate_points, resharding) leaves that shard's replica as it is.
+  const intoOtherShard = transfer.filter !== undefined && (transfer.toShardId ?? transfer.shardId) !== transfer.shardId;
+  if (target && !intoOtherShard) target.state = transferTargetState(method);
 }
 
 /**

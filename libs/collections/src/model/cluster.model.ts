@@ -74,14 +74,50 @@ export interface CollectionClusterInfo {
   remoteShards: RemoteShardInfo[];
   /** Transfers running now, with the source's progress note. */
   shardTransfers: ShardTransferInfo[];
+  /** The resharding in progress, if any (Qdrant's `resharding_operations`). */
+  reshardingOperations: ReshardingInfo[];
+}
+
+/** Which way a resharding goes: a shard added (`Up`) or the last one removed (`Down`). */
+export type ReshardingDirection = 'Up' | 'Down';
+
+/**
+ * The steps of a resharding (Qdrant's names): points are copied to where the new hash ring puts them while
+ * writes go by both rings; then reads follow the new ring; then writes; then the old copies go. `Aborting`: a
+ * scale-down given up, the copies it made being removed.
+ */
+export type ReshardingStage = 'MigratingPoints' | 'ReadHashRingCommitted' | 'WriteHashRingCommitted' | 'Aborting';
+
+/** A resharding in progress, as the catalog records it (cluster mode). */
+export interface ReshardingRecord {
+  direction: ReshardingDirection;
+  /** Up: the shard being added; Down: the shard being removed (the highest id of its group). */
+  shardId: number;
+  /** The peer the new shard is placed on (Up), or a peer holding the shard removed (Down). */
+  peerId: string;
+  /** The shard key whose shards change (custom sharding); absent for auto sharding. */
+  shardKey?: ShardKey;
+  stage: ReshardingStage;
+  /** When the current stage began (ISO 8601): the write ring is committed a while after the read ring. */
+  stageAt: string;
+  /** The copies done so far, as `sourceShard>targetShard@targetPeer`. */
+  migrated?: string[];
+}
+
+/** A resharding as cluster info shows it. */
+export interface ReshardingInfo {
+  direction: ReshardingDirection;
+  shardId: number;
+  peerId: string;
+  shardKey?: ShardKey;
 }
 
 /** How a transfer copies a shard (Qdrant's `ShardTransferMethod`). */
 export const TRANSFER_METHODS = ['StreamRecords', 'Snapshot', 'WalDelta', 'ReshardingStreamRecords'] as const;
 export type TransferMethod = (typeof TRANSFER_METHODS)[number];
 
-/** Why a transfer runs: an operator asked, a Dead replica is recovered, or a shard lacks replicas. */
-export type TransferReason = 'user' | 'recovery' | 'replication';
+/** Why a transfer runs: an operator asked, a Dead replica is recovered, a shard lacks replicas, or resharding. */
+export type TransferReason = 'user' | 'recovery' | 'replication' | 'resharding';
 
 /** The key of a transfer, as Qdrant's `ShardTransferKey`: one transfer per shard, source and target. */
 export interface ShardTransferKey {

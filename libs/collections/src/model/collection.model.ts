@@ -1,5 +1,5 @@
 import { JsonObject } from '@vectorstore/common';
-import { ShardingMethod, ShardKeyRecord, ShardRecord, ShardTransferRecord } from './cluster.model';
+import { ReshardingRecord, ShardingMethod, ShardKeyRecord, ShardRecord, ShardTransferRecord } from './cluster.model';
 import {
   HnswConfig,
   Memory,
@@ -67,6 +67,8 @@ export interface CollectionRecord {
   growReplicas?: true;
   /** Shard transfers in progress (cluster mode); absent when none. */
   transfers?: ShardTransferRecord[];
+  /** The resharding in progress (cluster mode); absent when none. */
+  resharding?: ReshardingRecord;
   /**
    * Counts changes of where the shards are and what their replicas may do (replicas, states, transfers). A
    * write to a replica carries the epoch it was routed with, and a replica applies it only under the same

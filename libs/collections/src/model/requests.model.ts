@@ -118,7 +118,14 @@ export type ClusterSetupOperation =
   /** Removes one replica of a shard (cluster mode); the last Active replica stays. */
   | { dropReplica: { shardId: number; peerId: string } }
   | { replicatePoints: ReplicatePointsRequest }
-  | { peerOperation: PeerTransferOperation; transfer?: ShardTransfer };
+  | { peerOperation: PeerTransferOperation; transfer?: ShardTransfer; resharding?: StartResharding };
+
+/** `start_resharding`: add a shard (`Up`, on `peerId` or the least loaded peer) or remove the last one (`Down`). */
+export interface StartResharding {
+  direction: 'Up' | 'Down';
+  peerId?: string;
+  shardKey?: ShardKey;
+}
 
 /** Operations on the cluster's membership (REST only); a single node has no cluster to change. */
 export type PeerMembershipOperation = 'recoverRaftState' | 'removePeer';

@@ -6,6 +6,7 @@ import { parseDatetimeMicros } from './datetime';
 import { geoPointOf, inGeoBoundingBox, inGeoPolygon, inGeoRadius } from './geo';
 import { nestedArrayKey, rawValuesAt, valuesAt } from './payload-path';
 import { analyzerFor, isTextMatch, matchIndexedText, matchUnindexedText } from './text-match';
+import { ringShard } from './hash-ring';
 import { inSlice } from './slice-hash';
 
 /** What the evaluator needs to know about one point. */
@@ -69,6 +70,10 @@ function checkCondition(condition: Condition, ctx: Context): boolean {
   if ('hasVector' in condition) return ctx.point?.hasVector(condition.hasVector) ?? false;
   if ('slice' in condition) {
     return ctx.point !== undefined && inSlice(ctx.point.id, condition.slice.total, condition.slice.index);
+  }
+  if ('ringOwner' in condition) {
+    const { shardIds, owner } = condition.ringOwner;
+    return ctx.point !== undefined && shardIds[ringShard(ctx.point.id, shardIds)] === owner;
   }
   if ('nested' in condition) return checkNested(condition.nested.key, condition.nested.filter, ctx);
   return checkFilter(condition.filter, ctx);

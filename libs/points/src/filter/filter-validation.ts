@@ -55,6 +55,13 @@ function validateCondition(condition: Condition, insideNested: boolean): void {
     }
     return;
   }
+  if ('ringOwner' in condition) {
+    if (insideNested) throw invalid('a ring condition is not supported inside nested filter');
+    const { shardIds, owner } = condition.ringOwner;
+    if (!Array.isArray(shardIds) || shardIds.length === 0 || !shardIds.includes(owner))
+      throw invalid('a ring condition names its owner among its shards');
+    return;
+  }
   if ('nested' in condition) {
     parsePath(condition.nested.key);
     return validateFilterAt(condition.nested.filter, true);

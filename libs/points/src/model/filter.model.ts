@@ -20,6 +20,11 @@ export type Condition =
   | { nested: { key: string; filter: Filter } }
   /** One of `total` disjoint slices of the id space (Qdrant's SipHash of the id, see slice-hash.ts). */
   | { slice: { total: number; index: number } }
+  /**
+   * Internal (never decoded from a client): the point's owner on the consistent-hash ring over `shardIds` is
+   * `owner`. A resharding copies and hides points with it (libs/collections cluster/resharding.ts).
+   */
+  | { ringOwner: { shardIds: number[]; owner: number } }
   | { filter: Filter };
 
 /**

@@ -204,6 +204,8 @@ export class PayloadIndexSet {
       return { min: 0, exp: n, max: n };
     }
     if ('slice' in condition) return { min: 0, exp: Math.round(total / condition.slice.total), max: total };
+    if ('ringOwner' in condition)
+      return { min: 0, exp: Math.round(total / Math.max(1, condition.ringOwner.shardIds.length)), max: total };
     if ('nested' in condition) {
       const upper = this.nestedCandidates(condition.nested.key, condition.nested.filter, '');
       return upper === undefined

@@ -11,6 +11,8 @@ import { TransferStep } from './transfer-steps';
 const CATCH_UP_MS = 2000;
 /** States a transfer's target replica waits in. */
 const TARGET_STATES: ReadonlySet<string> = new Set(['Partial', 'Recovery']);
+/** States of a replica another shard's points are copied into (replicate_points; resharding's new shard or others). */
+const INTO_OTHER_SHARD_STATES: ReadonlySet<string> = new Set(['Active', 'Resharding']);
 
 /**
  * The target's side of a transfer: applies the numbered batches of steps its source sends, in order, to its replica
@@ -163,12 +165,13 @@ export class TransferReceiver {
       const record = context?.record.id === request.collection.id ? context.record : undefined;
       const transfer = record?.transfers?.find((t) => sameTransfer(t, request.transfer));
       const replica = record?.shards.find((s) => s.shardId === shardId && s.peerId === selfId);
-      // replicate_points copies into another shard's replica, which keeps its state (and its own points).
+      // replicate_points and resharding copy into another shard's replica, which keeps its state (and its points).
       const waiting =
         transfer?.startedAt === request.startedAt &&
         transfer.to === selfId &&
         replica !== undefined &&
-        (TARGET_STATES.has(replica.state) || (transfer.filter !== undefined && replica.state === 'Active'));
+        (TARGET_STATES.has(replica.state) ||
+          (transfer.filter !== undefined && INTO_OTHER_SHARD_STATES.has(replica.state)));
       const finished = known && transfer === undefined && replica !== undefined && replica.state !== 'Dead';
       const ready = (waiting || finished) && context?.storage.shards.has(shardId);
       if (ready && context) return context;

@@ -19,6 +19,7 @@ import { PointsPeers } from '../points-peers';
 import { TransferProgress } from './transfer-progress';
 import { TransferSender } from './transfer-sender';
 import { TransferStep } from './transfer-steps';
+import { movedPoints, withinScope } from '../resharding/resharding-scope';
 
 /** Points per copied batch (Qdrant's stream_records sends 100). */
 const RECORDS_PER_BATCH = 100;
@@ -274,8 +275,17 @@ export class TransferRun {
    * the source shard's writes, not the target's.
    */
   private filtered(operation: UpdateOperation, filter: Filter): TransferStep | undefined {
-    if (!('upsert' in operation)) return { kind: 'operation', operation };
-    const shard = this.localShard(this.context());
+    const context = this.context();
+    if (!('upsert' in operation)) {
+      // A resharding's target also holds points of its own, which its writes reach directly: only those moved.
+      const moved =
+        this.transfer.reason === 'resharding'
+          ? movedPoints(context.record, this.transfer.shardId, this.transfer.toShardId ?? this.transfer.shardId)
+          : undefined;
+      const forwarded = moved ? withinScope(operation, moved) : operation;
+      return forwarded && { kind: 'operation', operation: forwarded };
+    }
+    const shard = this.localShard(context);
     const matching = shard.exportPoints(
       operation.upsert.points.map((point) => point.id),
       filter,

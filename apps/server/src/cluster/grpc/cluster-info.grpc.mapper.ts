@@ -32,6 +32,13 @@ export function clusterInfoToProto(info: CollectionClusterInfo): CollectionClust
         sync: transfer.sync,
       }),
     ),
-    reshardingOperations: [],
+    reshardingOperations: info.reshardingOperations.map((operation) =>
+      defined({
+        shardId: operation.shardId,
+        peerId: operation.peerId,
+        direction: operation.direction,
+        shardKey: operation.shardKey ? shardKeyToProto(operation.shardKey) : undefined,
+      }),
+    ),
   };
 }

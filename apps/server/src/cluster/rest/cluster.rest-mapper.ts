@@ -9,6 +9,7 @@ import {
   ReplicatePointsRequest,
   ShardKey,
   ShardTransfer,
+  StartResharding,
   TransferMethod,
 } from '@vectorstore/collections';
 import { filterFromRest } from '../../points/rest/filter.rest-mapper';
@@ -86,7 +87,17 @@ const PEER_OPERATIONS: Record<string, [PeerTransferOperation, Decoder<unknown>]>
   replicate_shard: ['replicateShard', transfer],
   abort_transfer: ['abortTransfer', transfer],
   restart_transfer: ['restartTransfer', restartTransfer],
-  start_resharding: ['startResharding', object({ direction: enumOf({ up: 'up', down: 'down' }) }, ['direction'])],
+  start_resharding: [
+    'startResharding',
+    object<StartResharding>(
+      {
+        direction: enumOf<StartResharding['direction']>({ up: 'Up', down: 'Down' }),
+        peer_id: u64Text,
+        shard_key: shardKeyDecoder,
+      },
+      ['direction'],
+    ),
+  ],
   abort_resharding: ['abortResharding', objectValue],
 };
 const dropReplicaDecoder = object<{ shardId: number; peerId: string }>({ shard_id: u32, peer_id: u64Text }, [
@@ -114,7 +125,10 @@ export function clusterOperationFromRest(body: unknown): ClusterSetupOperation {
   for (const [name, [peerOperation, decode]] of Object.entries(PEER_OPERATIONS)) {
     if (input[name] !== undefined) {
       const decoded = decode(input[name], name);
-      return TRANSFERS.has(name) ? { peerOperation, transfer: decoded as ShardTransfer } : { peerOperation };
+      if (TRANSFERS.has(name)) return { peerOperation, transfer: decoded as ShardTransfer };
+      return peerOperation === 'startResharding'
+        ? { peerOperation, resharding: decoded as StartResharding }
+        : { peerOperation };
     }
   }
   throw bodyFormatError('', 'data did not match any variant of untagged enum ClusterOperations');
@@ -202,5 +216,17 @@ export function clusterInfoToRest(
         comment: transfer.comment,
       }),
     ),
+    // Qdrant leaves the list out when nothing reshards.
+    resharding_operations:
+      info.reshardingOperations.length === 0
+        ? undefined
+        : info.reshardingOperations.map((operation) =>
+            defined({
+              direction: operation.direction === 'Up' ? 'up' : 'down',
+              shard_id: operation.shardId,
+              peer_id: BigInt(operation.peerId),
+              shard_key: operation.shardKey && shardKeyToRest(operation.shardKey),
+            }),
+          ),
   };
 }

@@ -1,3 +1,3 @@
 export { CollectionStorage } from './collection-storage';
-export { hashToShard } from './shard-routing';
+export { hashToShard, ringShard } from './shard-routing';
 export type { ShardHandle } from './shard-routing';

@@ -1,7 +1,7 @@
-import { CollectionRecord, describeShardKey, ShardKey, shardKeyEquals } from '@vectorstore/collections';
+import { CollectionRecord, describeShardKey, ShardKey, shardKeyEquals, writeRings } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
-import { createHash } from 'node:crypto';
-import { PointId, pointIdKey } from '../../model/point-id.model';
+import { hashToShard, ringShard } from '../../filter/hash-ring';
+import { PointId } from '../../model/point-id.model';
 import { ShardKeySelector } from '../../model/selectors.model';
 import { LocalShard } from '../local-shard';
 
@@ -57,7 +57,12 @@ export function routeWrite<S extends ShardRef>(
       const k = JSON.stringify(handle.shardKey);
       byKey.set(k, [...(byKey.get(k) ?? []), handle]);
     }
-    for (const id of ids) for (const group of byKey.values()) add(shardOf(id, group, record.router), id);
+    for (const id of ids)
+      for (const group of byKey.values()) {
+        const rings = ringsFor(record, group[0].shardKey);
+        if (rings) for (const owner of ringOwners(id, rings, shards)) add(owner, id);
+        else add(shardOf(id, group, record.router), id);
+      }
     return routes;
   }
   if (selector && selector.shardKeys.length > 0) {
@@ -67,8 +72,34 @@ export function routeWrite<S extends ShardRef>(
   }
   const handles = [...shards.values()].sort((a, b) => a.shardId - b.shardId);
   if (handles.length === 0) throw DomainError.failedPrecondition(`Collection \`${record.name}\` has no shards`);
-  for (const id of ids) add(shardOf(id, handles, record.router), id);
+  const rings = ringsFor(record, undefined);
+  for (const id of ids) {
+    if (rings) for (const owner of ringOwners(id, rings, shards)) add(owner, id);
+    else add(shardOf(id, handles, record.router), id);
+  }
   return routes;
+}
+
+/** The rings a resharding routes the group `key` by (see libs/collections cluster/resharding.ts), if it reshards it. */
+function ringsFor(record: CollectionRecord, key: ShardKey | undefined): number[][] | undefined {
+  const resharding = record.resharding;
+  if (!resharding) return undefined;
+  const same =
+    key === undefined
+      ? resharding.shardKey === undefined
+      : resharding.shardKey !== undefined && shardKeyEquals(key, resharding.shardKey);
+  return same ? writeRings(record) : undefined;
+}
+
+/** The shards a point goes to: its owner under each ring (one shard when the rings agree on it). */
+function ringOwners<S extends ShardRef>(id: PointId, rings: number[][], shards: ReadonlyMap<number, S>): S[] {
+  const owners = new Set<number>();
+  for (const ring of rings) owners.add(ring[ringShard(id, ring)]);
+  return [...owners].map((shardId) => {
+    const shard = shards.get(shardId);
+    if (!shard) throw DomainError.unavailable(`Service unavailable: shard ${shardId} is not known here yet`);
+    return shard;
+  });
 }
 
 /** Every shard, for writes chosen by filter (they touch whatever shard holds a matching point). */
@@ -110,45 +141,4 @@ function shardOf<S extends ShardRef>(id: PointId, shards: readonly S[], router: 
     : shards[hashToShard(id, shards.length)];
 }
 
-/** Virtual nodes per shard on the ring, as Qdrant's consistent-hash router. */
-const RING_POINTS_PER_SHARD = 100;
-const rings = new Map<string, { positions: Uint32Array; owners: Uint16Array }>();
-
-/**
- * Consistent hashing: each shard owns the arcs before its 100 points on a 32-bit ring (point `v` of
- * shard `s` sits at sha1("s/v")); a point id goes to the owner of the first ring point at or after its
- * own hash. The ring depends only on the shard ids, so every peer routes alike. Returns an index into
- * `shardIds`.
- */
-export function ringShard(id: PointId, shardIds: readonly number[]): number {
-  if (shardIds.length <= 1) return 0;
-  const key = shardIds.join(',');
-  let ring = rings.get(key);
-  if (!ring) {
-    const entries: Array<[number, number]> = [];
-    shardIds.forEach((shardId, index) => {
-      for (let v = 0; v < RING_POINTS_PER_SHARD; v++)
-        entries.push([createHash('sha1').update(`${shardId}/${v}`).digest().readUInt32BE(0), index]);
-    });
-    entries.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    ring = { positions: Uint32Array.from(entries, (e) => e[0]), owners: Uint16Array.from(entries, (e) => e[1]) };
-    if (rings.size > 1000) rings.clear();
-    rings.set(key, ring);
-  }
-  const hash = createHash('sha1').update(pointIdKey(id)).digest().readUInt32BE(0);
-  let lo = 0;
-  let hi = ring.positions.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ring.positions[mid] < hash) lo = mid + 1;
-    else hi = mid;
-  }
-  return ring.owners[lo === ring.positions.length ? 0 : lo];
-}
-
-/** Stable placement of a point among `count` shards (`sha1(id) % count`). */
-export function hashToShard(id: PointId, count: number): number {
-  if (count <= 1) return 0;
-  const digest = createHash('sha1').update(pointIdKey(id)).digest();
-  return digest.readUInt32BE(0) % count;
-}
+export { hashToShard, ringShard };
