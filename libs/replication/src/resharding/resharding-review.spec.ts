@@ -14,6 +14,7 @@ import {
   CollectionsModule,
   CollectionsService,
   emptyCatalog,
+  emptyCollectionStats,
   readExclusions,
   unreadShardIds,
   type CatalogState,
@@ -35,6 +36,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { serialize } from 'node:v8';
+import { ClusterStatsGatherer } from '../cluster-stats';
 import type { ClusterTopology } from '../healing/replica-healer';
 import { LocalReplicas } from '../local-replicas';
 import { PointsPeers, TransferApplyRequest } from '../points-peers';
@@ -545,5 +547,48 @@ describe('resharding review: reads see each point once at every stage', () => {
     }
     // A scale-down given up: the copies made so far (half) hidden until they are removed.
     expect(read(at('Down', 'Aborting'), contents(old, [0, 1], half))).toEqual(ids);
+  });
+});
+
+describe('resharding review: collection info', () => {
+  const NOW = new Date('2026-11-28T12:00:00Z');
+  /** Shards 0..2 hold 100 points each; the new shard 3 holds copies of 75 of them. */
+  const held: Record<number, number> = { 0: 100, 1: 100, 2: 100, 3: 75 };
+  const peers = { selfId: A, read: () => Promise.reject(new Error('one peer only')) } as unknown as PointsPeers;
+  const local = (record: CollectionRecord) => (shardIds: readonly number[]) => ({
+    ...emptyCollectionStats(record),
+    pointsCount: shardIds.reduce((sum, shardId) => sum + (held[shardId] ?? 0), 0),
+  });
+
+  function scaleUp(stage: 'MigratingPoints' | 'ReadHashRingCommitted'): CollectionRecord {
+    return {
+      id: 'c1',
+      name: 'c',
+      createdAt: NOW.toISOString(),
+      config: { params: { shardNumber: 3, shardingMethod: 'Auto' } } as CollectionRecord['config'],
+      router: 'Ring',
+      shards: [
+        ...[0, 1, 2].map((shardId) => ({ shardId, state: 'Active' as const, peerId: A })),
+        { shardId: 3, state: stage === 'MigratingPoints' ? ('Resharding' as const) : ('Active' as const), peerId: A },
+      ],
+      shardKeys: [],
+      nextShardId: 4,
+      resharding: { direction: 'Up', shardId: 3, peerId: A, stage, stageAt: NOW.toISOString() },
+    };
+  }
+
+  // D6 (low): collection info (cluster-stats.ts) knows nothing of resharding. While points migrate, the new shard
+  // (Resharding, not readable) is reported as "has no readable replica: the counts leave it out"; once reads follow
+  // the new ring, points_count adds the copies the old shards still hold until the cleanup (here 375 for 300 points).
+  it.failing('D6: collection info gives no warning while a new shard is filled', async () => {
+    const record = scaleUp('MigratingPoints');
+    const stats = await new ClusterStatsGatherer(peers).gather(record, local(record));
+    expect(stats.warnings).toEqual([]);
+  });
+
+  it.failing('D6: collection info counts each point once once reads follow the new ring', async () => {
+    const record = scaleUp('ReadHashRingCommitted');
+    const stats = await new ClusterStatsGatherer(peers).gather(record, local(record));
+    expect(stats.pointsCount).toBe(300);
   });
 });
