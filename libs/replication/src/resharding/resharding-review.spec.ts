@@ -1,0 +1,594 @@
+// Review of the resharding change (abf2c83, issue 29 item 4): the replication side. Behaviours that hold are plain
+// specs; confirmed defects are `it.failing`, each with a comment naming it (D-numbers of the review report).
+//
+// The harness is the one of transfers/transfer-regressions-2.spec.ts, cut down: two peers in one process, each a real
+// app context (catalog, points storage, LocalReplicas, ReplicaWriter, TransferReceiver, TransferDriver), sharing one
+// catalog through an in-memory store that publishes like etcd's watch; only the wire is a stand-in (a structured
+// clone of each request). The leader's ReshardingDriver is run one tick at a time.
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  CatalogConflict,
+  ClusterService,
+  CollectionCatalog,
+  CollectionsModule,
+  CollectionsService,
+  emptyCatalog,
+  emptyCollectionStats,
+  readExclusions,
+  unreadShardIds,
+  type CatalogState,
+  type CatalogStore,
+  type ClusterMembership,
+  type CollectionRecord,
+  type ReplicaState,
+} from '@vectorstore/collections';
+import { DomainError } from '@vectorstore/common';
+import {
+  CollectionContexts,
+  CollectionSnapshots,
+  PointsModule,
+  PointsStorage,
+  ringShard,
+  type UpdateOperation,
+} from '@vectorstore/points';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { serialize } from 'node:v8';
+import { ClusterStatsGatherer } from '../cluster-stats';
+import type { ClusterTopology } from '../healing/replica-healer';
+import { LocalReplicas } from '../local-replicas';
+import { PointsPeers, TransferApplyRequest } from '../points-peers';
+import { ReplicaWriter } from '../replica-writer';
+import { TransferDriver } from '../transfers/transfer-driver';
+import { TransferReceiver } from '../transfers/transfer-receiver';
+import { TransferSender } from '../transfers/transfer-sender';
+import { ReshardingDriver } from './resharding-driver';
+import { movedPoints } from './resharding-scope';
+
+const A = '101';
+const B = '202';
+
+const dense = (...values: number[]) => ({ kind: 'dense' as const, values: Float32Array.from(values) });
+const upsert = (ids: number[]): UpdateOperation => ({
+  upsert: { points: ids.map((id) => ({ id: BigInt(id), vectors: { a: dense(id, 1) }, payload: { n: id } })) },
+});
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+function gate<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((res) => (resolve = res));
+  return { promise, resolve };
+}
+
+async function until(condition: () => boolean, what = 'the condition', ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** The cluster's catalog as etcd holds it (see transfer-regressions-2.spec.ts). */
+class SharedCatalog {
+  private state = emptyCatalog();
+  private revision = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly members: Array<{ seen: WeakMap<object, number>; publish?: (state: CatalogState) => Promise<void> }> =
+    [];
+
+  store(): CatalogStore {
+    const member: (typeof this.members)[number] = { seen: new WeakMap() };
+    this.members.push(member);
+    return {
+      load: () => {
+        const copy = structuredClone(this.state);
+        member.seen.set(copy, this.revision);
+        return Promise.resolve(copy);
+      },
+      watch: (publish) => {
+        member.publish = publish;
+        return Promise.resolve();
+      },
+      save: async (state, base) => {
+        const turn = this.queue.then(async () => {
+          if (member.seen.get(base) !== this.revision) throw new CatalogConflict(this.revision);
+          this.state = structuredClone(state);
+          this.revision++;
+          for (const each of this.members) {
+            const copy = structuredClone(state);
+            each.seen.set(copy, this.revision);
+            await each.publish?.(copy);
+          }
+        });
+        this.queue = turn.catch(() => undefined);
+        await turn;
+      },
+    };
+  }
+}
+
+interface Peer {
+  id: string;
+  dir: string;
+  app: INestApplicationContext;
+  catalog: CollectionCatalog;
+  cluster: ClusterService;
+  collections: CollectionsService;
+  contexts: CollectionContexts;
+  snapshots: CollectionSnapshots;
+  storage: PointsStorage;
+  peers: PointsPeers;
+  replicas: LocalReplicas;
+  writer: ReplicaWriter;
+  receiver: TransferReceiver;
+}
+
+class Network {
+  readonly peers = new Map<string, Peer>();
+  /** Every transfer batch, before it reaches its target (may hold it, or fail it). */
+  onTransfer: (request: TransferApplyRequest) => Promise<void> | void = () => undefined;
+
+  of(selfId: string): PointsPeers {
+    return {
+      selfId,
+      incarnation: `incarnation-of-${selfId}`,
+      assertWritable: () => undefined,
+      update: (peerId, collection, shardId, operation, _lead, epoch, tag) =>
+        this.peer(peerId).replicas.apply(
+          { id: collection.id, name: collection.name },
+          shardId,
+          structuredClone(operation),
+          epoch,
+          tag && { ...tag },
+        ),
+      transferApply: async (peerId, request) => {
+        const copy = structuredClone(request);
+        await this.onTransfer(copy);
+        await this.peer(peerId).receiver.apply(copy);
+      },
+      recoveryPoint: (peerId, collection, shardId) =>
+        Promise.resolve(
+          this.peer(peerId).contexts.resolve(collection.name).storage.shards.get(shardId)!.shard.recoveryPoint(),
+        ),
+      checksum: (peerId, collection, shardId) =>
+        Promise.resolve(
+          this.peer(peerId).contexts.resolve(collection.name).storage.shards.get(shardId)!.shard.checksum(),
+        ),
+      read: () => Promise.reject(new Error('no reads in these specs')),
+    };
+  }
+
+  private peer(peerId: string): Peer {
+    const peer = this.peers.get(peerId);
+    if (!peer) throw DomainError.unavailable(`Service unavailable: peer ${peerId} is not live`);
+    return peer;
+  }
+}
+
+describe('resharding review: replication', () => {
+  let shared: SharedCatalog;
+  let net: Network;
+  let peerA: Peer;
+  let peerB: Peer;
+  let drivers: TransferDriver[];
+  /** Where new shards go: one list of peers per shard, in order. */
+  let placement: string[][];
+
+  const membership: ClusterMembership = {
+    status: () => ({ peerId: A, peers: [], fenced: false, sendFailures: {} }),
+    livePeerCount: () => 2,
+    placeShards: (count) => Array.from({ length: count }, (_, i) => placement[i] ?? [A]),
+    retirePeer: () => Promise.resolve(),
+    peerStanding: () => Promise.resolve('live'),
+  };
+
+  async function startPeer(id: string): Promise<Peer> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `vs-resharding-review-${id}-`));
+    fs.writeFileSync(path.join(dir, 'node.json'), `{"peerId": ${id}}`);
+    const app = await NestFactory.createApplicationContext(
+      {
+        module: class Root {},
+        imports: [
+          CollectionsModule.forRoot({ dataDir: dir, catalogStore: shared.store(), membership }),
+          PointsModule.forRoot({ dataDir: dir }),
+        ],
+      },
+      { logger: false },
+    );
+    const contexts = app.get(CollectionContexts);
+    const catalog = app.get(CollectionCatalog);
+    const cluster = app.get(ClusterService);
+    const peers = net.of(id);
+    const replicas = new LocalReplicas(contexts, peers);
+    const peer: Peer = {
+      id,
+      dir,
+      app,
+      catalog,
+      cluster,
+      collections: app.get(CollectionsService),
+      contexts,
+      snapshots: app.get(CollectionSnapshots),
+      storage: app.get(PointsStorage),
+      peers,
+      replicas,
+      writer: new ReplicaWriter(replicas, peers, cluster, catalog),
+      receiver: new TransferReceiver(contexts, app.get(CollectionSnapshots), peers),
+    };
+    net.peers.set(id, peer);
+    return peer;
+  }
+
+  async function startDriver(peer: Peer): Promise<TransferDriver> {
+    const driver = new TransferDriver(
+      peer.catalog,
+      peer.cluster,
+      peer.contexts,
+      peer.snapshots,
+      peer.replicas,
+      peer.storage,
+      peer.peers,
+    );
+    drivers.push(driver);
+    await driver.onModuleInit();
+    return driver;
+  }
+
+  /** The leader's resharding driver on peer A, with `live` peers (the others gone for an hour). */
+  function leader(live: string[]): ReshardingDriver {
+    const topology: ClusterTopology = {
+      isLeader: () => true,
+      livePeerIds: () => live,
+      goneSince: (peerId) => (live.includes(peerId) ? undefined : Date.now() - 3_600_000),
+    };
+    return new ReshardingDriver(peerA.catalog, peerA.cluster, peerA.contexts, peerA.writer, topology);
+  }
+
+  const record = (): CollectionRecord => peerA.catalog.resolve('c')!;
+  const stateOf = (peerId: string, shardId: number): ReplicaState | undefined =>
+    record().shards.find((s) => s.shardId === shardId && s.peerId === peerId)?.state;
+  const shardOf = (peer: Peer, shardId: number) => peer.contexts.resolve('c').storage.shards.get(shardId)?.shard;
+  const has = (peer: Peer, shardId: number, id: number) => shardOf(peer, shardId)?.find(BigInt(id)) !== undefined;
+  /** A client's write through peer A, one shard's part. */
+  const write = (operation: UpdateOperation, shardId: number) =>
+    peerA.writer.apply(peerA.contexts.resolve('c'), shardId, operation, undefined);
+  const reshard = (direction: 'up' | 'down', peerId?: string) =>
+    peerA.cluster.updateClusterSetup('c', {
+      peerOperation: 'startResharding',
+      resharding: { direction: direction === 'up' ? 'Up' : 'Down', ...(peerId ? { peerId } : {}) },
+    });
+  /** Starts the resharding copy `fromShard` -> `toShard` (on `to`) from `from`, as the driver starts it. */
+  const beginCopy = (fromShard: number, toShard: number, from: string, to: string) =>
+    peerA.cluster.beginTransfers(record().id, [
+      {
+        shardId: fromShard,
+        toShardId: toShard,
+        from,
+        to,
+        sync: true,
+        method: 'ReshardingStreamRecords',
+        reason: 'resharding',
+        filter: serialize(movedPoints(record(), fromShard, toShard)!.filter).toString('base64'),
+      },
+    ]);
+  const noTransfers = () =>
+    until(
+      () => !record().transfers && drivers.every((driver) => driver.running().length === 0),
+      'the transfers to end',
+    );
+
+  /** Holds the copy before its second batch until `open`; later calls pass. */
+  function holdCopy() {
+    const opened = gate();
+    const reached = gate();
+    const original = TransferSender.prototype.roomFor;
+    let calls = 0;
+    jest.spyOn(TransferSender.prototype, 'roomFor').mockImplementation(async function (this: TransferSender, bytes) {
+      if (++calls === 2) {
+        reached.resolve();
+        await opened.promise;
+      }
+      return original.call(this, bytes);
+    });
+    return { reached: reached.promise, open: () => opened.resolve() };
+  }
+
+  beforeEach(async () => {
+    shared = new SharedCatalog();
+    net = new Network();
+    drivers = [];
+    placement = [];
+    peerA = await startPeer(A);
+    peerB = await startPeer(B);
+  });
+
+  afterEach(async () => {
+    net.onTransfer = () => undefined;
+    for (const driver of drivers) driver.onApplicationShutdown();
+    jest.restoreAllMocks();
+    for (const peer of [peerA, peerB]) {
+      await peer.app.close();
+      fs.rmSync(peer.dir, { recursive: true, force: true });
+    }
+  });
+
+  async function create(shardNumber: number, replicationFactor = 1): Promise<void> {
+    await peerA.collections.create({
+      name: 'c',
+      vectors: { paramsMap: { a: { size: 2, distance: 'Dot' } } },
+      shardNumber,
+      replicationFactor,
+    });
+    expect(record().router).toBe('Ring');
+  }
+
+  // D1: a resharding copy into another shard never deletes there (transfer-run.ts copyRecords: nothing is reset or
+  // deleted when a filter is set), and while its unit is not migrated the target's direct writes leave out the
+  // unit's points (local-replicas.ts pendingCopies). So when a copy fails after some batches and is run again, a point
+  // it had copied and that was deleted in between stays on the target: the new run copies only what the source still
+  // has. Once reads follow the new ring, the deleted point is back (Up: read from the new shard; Down: read from the
+  // target shard). The same holds for a Down target replica that went Dead and was rebuilt before its copy ran.
+  it.failing('D1: a point deleted between a failed copy and its retry is not left on the new shard', async () => {
+    await create(1);
+    await write(upsert(range(1, 300)), 0);
+    await reshard('up', B);
+    const newShard = record().resharding!.shardId;
+    await until(() => shardOf(peerB, newShard) !== undefined, 'the new shard open on B');
+    const moved = range(1, 300).filter((id) => movedPoints(record(), 0, newShard)!.has(BigInt(id)));
+    expect(moved.length).toBeGreaterThan(100);
+    const hold = holdCopy();
+    await startDriver(peerA);
+    await beginCopy(0, newShard, A, B);
+    await hold.reached;
+    const first = moved[0];
+    await until(() => has(peerB, newShard, first), 'the first batch on B');
+    // The copy fails on its second batch; its target keeps its state (and what it got).
+    net.onTransfer = () => {
+      throw DomainError.failedPrecondition('Failed precondition: the link broke');
+    };
+    hold.open();
+    await noTransfers();
+    expect(stateOf(B, newShard)).toBe('Resharding');
+    net.onTransfer = () => undefined;
+    // The client deletes the point: routed to its owner under both rings.
+    await write({ deletePoints: { selector: { ids: [BigInt(first)] } } }, 0);
+    await write({ deletePoints: { selector: { ids: [BigInt(first)] } } }, newShard);
+    expect(has(peerA, 0, first)).toBe(false);
+    // The copy runs again, to its end.
+    await beginCopy(0, newShard, A, B);
+    await noTransfers();
+    expect(record().resharding!.migrated).toEqual([`0>${newShard}@${B}`]);
+    expect(moved.slice(1).every((id) => has(peerB, newShard, id))).toBe(true);
+    expect(has(peerB, newShard, first)).toBe(false);
+  });
+
+  // D3: markReplicasDead (cluster.service.ts) refuses to mark a replica Dead unless another replica of its shard is
+  // `Active`; a scale-down's shard has only ReshardingScaleDown replicas. With replication_factor 2, a write that one
+  // of them fails is answered INTERNAL ("could not be marked Dead") though the other applied it, and the replica that
+  // missed it stays ReshardingScaleDown: it is still read from and may be chosen as the copy's source
+  // (resharding-driver.ts sourceOf), spreading what it missed. Same for the healer (activeSource wants Active).
+  it.failing('D3: a failed replica of the shard a scale-down removes can be marked Dead', async () => {
+    placement = [
+      [A, B],
+      [A, B],
+    ];
+    await create(2, 2);
+    await reshard('down');
+    const removed = record().resharding!.shardId;
+    expect(stateOf(A, removed)).toBe('ReshardingScaleDown');
+    expect(stateOf(B, removed)).toBe('ReshardingScaleDown');
+    await peerA.cluster.markReplicasDead(record().id, [{ shardId: removed, peerId: B }]);
+    expect(stateOf(B, removed)).toBe('Dead');
+  });
+
+  // D4: the driver gives a scale-up up only when the new shard's replica is Dead (resharding-driver.ts migrate), but
+  // nothing ever marks it Dead: it is its shard's only replica, and markReplicasDead and the healer both keep a
+  // shard's last replica. With the new shard's peer gone, the resharding stays in MigratingPoints for good, and every
+  // write to a point the new ring gives the new shard fails (its part has no replica to take it) until the peer
+  // returns or an operator aborts.
+  it.failing('D4: a scale-up whose new shard peer is gone for good is given up by the leader', async () => {
+    await create(1);
+    await write(upsert(range(1, 50)), 0);
+    await reshard('up', B);
+    const driver = leader([A]);
+    await driver.tick();
+    await driver.tick();
+    expect(record().resharding).toBeUndefined();
+  });
+
+  // D5: a resharding copy into another shard that is aborted keeps being applied on its target: TransferReceiver
+  // takes a known run's batch when the transfer is gone and the target replica is not Dead ("finished"), which is
+  // what an aborted scale-down leaves (its targets stay Active). The leader's Aborting step deletes the copies at once
+  // (no settle, unlike the cleanup after the write ring), so a batch on its way lands after the cleanup: the removed
+  // shard's points are then in two shards for good (read twice, counted twice).
+  it.failing('D5: a batch of an aborted scale-down copy that arrives after the cleanup is not applied', async () => {
+    placement = [[A], [B]];
+    await create(2);
+    // Each point written to its shard on the ring [0, 1]: shard 0 on A, shard 1 on B.
+    const ofShard1 = range(1, 400).filter((id) => ringShard(BigInt(id), [0, 1]) === 1);
+    await write(upsert(range(1, 400).filter((id) => !ofShard1.includes(id))), 0);
+    await write(upsert(ofShard1), 1);
+    expect(ofShard1.length).toBeGreaterThan(150);
+    await reshard('down');
+    expect(record().resharding!.shardId).toBe(1);
+    const hold = holdCopy();
+    await startDriver(peerB);
+    await beginCopy(1, 0, B, A);
+    await hold.reached;
+    await until(() => has(peerA, 0, ofShard1[0]), 'the first batch on A');
+    const held = gate();
+    const arrived = gate();
+    net.onTransfer = async (request) => {
+      if (request.seq < 2) return;
+      arrived.resolve();
+      await held.promise;
+    };
+    hold.open();
+    await arrived.promise;
+    // The operator aborts; the leader removes the copies and ends the resharding.
+    await peerA.cluster.updateClusterSetup('c', { peerOperation: 'abortResharding' });
+    await leader([A, B]).tick();
+    expect(record().resharding).toBeUndefined();
+    expect(ofShard1.some((id) => has(peerA, 0, id))).toBe(false);
+    // The batch that was on its way arrives.
+    held.resolve();
+    await noTransfers();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ofShard1.filter((id) => has(peerA, 0, id))).toEqual([]);
+  });
+
+  it('holds: with no copy failing, a scale-up copy leaves the new shard exactly the moved points, under writes', async () => {
+    await create(1);
+    await write(upsert(range(1, 300)), 0);
+    await reshard('up', B);
+    const newShard = record().resharding!.shardId;
+    await until(() => shardOf(peerB, newShard) !== undefined, 'the new shard open on B');
+    const scope = movedPoints(record(), 0, newShard)!;
+    const moved = range(1, 300).filter((id) => scope.has(BigInt(id)));
+    const hold = holdCopy();
+    await startDriver(peerA);
+    await beginCopy(0, newShard, A, B);
+    await hold.reached;
+    // During the copy: a delete by id (both rings), a filtered payload update and a filtered delete (every shard).
+    const gone = moved[moved.length - 1];
+    await write({ deletePoints: { selector: { ids: [BigInt(gone)] } } }, 0);
+    await write({ deletePoints: { selector: { ids: [BigInt(gone)] } } }, newShard);
+    const byFilter = { must: [{ field: { key: 'n', range: { gte: 250 } } }] };
+    for (const shardId of [0, newShard]) {
+      await write({ setPayload: { selector: { filter: byFilter }, payload: { late: true } } }, shardId);
+      await write(
+        { deletePoints: { selector: { filter: { must: [{ field: { key: 'n', range: { gte: 290 } } }] } } } },
+        shardId,
+      );
+    }
+    hold.open();
+    await noTransfers();
+    const expected = moved.filter((id) => id !== gone && id < 290);
+    const onB = range(1, 300).filter((id) => has(peerB, newShard, id));
+    expect(onB).toEqual(expected);
+    for (const id of expected.filter((id) => id >= 250)) {
+      const ref = shardOf(peerB, newShard)!.find(BigInt(id))!;
+      expect(ref.segment.payload(ref.slot)).toEqual({ n: id, late: true });
+    }
+  });
+});
+
+describe('resharding review: reads see each point once at every stage', () => {
+  const NOW = new Date('2026-11-28T12:00:00Z');
+  const ids = range(1, 3000).map(BigInt);
+  const owner = (id: bigint, ring: number[]) => ring[ringShard(id, ring)];
+
+  function base(): CollectionRecord {
+    return {
+      id: 'c1',
+      name: 'c',
+      createdAt: NOW.toISOString(),
+      config: { params: { shardNumber: 3, shardingMethod: 'Auto' } } as CollectionRecord['config'],
+      router: 'Ring',
+      shards: [0, 1, 2].map((shardId) => ({ shardId, state: 'Active' as const, peerId: A })),
+      shardKeys: [],
+      nextShardId: 3,
+    };
+  }
+
+  /** What each shard holds: its points under the `old` ring, and (`copied`) copies where the `fresh` ring puts them. */
+  function contents(old: number[], fresh: number[], copied: (id: bigint) => boolean) {
+    const held = new Map<number, Set<bigint>>();
+    const put = (shardId: number, id: bigint) => held.set(shardId, (held.get(shardId) ?? new Set()).add(id));
+    for (const id of ids) {
+      put(owner(id, old), id);
+      if (copied(id)) put(owner(id, fresh), id);
+    }
+    return held;
+  }
+
+  /** The points a read over every shard returns (a multiset, as ids). */
+  function read(r: CollectionRecord, held: Map<number, Set<bigint>>): bigint[] {
+    const unread = unreadShardIds(r);
+    const exclusions = readExclusions(r);
+    const out: bigint[] = [];
+    for (const [shardId, points] of held) {
+      if (unread.has(shardId)) continue;
+      for (const id of points)
+        if (!exclusions.some((e) => e.shardIds.includes(shardId) && owner(id, e.ring) === e.owner)) out.push(id);
+    }
+    return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  /** The record at `stage` of a resharding (as the catalog rules leave it; their own spec covers the steps). */
+  function at(
+    direction: 'Up' | 'Down',
+    stage: 'MigratingPoints' | 'ReadHashRingCommitted' | 'WriteHashRingCommitted' | 'Aborting',
+  ) {
+    const r = base();
+    const shardId = direction === 'Up' ? 3 : 2;
+    if (direction === 'Up')
+      r.shards.push({ shardId, state: stage === 'MigratingPoints' ? 'Resharding' : 'Active', peerId: A });
+    r.resharding = { direction, shardId, peerId: A, stage, stageAt: NOW.toISOString() };
+    return r;
+  }
+
+  it('holds: Up and Down, while points migrate (half copied), once reads and writes follow the new ring, and abort', () => {
+    const old = [0, 1, 2];
+    const half = (id: bigint) => id % 2n === 0n;
+    for (const direction of ['Up', 'Down'] as const) {
+      const fresh = direction === 'Up' ? [0, 1, 2, 3] : [0, 1];
+      // Half the copies made while points migrate: a read must neither miss nor double any point.
+      expect(read(at(direction, 'MigratingPoints'), contents(old, fresh, half))).toEqual(ids);
+      for (const stage of ['ReadHashRingCommitted', 'WriteHashRingCommitted'] as const)
+        expect(
+          read(
+            at(direction, stage),
+            contents(old, fresh, () => true),
+          ),
+        ).toEqual(ids);
+    }
+    // A scale-down given up: the copies made so far (half) hidden until they are removed.
+    expect(read(at('Down', 'Aborting'), contents(old, [0, 1], half))).toEqual(ids);
+  });
+});
+
+describe('resharding review: collection info', () => {
+  const NOW = new Date('2026-11-28T12:00:00Z');
+  /** Shards 0..2 hold 100 points each; the new shard 3 holds copies of 75 of them. */
+  const held: Record<number, number> = { 0: 100, 1: 100, 2: 100, 3: 75 };
+  const peers = { selfId: A, read: () => Promise.reject(new Error('one peer only')) } as unknown as PointsPeers;
+  const local = (record: CollectionRecord) => (shardIds: readonly number[]) => ({
+    ...emptyCollectionStats(record),
+    pointsCount: shardIds.reduce((sum, shardId) => sum + (held[shardId] ?? 0), 0),
+  });
+
+  function scaleUp(stage: 'MigratingPoints' | 'ReadHashRingCommitted'): CollectionRecord {
+    return {
+      id: 'c1',
+      name: 'c',
+      createdAt: NOW.toISOString(),
+      config: { params: { shardNumber: 3, shardingMethod: 'Auto' } } as CollectionRecord['config'],
+      router: 'Ring',
+      shards: [
+        ...[0, 1, 2].map((shardId) => ({ shardId, state: 'Active' as const, peerId: A })),
+        { shardId: 3, state: stage === 'MigratingPoints' ? ('Resharding' as const) : ('Active' as const), peerId: A },
+      ],
+      shardKeys: [],
+      nextShardId: 4,
+      resharding: { direction: 'Up', shardId: 3, peerId: A, stage, stageAt: NOW.toISOString() },
+    };
+  }
+
+  // D6 (low): collection info (cluster-stats.ts) knows nothing of resharding. While points migrate, the new shard
+  // (Resharding, not readable) is reported as "has no readable replica: the counts leave it out"; once reads follow
+  // the new ring, points_count adds the copies the old shards still hold until the cleanup (here 375 for 300 points).
+  it.failing('D6: collection info gives no warning while a new shard is filled', async () => {
+    const record = scaleUp('MigratingPoints');
+    const stats = await new ClusterStatsGatherer(peers).gather(record, local(record));
+    expect(stats.warnings).toEqual([]);
+  });
+
+  it.failing('D6: collection info counts each point once once reads follow the new ring', async () => {
+    const record = scaleUp('ReadHashRingCommitted');
+    const stats = await new ClusterStatsGatherer(peers).gather(record, local(record));
+    expect(stats.pointsCount).toBe(300);
+  });
+});
