@@ -56,6 +56,9 @@ export const MAX_SHARDS_PER_KEY = 1024;
  * Shards and shard keys of the collections on this node. Custom sharding works on one node
  * (each key gets its own local shards); moving data between peers needs distributed mode.
  */
+/** States of a replica that holds its shard's points and takes its writes: what a shard must keep one of. */
+const SERVING_STATES: ReadonlySet<string> = new Set(['Active', 'Resharding', 'ReshardingScaleDown']);
+
 @Injectable()
 export class ClusterService {
   constructor(
@@ -518,7 +521,10 @@ export class ClusterService {
       for (const { shardId, peerId } of replicas) {
         const replica = record.shards.find((s) => s.shardId === shardId && s.peerId === peerId);
         if (!replica || replica.state === 'Dead') continue;
-        const othersActive = record.shards.some((s) => s !== replica && s.shardId === shardId && s.state === 'Active');
+        // A resharding's shards have no Active replica while it runs: their other replicas in its states count.
+        const othersActive = record.shards.some(
+          (s) => s !== replica && s.shardId === shardId && SERVING_STATES.has(s.state),
+        );
         if (!othersActive)
           throw DomainError.unavailable(
             `Service unavailable: shard ${shardId} of ${record.name} has no other Active replica than the one on peer ${peerId}, which failed`,

@@ -43,6 +43,7 @@ export {
   readExclusions,
   type ReadExclusion,
   reshardingRings,
+  unitKeyOf,
   unreadShardIds,
   writeRings,
 } from './cluster/resharding';

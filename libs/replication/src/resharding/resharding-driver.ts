@@ -10,7 +10,8 @@ import {
 } from '@vectorstore/collections';
 import { CollectionContexts, type UpdateOperation } from '@vectorstore/points';
 import { serialize } from 'node:v8';
-import { CLUSTER_TOPOLOGY, ClusterTopology } from '../healing/replica-healer';
+import { HealingSettings } from '../healing/healing-plan';
+import { CLUSTER_TOPOLOGY, ClusterTopology, HEALING_SETTINGS } from '../healing/replica-healer';
 import { ReplicaWriter } from '../replica-writer';
 import { movedPoints } from './resharding-scope';
 
@@ -21,6 +22,8 @@ const INTERVAL_MS = 1000;
  * peer's catalog watch has shown the step by then (a peer cut off from etcd is fenced well within it).
  */
 export const RESHARDING_SETTLE_MS = 2000;
+/** The dead grace when none is configured (unit tests): a new shard's peer gone this long ends a scale-up. */
+const DEFAULT_DEAD_GRACE_MS = 10_000;
 
 /**
  * The leader's side of resharding (cluster mode; libs/collections cluster/resharding.ts has the rules): it copies
@@ -42,6 +45,7 @@ export class ReshardingDriver implements OnModuleInit, OnApplicationShutdown {
     private readonly contexts: CollectionContexts,
     private readonly writer: ReplicaWriter,
     @Optional() @Inject(CLUSTER_TOPOLOGY) private readonly topology?: ClusterTopology,
+    @Optional() @Inject(HEALING_SETTINGS) private readonly settings?: HealingSettings,
   ) {}
 
   onModuleInit(): void {
@@ -93,7 +97,9 @@ export class ReshardingDriver implements OnModuleInit, OnApplicationShutdown {
         return;
       }
       case 'Aborting': {
-        // A scale-down given up: the other shards drop the copies they got of the shard that stays.
+        // A scale-down given up: the other shards drop the copies they got of the shard that stays, once every peer
+        // shows the abort (a copy's batch on its way is then refused by its target).
+        if (!settled) return;
         const rings = reshardingRings(record)!;
         for (const shardId of rings.newIds) await this.deleteOwned(record, shardId, rings.oldIds, resharding.shardId);
         await this.cluster.stepResharding(record.id, 'finishAbort');
@@ -106,10 +112,7 @@ export class ReshardingDriver implements OnModuleInit, OnApplicationShutdown {
   /** Starts the next copy, or commits reads to the new ring once every copy is made. */
   private async migrate(record: CollectionRecord): Promise<void> {
     const resharding = record.resharding!;
-    if (
-      resharding.direction === 'Up' &&
-      !record.shards.some((s) => s.shardId === resharding.shardId && s.state !== 'Dead')
-    ) {
+    if (resharding.direction === 'Up' && this.newShardLost(record)) {
       this.logger.warn(`the new shard ${resharding.shardId} of ${record.name} lost its replica: resharding is aborted`);
       await this.cluster.stepResharding(record.id, 'abort');
       return;
@@ -151,6 +154,23 @@ export class ReshardingDriver implements OnModuleInit, OnApplicationShutdown {
       );
       return;
     }
+  }
+
+  /**
+   * The new shard of a scale-up has no replica left: each is Dead, or on a peer gone longer than the dead grace (the
+   * healer never marks a shard's last replica Dead, so a gone peer alone must end it).
+   */
+  private newShardLost(record: CollectionRecord): boolean {
+    const resharding = record.resharding!;
+    const grace = this.settings?.deadGraceMs ?? DEFAULT_DEAD_GRACE_MS;
+    const now = Date.now();
+    return record.shards
+      .filter((replica) => replica.shardId === resharding.shardId)
+      .every((replica) => {
+        if (replica.state === 'Dead') return true;
+        const gone = replica.peerId === undefined ? undefined : this.topology!.goneSince(replica.peerId);
+        return gone !== undefined && now - gone > grace;
+      });
   }
 
   /** Deletes from every replica of shard `shardId` the points whose owner under `ring` is `owner`. */

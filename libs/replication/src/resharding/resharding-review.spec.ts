@@ -330,7 +330,7 @@ describe('resharding review: replication', () => {
   // it had copied and that was deleted in between stays on the target: the new run copies only what the source still
   // has. Once reads follow the new ring, the deleted point is back (Up: read from the new shard; Down: read from the
   // target shard). The same holds for a Down target replica that went Dead and was rebuilt before its copy ran.
-  it.failing('D1: a point deleted between a failed copy and its retry is not left on the new shard', async () => {
+  it('D1: a point deleted between a failed copy and its retry is not left on the new shard', async () => {
     await create(1);
     await write(upsert(range(1, 300)), 0);
     await reshard('up', B);
@@ -369,7 +369,7 @@ describe('resharding review: replication', () => {
   // of them fails is answered INTERNAL ("could not be marked Dead") though the other applied it, and the replica that
   // missed it stays ReshardingScaleDown: it is still read from and may be chosen as the copy's source
   // (resharding-driver.ts sourceOf), spreading what it missed. Same for the healer (activeSource wants Active).
-  it.failing('D3: a failed replica of the shard a scale-down removes can be marked Dead', async () => {
+  it('D3: a failed replica of the shard a scale-down removes can be marked Dead', async () => {
     placement = [
       [A, B],
       [A, B],
@@ -388,7 +388,7 @@ describe('resharding review: replication', () => {
   // shard's last replica. With the new shard's peer gone, the resharding stays in MigratingPoints for good, and every
   // write to a point the new ring gives the new shard fails (its part has no replica to take it) until the peer
   // returns or an operator aborts.
-  it.failing('D4: a scale-up whose new shard peer is gone for good is given up by the leader', async () => {
+  it('D4: a scale-up whose new shard peer is gone for good is given up by the leader', async () => {
     await create(1);
     await write(upsert(range(1, 50)), 0);
     await reshard('up', B);
@@ -403,7 +403,7 @@ describe('resharding review: replication', () => {
   // what an aborted scale-down leaves (its targets stay Active). The leader's Aborting step deletes the copies at once
   // (no settle, unlike the cleanup after the write ring), so a batch on its way lands after the cleanup: the removed
   // shard's points are then in two shards for good (read twice, counted twice).
-  it.failing('D5: a batch of an aborted scale-down copy that arrives after the cleanup is not applied', async () => {
+  it('D5: a batch of an aborted scale-down copy that arrives after the cleanup is not applied', async () => {
     placement = [[A], [B]];
     await create(2);
     // Each point written to its shard on the ring [0, 1]: shard 0 on A, shard 1 on B.
@@ -429,6 +429,8 @@ describe('resharding review: replication', () => {
     await arrived.promise;
     // The operator aborts; the leader removes the copies and ends the resharding.
     await peerA.cluster.updateClusterSetup('c', { peerOperation: 'abortResharding' });
+    // The leader removes the copies once the abort has settled (every peer's catalog shows it).
+    await new Promise((resolve) => setTimeout(resolve, 2100));
     await leader([A, B]).tick();
     expect(record().resharding).toBeUndefined();
     expect(ofShard1.some((id) => has(peerA, 0, id))).toBe(false);

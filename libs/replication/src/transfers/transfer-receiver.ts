@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { sameTransfer, ShardTransferKey } from '@vectorstore/collections';
+import { sameTransfer, ShardTransferKey, unitKeyOf } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError, KeyedMutex } from '@vectorstore/common';
 import { CollectionContext, CollectionContexts, CollectionSnapshots } from '@vectorstore/points';
 import { promises as fs } from 'node:fs';
@@ -25,6 +25,8 @@ export class TransferReceiver {
   private readonly applied = new Map<string, { seq: number; at: number }>();
   /** The newest run seen per target replica: an older run's batch is refused from then on. */
   private readonly newest = new Map<string, string>();
+  /** Runs that copy points for a resharding (seen while their transfer ran): their late batches are checked. */
+  private readonly reshardingRuns = new Set<string>();
   /** One batch at a time per target replica, whatever run it belongs to. */
   private readonly targets = new KeyedMutex();
 
@@ -52,11 +54,11 @@ export class TransferReceiver {
           'Failed precondition: a newer run of this transfer has started on the target; this one is over',
         );
       const known = last > 0;
-      let context = await this.targetOf(request, known);
+      let context = await this.targetOf(request, run, known);
       const steps = request.steps;
       for (let i = 0; i < steps.length;) {
         // The transfer may be aborted or restarted while a batch is applied: nothing of it goes in after that.
-        context = await this.targetOf(request, known, 0);
+        context = await this.targetOf(request, run, known, 0);
         // A run of writes goes to the log together (one group commit, applied in the order sent), not one fsync each.
         let end = i;
         while (end < steps.length && steps[end].kind === 'operation') end++;
@@ -154,6 +156,7 @@ export class TransferReceiver {
    */
   private async targetOf(
     request: TransferApplyRequest,
+    run: string,
     known: boolean,
     waitMs = CATCH_UP_MS,
   ): Promise<CollectionContext> {
@@ -172,7 +175,15 @@ export class TransferReceiver {
         replica !== undefined &&
         (TARGET_STATES.has(replica.state) ||
           (transfer.filter !== undefined && INTO_OTHER_SHARD_STATES.has(replica.state)));
-      const finished = known && transfer === undefined && replica !== undefined && replica.state !== 'Dead';
+      if (waiting && transfer.reason === 'resharding') this.reshardingRuns.add(run);
+      // A resharding copy's late batches (writes its source admitted before it finished) count only if it finished:
+      // one aborted leaves its target as it was (an aborted scale-down's copies are removed; none may land after).
+      const finished =
+        known &&
+        transfer === undefined &&
+        replica !== undefined &&
+        replica.state !== 'Dead' &&
+        (!this.reshardingRuns.has(run) || (record?.resharding?.migrated ?? []).includes(unitKeyOf(request.transfer)));
       const ready = (waiting || finished) && context?.storage.shards.has(shardId);
       if (ready && context) return context;
       if (Date.now() >= deadline)
@@ -186,7 +197,11 @@ export class TransferReceiver {
   /** Drops the batch counters of runs idle for 10 minutes (ended, or their source gave up). */
   private forgetIdle(): void {
     const before = Date.now() - 10 * 60_000;
-    for (const [run, { at }] of this.applied) if (at < before) this.applied.delete(run);
+    for (const [run, { at }] of this.applied)
+      if (at < before) {
+        this.applied.delete(run);
+        this.reshardingRuns.delete(run);
+      }
   }
 
   private tryResolve(name: string): CollectionContext | undefined {

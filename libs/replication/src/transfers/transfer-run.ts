@@ -240,6 +240,10 @@ export class TransferRun {
       (step) => sender.push(step),
     );
     if (!intoOtherShard) sender.push({ kind: 'reset' });
+    // A resharding copy owns the points it moves on its target: what an earlier, failed run left there goes first
+    // (a point deleted meanwhile would otherwise stay, as the target's direct writes leave these points out).
+    else if (this.transfer.reason === 'resharding')
+      sender.push({ kind: 'operation', operation: { deletePoints: { selector: { filter } } } });
     // The copy holds the writes applied so far; the target takes this as its recovery point once all of it arrived
     // (before then, a target that restarts must not claim writes it lacks).
     const point = intoOtherShard ? undefined : shard.recoveryPoint();
