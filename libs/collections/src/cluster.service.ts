@@ -277,7 +277,12 @@ export class ClusterService {
     }
     await this.catalog.mutate((draft) => {
       const record = resolveDraft(draft, collectionName);
-      startResharding(record, request, () => this.membership!.placeShards(1, draft, undefined, 1)[0][0], new Date());
+      // The named peer first, then the least loaded live ones.
+      const place = (count: number, first?: string) => {
+        const placed = this.membership!.placeShards(1, draft, undefined, count + 1)[0];
+        return [...new Set([...(first === undefined ? [] : [first]), ...placed])].slice(0, count);
+      };
+      startResharding(record, request, place, new Date());
     });
     return true;
   }

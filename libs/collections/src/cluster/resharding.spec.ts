@@ -17,6 +17,8 @@ import {
   writeRings,
 } from './resharding';
 
+/** Peers for a new shard's replicas: the named one first, then 3, 1, 2. */
+const place = (count: number, first?: string) => [...new Set([first ?? '3', '3', '1', '2'])].slice(0, count);
 const NOW = new Date('2026-11-28T12:00:00Z');
 
 function record(overrides: Partial<CollectionRecord> = {}): CollectionRecord {
@@ -53,35 +55,33 @@ const migrateAll = (r: CollectionRecord) => {
 describe('resharding in the catalog', () => {
   it('should refuse a collection routed by sha1 % n, a second resharding, and a scale-down below two shards', () => {
     expect(
-      errorOf(() => startResharding(record({ router: undefined }), { direction: 'Up' }, () => '3', NOW)).message,
+      errorOf(() => startResharding(record({ router: undefined }), { direction: 'Up' }, place, NOW)).message,
     ).toMatch(/sha1\(id\) % shard count/);
     const r = record();
-    startResharding(r, { direction: 'Up' }, () => '3', NOW);
-    expect(errorOf(() => startResharding(r, { direction: 'Down' }, () => '3', NOW)).message).toMatch(
-      /already in progress/,
-    );
+    startResharding(r, { direction: 'Up' }, place, NOW);
+    expect(errorOf(() => startResharding(r, { direction: 'Down' }, place, NOW)).message).toMatch(/already in progress/);
     const single = record({ shards: [{ shardId: 0, state: 'Active', peerId: '1' }], nextShardId: 1 });
-    const error = errorOf(() => startResharding(single, { direction: 'Down' }, () => '3', NOW));
+    const error = errorOf(() => startResharding(single, { direction: 'Down' }, place, NOW));
     expect(error.kind).toBe(ErrorKind.InvalidArgument);
     expect(error.message).toMatch(/has 1 shard: resharding down needs at least 2/);
   });
 
   it('should refuse a shard key on auto sharding, and require one on custom sharding', () => {
     expect(
-      errorOf(() => startResharding(record(), { direction: 'Up', shardKey: { keyword: 'a' } }, () => '3', NOW)).message,
+      errorOf(() => startResharding(record(), { direction: 'Up', shardKey: { keyword: 'a' } }, place, NOW)).message,
     ).toMatch(/only valid for a collection with custom sharding/);
     const custom = record({ config: { params: { shardNumber: 1, shardingMethod: 'Custom' } } as never });
-    expect(errorOf(() => startResharding(custom, { direction: 'Up' }, () => '3', NOW)).message).toMatch(
+    expect(errorOf(() => startResharding(custom, { direction: 'Up' }, place, NOW)).message).toMatch(
       /shard_key is required/,
     );
     expect(
-      errorOf(() => startResharding(custom, { direction: 'Up', shardKey: { keyword: 'none' } }, () => '3', NOW)).kind,
+      errorOf(() => startResharding(custom, { direction: 'Up', shardKey: { keyword: 'none' } }, place, NOW)).kind,
     ).toBe(ErrorKind.NotFound);
   });
 
   it('should run an Up through its stages: both rings for writes, reads moving once every copy is made', () => {
     const r = record();
-    const started = startResharding(r, { direction: 'Up' }, () => '3', NOW);
+    const started = startResharding(r, { direction: 'Up' }, place, NOW);
     expect(started).toMatchObject({ direction: 'Up', shardId: 2, peerId: '3', stage: 'MigratingPoints' });
     expect(r.shards).toContainEqual({ shardId: 2, state: 'Resharding', peerId: '3' });
     expect(reshardingRings(r)).toEqual({ oldIds: [0, 1], newIds: [0, 1, 2] });
@@ -116,7 +116,7 @@ describe('resharding in the catalog', () => {
 
   it('should run a Down: the highest shard drained into the others, then dropped', () => {
     const r = record();
-    startResharding(r, { direction: 'Down' }, () => '3', NOW);
+    startResharding(r, { direction: 'Down' }, place, NOW);
     expect(r.shards.filter((s) => s.shardId === 1).map((s) => s.state)).toEqual(['ReshardingScaleDown']);
     expect(reshardingRings(r)).toEqual({ oldIds: [0, 1], newIds: [0] });
     // Copies into every replica of shard 0.
@@ -144,7 +144,7 @@ describe('resharding in the catalog', () => {
     expect(up.shards.map((s) => s.shardId)).toEqual([0, 0, 1]);
 
     const down = record();
-    startResharding(down, { direction: 'Down' }, () => '3', NOW);
+    startResharding(down, { direction: 'Down' }, place, NOW);
     abortResharding(down, NOW);
     expect(down.resharding?.stage).toBe('Aborting');
     expect(down.shards.filter((s) => s.shardId === 1).map((s) => s.state)).toEqual(['Active']);

@@ -129,13 +129,13 @@ export function migrationUnits(record: CollectionRecord): MigrationUnit[] {
 }
 
 /**
- * Starts a resharding of `record` (inside a catalog change). `placeOn` picks the peer of a new shard when the
- * request names none.
+ * Starts a resharding of `record` (inside a catalog change). `placeOn` gives the peers of a new shard's `count`
+ * replicas (distinct, fewer when fewer are live), `first` first when the request names it.
  */
 export function startResharding(
   record: CollectionRecord,
   request: StartReshardingRequest,
-  placeOn: () => string,
+  placeOn: (count: number, first?: string) => string[],
   now: Date,
 ): ReshardingRecord {
   if (record.router !== 'Ring')
@@ -161,10 +161,25 @@ export function startResharding(
   const key = request.shardKey ? { shardKey: request.shardKey } : {};
   let resharding: ReshardingRecord;
   if (request.direction === 'Up') {
-    const peerId = request.peerId ?? placeOn();
+    // The new shard gets the group's replication factor from the start: each replica is a copy's target, and all
+    // of them become Active together when reads move to it (as Qdrant replicates it before that commit).
+    const keyEntry = request.shardKey
+      ? record.shardKeys.find((entry) => shardKeyEquals(entry.key, request.shardKey!))
+      : undefined;
+    const factor = keyEntry?.replicationFactor ?? record.config.params.replicationFactor ?? 1;
+    const peers = placeOn(factor, request.peerId);
+    if (peers.length === 0)
+      throw DomainError.unavailable(`Service unavailable: no live peer to place the new shard of ${record.name} on`);
     const shardId = record.nextShardId++;
-    record.shards.push({ shardId, state: 'Resharding', peerId, ...key });
-    resharding = { direction: 'Up', shardId, peerId, ...key, stage: 'MigratingPoints', stageAt: now.toISOString() };
+    for (const peerId of peers) record.shards.push({ shardId, state: 'Resharding', peerId, ...key });
+    resharding = {
+      direction: 'Up',
+      shardId,
+      peerId: peers[0],
+      ...key,
+      stage: 'MigratingPoints',
+      stageAt: now.toISOString(),
+    };
   } else {
     if (ids.length < 2)
       throw DomainError.invalidArgument(
