@@ -4,6 +4,7 @@ import { grantsOf, onSession, sessionState, signOut, type SessionState } from '.
 import { ClusterPage } from './pages/cluster';
 import { CollectionPage } from './pages/collection';
 import { CollectionsPage } from './pages/collections';
+import { PointPage } from './pages/point';
 import { PointsPage } from './pages/points';
 import { QueryPage } from './pages/query';
 import { SignInPage } from './pages/sign-in';
@@ -90,7 +91,16 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
           <CollectionPage key={route.name} name={route.name} readOnly={session.readOnly} />
         ) : null}
         {route.page === 'points' ? <PointsPage key={route.name} name={route.name} /> : null}
-        {route.page === 'query' ? <QueryPage key={route.name} name={route.name} /> : null}
+        {route.page === 'query' ? (
+          <QueryPage
+            key={`${route.name}?${route.params.toString()}`}
+            name={route.name}
+            similar={route.params.get('similar') ?? undefined}
+          />
+        ) : null}
+        {route.page === 'point' ? (
+          <PointPage key={`${route.name}/${route.id}`} name={route.name} id={route.id} />
+        ) : null}
         {route.page === 'node-snapshots' ? <SnapshotsPage key="node" /> : null}
         {route.page === 'snapshots' ? <SnapshotsPage key={route.name} collection={route.name} /> : null}
         {route.page === 'cluster' ? <ClusterPage /> : null}
