@@ -4,6 +4,7 @@ import { grantsOf, onSession, sessionState, signOut, type SessionState } from '.
 import { ClusterPage } from './pages/cluster';
 import { CollectionPage } from './pages/collection';
 import { CollectionsPage } from './pages/collections';
+import { ConsolePage } from './pages/console';
 import { PointPage } from './pages/point';
 import { PointsPage } from './pages/points';
 import { QueryPage } from './pages/query';
@@ -56,6 +57,9 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
           >
             Snapshots
           </a>
+          <a href="#/console" data-testid="nav-console" aria-current={route.page === 'console' ? 'page' : undefined}>
+            Console
+          </a>
           <a href="#/cluster" aria-current={route.page === 'cluster' ? 'page' : undefined}>
             Cluster and health
           </a>
@@ -103,6 +107,7 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
         ) : null}
         {route.page === 'node-snapshots' ? <SnapshotsPage key="node" /> : null}
         {route.page === 'snapshots' ? <SnapshotsPage key={route.name} collection={route.name} /> : null}
+        {route.page === 'console' ? <ConsolePage /> : null}
         {route.page === 'cluster' ? <ClusterPage /> : null}
         {route.page === 'users' ? (
           session.readOnly ? (
