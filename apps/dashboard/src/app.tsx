@@ -7,6 +7,7 @@ import { CollectionsPage } from './pages/collections';
 import { ConsolePage } from './pages/console';
 import { PointPage } from './pages/point';
 import { PointsPage } from './pages/points';
+import { QualityPage } from './pages/quality';
 import { QueryPage } from './pages/query';
 import { SignInPage } from './pages/sign-in';
 import { SnapshotsPage } from './pages/snapshots';
@@ -102,6 +103,7 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
             similar={route.params.get('similar') ?? undefined}
           />
         ) : null}
+        {route.page === 'quality' ? <QualityPage key={route.name} name={route.name} /> : null}
         {route.page === 'point' ? (
           <PointPage key={`${route.name}/${route.id}`} name={route.name} id={route.id} />
         ) : null}
