@@ -5,6 +5,7 @@ import { ClusterPage } from './pages/cluster';
 import { CollectionPage } from './pages/collection';
 import { CollectionsPage } from './pages/collections';
 import { ConsolePage } from './pages/console';
+import { MapPage } from './pages/map';
 import { PointPage } from './pages/point';
 import { PointsPage } from './pages/points';
 import { QualityPage } from './pages/quality';
@@ -103,6 +104,7 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
             similar={route.params.get('similar') ?? undefined}
           />
         ) : null}
+        {route.page === 'map' ? <MapPage key={route.name} name={route.name} /> : null}
         {route.page === 'quality' ? <QualityPage key={route.name} name={route.name} /> : null}
         {route.page === 'point' ? (
           <PointPage key={`${route.name}/${route.id}`} name={route.name} id={route.id} />
