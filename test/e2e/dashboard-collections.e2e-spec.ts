@@ -84,9 +84,14 @@ describeInBrowser('dashboard: collections list and settings (e2e)', (executableP
     expect(after.optimizer_config).toMatchObject({ indexing_threshold: 5000 });
     expect(after.strict_mode_config).toMatchObject({ enabled: true, max_query_limit: 50 });
     expect(after.quantization_config).toEqual({ scalar: { type: 'int8', quantile: 0.99 } });
-    // The page read the collection again: the form shows the new values and the config block the quantization.
-    await until(() => form.locator('input[name="hnsw_config.m"]').inputValue(), '24');
-    await expect(page.locator('.card', { hasText: 'Quantization' }).first().textContent()).resolves.toContain('int8');
+    // The page reads the collection again: the config block shows the quantization, the form the new values.
+    await until(
+      async () =>
+        /int8/.test((await page.locator('div.card', { hasText: 'Quantization' }).first().textContent()) ?? ''),
+      true,
+    );
+    await expect(form.locator('input[name="hnsw_config.m"]').inputValue()).resolves.toBe('24');
+    await expect(form.locator('input[name="optimizers_config.indexing_threshold"]').inputValue()).resolves.toBe('5000');
   });
 
   it('should remove quantization, and say so when nothing changed', async () => {
