@@ -1,15 +1,26 @@
+/** Rows the axes are fitted on, at most: evenly spaced rows of the sample. */
+const FIT_ROWS = 600;
+
 /**
  * Principal component analysis to 2-D by power iteration (no matrix is formed: each step is two passes over the
- * data), deterministic: a fixed start and each axis signed so that its largest component is positive. Enough for
- * the vector map's first paint of up to a few thousand vectors.
+ * data), deterministic: a fixed start and each axis signed so that its largest component is positive. The axes are
+ * fitted on at most {@link FIT_ROWS} rows, then every row is projected, so the vector map's first paint of 5 000
+ * vectors stays short (measured in Node on the loaded 2-core machine: 0.3 s at 128 dimensions, 0.8-1.1 s at 768, for
+ * uniform noise, the slowest case since no direction leads).
  */
-export function pca2(rows: number[][], iterations = 60): [number, number][] {
+export function pca2(rows: number[][], iterations = 40): [number, number][] {
   const n = rows.length;
   if (n === 0) return [];
   const dim = rows[0].length;
   const mean = new Float64Array(dim);
   for (const row of rows) for (let j = 0; j < dim; j++) mean[j] += row[j] / n;
-  const centered = rows.map((row) => Float64Array.from(row, (v, j) => v - mean[j]));
+  const centered = rows.map((row) => {
+    const x = new Float64Array(dim);
+    for (let j = 0; j < dim; j++) x[j] = row[j] - mean[j];
+    return x;
+  });
+  const every = Math.ceil(n / FIT_ROWS);
+  const fit = every > 1 ? centered.filter((_, i) => i % every === 0) : centered;
   const axes: Float64Array[] = [];
   for (let c = 0; c < Math.min(2, dim); c++) {
     // Deflation: each vector is kept orthogonal to the axes found already, the start too (data of rank 1 would
@@ -31,7 +42,7 @@ export function pca2(rows: number[][], iterations = 60): [number, number][] {
     let v = unit(deflate(Float64Array.from({ length: dim }, (_, j) => 1 / (j + 1 + c))));
     for (let it = 0; it < iterations; it++) {
       const next = new Float64Array(dim);
-      for (const x of centered) {
+      for (const x of fit) {
         let dot = 0;
         for (let j = 0; j < dim; j++) dot += x[j] * v[j];
         for (let j = 0; j < dim; j++) next[j] += dot * x[j];
@@ -51,8 +62,13 @@ export function pca2(rows: number[][], iterations = 60): [number, number][] {
     axes.push(v);
   }
   return centered.map((x) => {
-    const coords = axes.map((axis) => x.reduce((sum, value, j) => sum + value * axis[j], 0));
-    return [coords[0] ?? 0, coords[1] ?? 0];
+    const coords: [number, number] = [0, 0];
+    axes.forEach((axis, c) => {
+      let sum = 0;
+      for (let j = 0; j < dim; j++) sum += x[j] * axis[j];
+      coords[c] = sum;
+    });
+    return coords;
   });
 }
 
