@@ -73,6 +73,19 @@ describeInBrowser('dashboard: API console (e2e)', (executablePath) => {
     );
     await page.getByTestId('field-limit').click();
     expect(JSON.parse(await page.locator('textarea[name=body]').inputValue())).toEqual({ query: [1, 1, 1], limit: 10 });
+    // One level down: once there is a "params" object, its fields as the description gives them.
+    const params = schema.properties.params as { properties: Record<string, unknown> };
+    await page.getByTestId('field-params').click();
+    await until(
+      () => page.locator('[data-testid=body-fields] button[data-testid^="field-params."]').allTextContents(),
+      Object.keys(params.properties).map((sub) => `params.${sub}`),
+    );
+    await page.getByTestId('field-params.hnsw_ef').click();
+    expect(JSON.parse(await page.locator('textarea[name=body]').inputValue())).toEqual({
+      query: [1, 1, 1],
+      limit: 10,
+      params: { hnsw_ef: 10 },
+    });
   });
 
   it('should send the request and show the answer as JSON and as a table of points equal to the API', async () => {

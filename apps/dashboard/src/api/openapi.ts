@@ -8,8 +8,15 @@ export interface ApiRoute {
   /** `read`, `manage` or `public`: what the route needs (the server decides; this only labels it). */
   access: string;
   /** Top-level body fields and their JSON types, in the order the server's decoder reads them. */
-  fields: { name: string; types: string[] }[];
+  fields: ApiField[];
   required: string[];
+}
+
+export interface ApiField {
+  name: string;
+  types: string[];
+  /** The fields of its object form, when the description gives them (one level down). */
+  fields?: ApiField[];
 }
 
 type Operation = {
@@ -18,7 +25,16 @@ type Operation = {
     content?: Record<string, { schema?: { properties?: Record<string, Schema>; required?: string[] } }>;
   };
 };
-type Schema = { type?: string; oneOf?: { type?: string }[] };
+type Schema = { type?: string; oneOf?: Schema[]; properties?: Record<string, Schema> };
+
+function fieldsOf(properties: Record<string, Schema> | undefined, depth: number): ApiField[] {
+  return Object.entries(properties ?? {}).map(([name, s]) => {
+    const object = s.type === 'object' ? s : s.oneOf?.find((o) => o.type === 'object');
+    const field: ApiField = { name, types: s.type ? [s.type] : (s.oneOf ?? []).map((o) => o.type ?? 'any') };
+    if (depth > 0 && object?.properties) field.fields = fieldsOf(object.properties, depth - 1);
+    return field;
+  });
+}
 
 /** The routes of an OpenAPI 3 document. */
 export function routesOfDocument(document: unknown): ApiRoute[] {
@@ -30,10 +46,7 @@ export function routesOfDocument(document: unknown): ApiRoute[] {
         method: method.toUpperCase(),
         path,
         access: operation['x-access'] ?? 'read',
-        fields: Object.entries(schema?.properties ?? {}).map(([name, s]) => ({
-          name,
-          types: s.type ? [s.type] : (s.oneOf ?? []).map((o) => o.type ?? 'any'),
-        })),
+        fields: fieldsOf(schema?.properties, 1),
         required: schema?.required ?? [],
       };
     }),

@@ -51,6 +51,29 @@ describe('console completion', () => {
     expect(withField('[1]', { name: 'limit', types: ['integer'] })).toBeUndefined();
   });
 
+  it('should offer and add the fields of an object field the body has', () => {
+    const withParams: ApiRoute = {
+      ...ROUTES[0],
+      fields: [
+        {
+          name: 'params',
+          types: ['object'],
+          fields: [
+            { name: 'hnsw_ef', types: ['integer'] },
+            { name: 'exact', types: ['boolean'] },
+          ],
+        },
+      ],
+    };
+    expect(fieldSuggestions(withParams, '{}').map((f) => f.name)).toEqual(['params']);
+    expect(fieldSuggestions(withParams, '{"params": {"exact": true}}').map((f) => f.name)).toEqual(['params.hnsw_ef']);
+    expect(
+      JSON.parse(withField('{"params": {"exact": true}}', { name: 'params.hnsw_ef', types: ['integer'] }) ?? ''),
+    ).toEqual({
+      params: { exact: true, hnsw_ef: 10 },
+    });
+  });
+
   it('should find points in query, scroll and retrieve answers', () => {
     expect(pointsOf({ points: [{ id: 1 }] })).toEqual([{ id: 1 }]);
     expect(pointsOf([{ id: 2, payload: {} }])).toEqual([{ id: 2, payload: {} }]);

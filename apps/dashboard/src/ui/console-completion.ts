@@ -1,5 +1,5 @@
 import { parseJson, stringifyJson } from '../api/http';
-import type { ApiRoute } from '../api/openapi';
+import type { ApiField, ApiRoute } from '../api/openapi';
 import type { Json, Point } from '../api/types';
 
 const segments = (path: string): string[] => path.split('?')[0].split('/').slice(1);
@@ -51,24 +51,41 @@ function bodyObject(text: string): Record<string, Json> | undefined {
   }
 }
 
-/** The route's body fields not yet in the body, required ones first. */
-export function fieldSuggestions(route: ApiRoute | undefined, bodyText: string): ApiRoute['fields'] {
+/**
+ * The route's body fields not yet in the body, required ones first, then the fields of the object fields the body
+ * already has (`params.hnsw_ef` once there is a `"params": {}`), named with a dot.
+ */
+export function fieldSuggestions(route: ApiRoute | undefined, bodyText: string): ApiField[] {
   if (!route) return [];
   const present = bodyObject(bodyText) ?? {};
   const missing = route.fields.filter((f) => !(f.name in present));
+  const inner = route.fields.flatMap((f) => {
+    const value = present[f.name];
+    if (!f.fields || !value || typeof value !== 'object' || Array.isArray(value)) return [];
+    return f.fields.filter((sub) => !(sub.name in value)).map((sub) => ({ ...sub, name: `${f.name}.${sub.name}` }));
+  });
   return [
     ...missing.filter((f) => route.required.includes(f.name)),
     ...missing.filter((f) => !route.required.includes(f.name)),
+    ...inner,
   ];
 }
 
 const PLACEHOLDER: Record<string, Json> = { integer: 10, number: 0, string: '', boolean: true, array: [], object: {} };
 
-/** The body with `field` added (a placeholder of its first type), indented; undefined when the body is not an object. */
-export function withField(bodyText: string, field: ApiRoute['fields'][number]): string | undefined {
+/**
+ * The body with `field` added (a placeholder of its first type; a dotted name goes inside its object), indented;
+ * undefined when the body is not an object.
+ */
+export function withField(bodyText: string, field: ApiField): string | undefined {
   const body = bodyObject(bodyText);
   if (!body) return undefined;
-  return stringifyJson({ ...body, [field.name]: PLACEHOLDER[field.types[0]] ?? null }, 2);
+  const value = PLACEHOLDER[field.types[0]] ?? null;
+  const [parent, child] = field.name.split('.', 2);
+  if (child === undefined) return stringifyJson({ ...body, [field.name]: value }, 2);
+  const inside = body[parent];
+  if (!inside || typeof inside !== 'object' || Array.isArray(inside)) return undefined;
+  return stringifyJson({ ...body, [parent]: { ...inside, [child]: value } }, 2);
 }
 
 /** Points in an answer (`{points: […]}` of query and scroll, or a list of records), for the table view. */

@@ -41,7 +41,18 @@ describe('openApiDocument', () => {
     expect(query.properties.limit).toEqual({ type: 'integer' });
     expect(query.properties.score_threshold).toEqual({ type: 'number' });
     expect(query.properties.using).toEqual({ type: 'string' });
-    expect(query.properties.filter).toEqual({ type: 'object' });
+    expect(query.properties.filter).toMatchObject({
+      type: 'object',
+      properties: { must: expect.anything() as unknown, should: expect.anything() as unknown },
+    });
+    // A point id, a vector, or one of the query objects: `{}` is no variant, yet the object alternative is kept.
+    const variants = (query.properties.query as { oneOf: { type: string; properties?: object }[] }).oneOf;
+    expect(variants.map((v) => v.type)).toEqual(expect.arrayContaining(['integer', 'array', 'object']));
+    // One level down: the search parameters and their types.
+    expect(query.properties.params).toMatchObject({
+      type: 'object',
+      properties: { hnsw_ef: { type: 'integer' }, exact: { type: 'boolean' } },
+    });
     expect(query.required).toBeUndefined();
   });
 
@@ -52,7 +63,10 @@ describe('openApiDocument', () => {
     expect(Object.keys(update.properties)).toEqual(
       expect.arrayContaining(['hnsw_config', 'optimizers_config', 'quantization_config', 'strict_mode_config']),
     );
-    expect(update.properties.hnsw_config).toEqual({ type: 'object' });
+    expect(update.properties.hnsw_config).toMatchObject({
+      type: 'object',
+      properties: { m: { type: 'integer' }, ef_construct: { type: 'integer' }, on_disk: { type: 'boolean' } },
+    });
   });
 
   it('should give every body decoder an operation the app serves', () => {

@@ -54,11 +54,20 @@ type Schema = Record<string, unknown>;
 function bodySchema(operation: OperationName | undefined): Schema | undefined {
   const read = operation ? REQUEST_BODIES[operation] : undefined;
   if (!read) return undefined;
-  const { fields, required } = probeBody(read);
+  const { fields, required, nested } = probeBody(read);
+  const typed = (types: string[]): Schema =>
+    types.length === 1 ? { type: types[0] } : types.length > 1 ? { oneOf: types.map((type) => ({ type })) } : {};
   const properties: Record<string, Schema> = {};
-  for (const [field, types] of fields)
-    properties[field] =
-      types.length === 1 ? { type: types[0] } : types.length > 1 ? { oneOf: types.map((type) => ({ type })) } : {};
+  for (const [field, types] of fields) {
+    const inner = nested[field];
+    properties[field] = typed(types);
+    if (inner) {
+      // The object alternative gets the fields its decoder reads.
+      const object = { type: 'object', properties: Object.fromEntries(inner.map(([sub, t]) => [sub, typed(t)])) };
+      properties[field] =
+        types.length === 1 ? object : { oneOf: types.map((type) => (type === 'object' ? object : { type })) };
+    }
+  }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
 
