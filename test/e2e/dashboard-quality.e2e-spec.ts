@@ -102,7 +102,9 @@ describeInBrowser('dashboard: search quality (e2e)', (executablePath) => {
     const chart = page.getByTestId('quality-chart');
     await expect(chart.locator('circle.series').count()).resolves.toBe(EFS.length);
     const texts = await chart.locator('svg text').allTextContents();
-    expect(texts).toEqual(expect.arrayContaining(['hnsw_ef', `precision@${K}`, '0', '1', ...EFS.map(String)]));
+    expect(texts).toEqual(
+      expect.arrayContaining(['hnsw_ef (log scale)', `precision@${K}`, '0', '1', ...EFS.map(String)]),
+    );
   });
 
   it('should say when the sampled points have no vector of the name asked for', async () => {

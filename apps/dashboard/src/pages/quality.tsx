@@ -120,11 +120,13 @@ export function QualityPage({ name }: { name: string }) {
             <LineChart
               title={`precision@${measured.k} by hnsw_ef`}
               testId="quality-chart"
-              xs={measured.rows.map((r) => r.ef)}
+              // hnsw_ef values usually double: a log scale spreads them evenly.
+              xs={measured.rows.map((r) => Math.log2(r.ef))}
               ys={measured.rows.map((r) => r.precision)}
-              xTicks={measured.rows.map((r) => r.ef)}
+              xTicks={measured.rows.map((r) => Math.log2(r.ef))}
+              xFormat={(x) => String(Math.round(2 ** x))}
               yMax={1}
-              xLabel="hnsw_ef"
+              xLabel="hnsw_ef (log scale)"
               yLabel={`precision@${measured.k}`}
             />
             <table class="compact" data-testid="quality-table">
