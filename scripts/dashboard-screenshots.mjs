@@ -83,7 +83,20 @@ try {
   const cities = ['Berlin', 'London', 'Paris', 'Madrid', 'Rome'];
   const topics = ['databases', 'search', 'compilers', 'networks'];
   await api('PUT', '/collections/articles', { vectors: { size: 8, distance: 'Cosine' } });
-  await api('PUT', '/collections/images', { vectors: { size: 16, distance: 'Euclid' } });
+  // A small graph built at once (m 4), so that the search-quality screen has something to show.
+  await api('PUT', '/collections/images', {
+    vectors: { size: 16, distance: 'Euclid' },
+    hnsw_config: { m: 4, ef_construct: 8, full_scan_threshold: 10 },
+    optimizers_config: { indexing_threshold: 1 },
+  });
+  const labels = ['cat', 'dog', 'bird', 'fish', 'horse'];
+  await api('PUT', '/collections/images/points?wait=true', {
+    points: Array.from({ length: 1500 }, (_, i) => ({
+      id: i + 1,
+      vector: Array.from({ length: 16 }, (_, j) => (j % 5 === i % 5 ? 3 : 0) + next() * 2),
+      payload: { label: labels[i % 5], width: 320 + (i % 7) * 64 },
+    })),
+  });
   await api('PUT', '/collections/articles/points?wait=true', {
     points: Array.from({ length: 60 }, (_, i) => ({
       id: i + 1,
@@ -135,6 +148,45 @@ try {
   await page.click('[data-testid=query-form] button[type=submit]');
   await page.getByTestId('query-results').waitFor();
   await shot('query');
+
+  await page.goto(`${url}/dashboard#/collections/articles/points/6`);
+  await page.getByTestId('vector-default').waitFor();
+  await shot('point');
+
+  await page.goto(`${url}/dashboard#/collections/images/map`);
+  await page.fill('input[name=sample]', '1500');
+  await page.fill('input[name=colour_by]', 'label');
+  await page.click('[data-testid=map-form] button[type=submit]');
+  await page.getByTestId('map-svg').waitFor();
+  await page.getByTestId('map-svg').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.getByTestId('map-neighbours').click();
+  await page.getByTestId('map-neighbours-summary').waitFor();
+  await shot('map', true);
+
+  await page.goto(`${url}/dashboard#/collections/images/quality`);
+  await page.fill('input[name=hnsw_ef]', '1, 4, 8, 16, 32, 64, 128');
+  await page.click('[data-testid=quality-form] button[type=submit]');
+  await page.getByTestId('quality-result').waitFor();
+  await shot('quality');
+
+  await page.goto(`${url}/dashboard#/console`);
+  await page.fill('input[name=path]', '/collections/articles/points/query');
+  await page.fill('textarea[name=body]', '{"query": [0.9, 0.1, 0.4, 0.3, 0.8, 0.2, 0.5, 0.7], "limit": 3}');
+  await page.click('[data-testid=console-form] button[type=submit]');
+  await page.getByTestId('console-points').waitFor();
+  await page.fill('input[name=path]', '/collections/articles/points/s');
+  await page.getByTestId('path-suggestions').waitFor();
+  await shot('console', true);
+
+  await page.goto(`${url}/dashboard#/collections/articles/snapshots`);
+  await page.getByTestId('snapshot-create').click();
+  await page.getByTestId('snapshot-notice').waitFor();
+  await shot('snapshots');
+
+  await page.goto(`${url}/dashboard#/users`);
+  await page.getByTestId('users-table').waitFor();
+  await shot('users');
 
   await page.goto(`${url}/dashboard#/cluster`);
   // Some traffic for the charts: a few samples of /metrics while queries run.

@@ -245,7 +245,7 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
   it('should show the collection config, and create and delete a payload index and an alias', async () => {
     await page.goto(`${server.httpUrl}/dashboard#/collections/docs`);
     await expect(page.getByTestId('points-count').textContent()).resolves.toBe('4');
-    await expect(page.locator('.card', { hasText: 'HNSW' }).textContent()).resolves.toContain('"ef_construct": 100');
+    await expect(page.locator('div.card', { hasText: 'HNSW' }).textContent()).resolves.toContain('"ef_construct": 100');
     await expect(page.getByTestId('shards').textContent()).resolves.toContain('Active');
 
     await page.fill('[data-testid=create-index-form] input[name=field]', 'city');

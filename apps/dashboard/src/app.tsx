@@ -4,7 +4,11 @@ import { grantsOf, onSession, sessionState, signOut, type SessionState } from '.
 import { ClusterPage } from './pages/cluster';
 import { CollectionPage } from './pages/collection';
 import { CollectionsPage } from './pages/collections';
+import { ConsolePage } from './pages/console';
+import { MapPage } from './pages/map';
+import { PointPage } from './pages/point';
 import { PointsPage } from './pages/points';
+import { QualityPage } from './pages/quality';
 import { QueryPage } from './pages/query';
 import { SignInPage } from './pages/sign-in';
 import { SnapshotsPage } from './pages/snapshots';
@@ -55,6 +59,9 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
           >
             Snapshots
           </a>
+          <a href="#/console" data-testid="nav-console" aria-current={route.page === 'console' ? 'page' : undefined}>
+            Console
+          </a>
           <a href="#/cluster" aria-current={route.page === 'cluster' ? 'page' : undefined}>
             Cluster and health
           </a>
@@ -90,9 +97,21 @@ function SignedIn({ session }: { session: Exclude<SessionState, { kind: 'signed-
           <CollectionPage key={route.name} name={route.name} readOnly={session.readOnly} />
         ) : null}
         {route.page === 'points' ? <PointsPage key={route.name} name={route.name} /> : null}
-        {route.page === 'query' ? <QueryPage key={route.name} name={route.name} /> : null}
+        {route.page === 'query' ? (
+          <QueryPage
+            key={`${route.name}?${route.params.toString()}`}
+            name={route.name}
+            similar={route.params.get('similar') ?? undefined}
+          />
+        ) : null}
+        {route.page === 'map' ? <MapPage key={route.name} name={route.name} /> : null}
+        {route.page === 'quality' ? <QualityPage key={route.name} name={route.name} /> : null}
+        {route.page === 'point' ? (
+          <PointPage key={`${route.name}/${route.id}`} name={route.name} id={route.id} />
+        ) : null}
         {route.page === 'node-snapshots' ? <SnapshotsPage key="node" /> : null}
         {route.page === 'snapshots' ? <SnapshotsPage key={route.name} collection={route.name} /> : null}
+        {route.page === 'console' ? <ConsolePage /> : null}
         {route.page === 'cluster' ? <ClusterPage /> : null}
         {route.page === 'users' ? (
           session.readOnly ? (

@@ -4,6 +4,7 @@ import { ClusterFeatureModule } from './cluster/cluster-feature.module';
 import { CollectionsFeatureModule } from './collections/collections-feature.module';
 import { DashboardFeatureModule } from './dashboard/dashboard-feature.module';
 import { HealthFeatureModule } from './health/health-feature.module';
+import { OpenApiFeatureModule } from './openapi/openapi-feature.module';
 import { PointsFeatureModule } from './points/points-feature.module';
 import { SnapshotsFeatureModule } from './snapshots/snapshots-feature.module';
 
@@ -20,4 +21,5 @@ export const FEATURE_MODULES = [
   ClusterFeatureModule,
   SnapshotsFeatureModule,
   DashboardFeatureModule,
+  OpenApiFeatureModule,
 ];

@@ -32,6 +32,7 @@ export async function startDashboardRig(executablePath: string, options: StartOp
       httpJson(server.httpUrl, method, route, body, headers ?? { 'api-key': server.apiKey }),
     async open(context, hash = '') {
       const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
       page.on('pageerror', (error) => pageErrors.push(error.message));
       page.on('console', (message) => {
         if (message.type() === 'error' && /Content[- ]Security[- ]Policy|Trusted ?Type/i.test(message.text()))

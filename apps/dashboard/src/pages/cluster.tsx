@@ -4,7 +4,8 @@ import { type MetricsSample, type Rate, rateBetween, sampleOf } from '../api/pro
 import { type ClusterStatus, peerRows } from '../api/cluster';
 import type { CollectionClusterInfo } from '../api/types';
 import { messageOf, useLoad } from '../ui/hooks';
-import { ErrorText, JsonView, Sparkline } from '../ui/widgets';
+import { LineChart } from '../ui/chart';
+import { ErrorText, JsonView } from '../ui/widgets';
 import { ShardTable } from './collection';
 
 /** How often `/metrics` is read, ms, and how many rates the charts keep. */
@@ -142,9 +143,28 @@ function Metrics() {
       <h3>Requests (from /metrics, every {METRICS_EVERY_MS / 1000} s)</h3>
       <ErrorText message={error} />
       <div class="row">
-        <Sparkline label="requests per second" unit="req/s" values={rates.map((r) => r.perSecond)} />
-        <Sparkline label="mean latency" unit="ms" values={rates.map((r) => r.latencyMs)} />
+        <RateChart rates={rates} label="requests per second" unit="req/s" pick={(r) => r.perSecond} />
+        <RateChart rates={rates} label="mean latency" unit="ms" pick={(r) => r.latencyMs} />
       </div>
     </div>
+  );
+}
+
+/** One series of the last rates against seconds ago, with axes. */
+function RateChart(props: { rates: Rate[]; label: string; unit: string; pick: (rate: Rate) => number }) {
+  const now = props.rates.length > 0 ? props.rates[props.rates.length - 1].at : 0;
+  const values = props.rates.map(props.pick);
+  const last = values.length > 0 ? values[values.length - 1] : 0;
+  return (
+    <LineChart
+      title={props.label}
+      testId={`chart-${props.label}`}
+      summary={`${props.label}: ${last.toFixed(last < 10 ? 2 : 0)} ${props.unit}`}
+      xs={props.rates.map((rate) => (rate.at - now) / 1000)}
+      ys={values}
+      xLabel="seconds ago"
+      yLabel={props.unit}
+      xFormat={(x) => String(Math.round(-x))}
+    />
   );
 }

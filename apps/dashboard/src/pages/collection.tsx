@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import { request, stringifyJson } from '../api/http';
 import type { Alias, CollectionClusterInfo, CollectionInfo } from '../api/types';
 import { CollectionNav } from '../ui/collection-nav';
-import { messageOf, useLoad } from '../ui/hooks';
+import { canWrite } from '../api/session';
+import { messageOf, useLoad, useSession } from '../ui/hooks';
+import { SettingsForm } from '../ui/settings-form';
 import { fieldOfMessage } from '../ui/format';
 import { ConfirmButton, ErrorText, Field, JsonView, StatusDot } from '../ui/widgets';
 
@@ -26,6 +28,8 @@ async function loadDetails(name: string): Promise<Details> {
 /** One collection: its full config, payload indexes, aliases and shards. */
 export function CollectionPage({ name, readOnly }: { name: string; readOnly: boolean }) {
   const details = useLoad(() => loadDetails(name), `collection:${name}`);
+  // Payload indexes need write access to this collection (an `rw` grant will do); the rest needs manage access.
+  const writable = canWrite(useSession(), name);
   const [error, setError] = useState<string>();
   const info = details.data?.info;
   const config = info?.config;
@@ -72,7 +76,8 @@ export function CollectionPage({ name, readOnly }: { name: string; readOnly: boo
             <ConfigBlock title="Strict mode" value={config.strict_mode_config ?? null} />
             <ConfigBlock title="Collection parameters" value={config.params} />
           </div>
-          <PayloadIndexes name={name} info={info} readOnly={readOnly} onChange={details.reload} />
+          {readOnly ? null : <SettingsForm name={name} info={info} onSaved={details.reload} />}
+          <PayloadIndexes name={name} info={info} readOnly={!writable} onChange={details.reload} />
           <Aliases name={name} aliases={details.data.aliases} readOnly={readOnly} onChange={details.reload} />
           <ShardTable cluster={details.data.cluster} />
           {readOnly ? null : (

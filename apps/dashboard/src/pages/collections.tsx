@@ -31,9 +31,22 @@ const count = (n: number | null | undefined): string => (typeof n === 'number' ?
 /** Every collection with its status colour, point, vector and segment counts. */
 export function CollectionsPage({ readOnly }: { readOnly: boolean }) {
   const rows = useLoad(loadCollections, 'collections');
+  const [search, setSearch] = useState('');
+  const wanted = search.trim().toLowerCase();
+  const shown = (rows.data ?? []).filter((row) => row.name.toLowerCase().includes(wanted));
   return (
     <section>
       <h2>Collections</h2>
+      <label class="field search">
+        <span>Search collections by name</span>
+        <input
+          type="search"
+          name="search"
+          value={search}
+          placeholder="name contains…"
+          onInput={(e) => setSearch(e.currentTarget.value)}
+        />
+      </label>
       <ErrorText message={rows.error} />
       <table data-testid="collections-table">
         <thead>
@@ -46,7 +59,7 @@ export function CollectionsPage({ readOnly }: { readOnly: boolean }) {
           </tr>
         </thead>
         <tbody>
-          {(rows.data ?? []).map((row) => (
+          {shown.map((row) => (
             <tr key={row.name} data-testid={`collection-row-${row.name}`}>
               <td>
                 <a href={collectionHref(row.name)}>{row.name}</a>
@@ -60,6 +73,11 @@ export function CollectionsPage({ readOnly }: { readOnly: boolean }) {
         </tbody>
       </table>
       {rows.data?.length === 0 ? <p class="muted">No collections yet.</p> : null}
+      {rows.data && rows.data.length > 0 && shown.length === 0 ? (
+        <p class="muted" data-testid="no-match">
+          No collection name contains “{search.trim()}”.
+        </p>
+      ) : null}
       {readOnly ? null : <CreateCollectionForm onCreated={rows.reload} />}
     </section>
   );

@@ -1,12 +1,16 @@
 import { useState } from 'preact/hooks';
 import { request, stringifyJson } from '../api/http';
-import type { Json, Point, PointId, ScrollResult } from '../api/types';
+import { countPoints } from '../api/points';
+import { canWrite } from '../api/session';
+import type { Json, PointId, ScrollResult } from '../api/types';
 import { CollectionNav } from '../ui/collection-nav';
-import { useLoad } from '../ui/hooks';
+import { useLoad, useSession } from '../ui/hooks';
 import { FilterEditor } from '../ui/filter-editor';
-import { vectorSummary } from '../ui/format';
 import { parseFilter } from '../ui/parse';
-import { ErrorText, JsonView } from '../ui/widgets';
+import { PointsTable } from '../ui/points-table';
+import { ErrorText } from '../ui/widgets';
+
+export { PointsTable };
 
 const PAGE_SIZES = [10, 25, 50, 100];
 
@@ -18,6 +22,7 @@ interface Page {
 
 /** The points of a collection, a page at a time (scroll), with payloads as JSON and vectors cut short. */
 export function PointsPage({ name }: { name: string }) {
+  const session = useSession();
   const [filterText, setFilterText] = useState('');
   const [page, setPage] = useState<Page>({ limit: 10 });
   // Offsets of the pages before this one, for "Previous".
@@ -35,6 +40,10 @@ export function PointsPage({ name }: { name: string }) {
       }),
     `${name}:${stringifyJson(page)}`,
   );
+  // The total of the filter, for "11–20 of 57"; read again when the filter or the points change.
+  const total = useLoad(() => countPoints(name, page.filter), `${name}:count:${stringifyJson(page.filter ?? null)}`);
+  const shown = result.data?.points.length ?? 0;
+  const first = history.length * page.limit + 1;
   const serverFilterError =
     result.error &&
     /filter/i.test(result.error) &&
@@ -77,7 +86,34 @@ export function PointsPage({ name }: { name: string }) {
         </div>
       </form>
       <ErrorText message={serverFilterError ? undefined : result.error} testId="points-error" />
-      <PointsTable points={result.data?.points ?? []} testId="points-table" />
+      {result.error ? null : (
+        <>
+          <p class="muted" data-testid="points-position" aria-live="polite">
+            {result.data === undefined
+              ? 'Loading…'
+              : shown === 0
+                ? `No points on this page${total.data !== undefined ? ` (${total.data.toLocaleString('en')} in all)` : ''}.`
+                : `Points ${first.toLocaleString('en')}–${(first + shown - 1).toLocaleString('en')}${
+                    total.data !== undefined ? ` of ${total.data.toLocaleString('en')}` : ''
+                  } · page ${history.length + 1}${
+                    total.data !== undefined ? ` of ${Math.max(1, Math.ceil(total.data / page.limit))}` : ''
+                  }`}
+          </p>
+          {/* Only an answer is a table: a refused filter shows its error, never "No points." */}
+          {result.data ? (
+            <PointsTable
+              points={result.data.points}
+              testId="points-table"
+              collection={name}
+              writable={canWrite(session, name)}
+              onChange={() => {
+                result.reload();
+                total.reload();
+              }}
+            />
+          ) : null}
+        </>
+      )}
       <div class="pager">
         <button
           disabled={history.length === 0}
@@ -100,47 +136,5 @@ export function PointsPage({ name }: { name: string }) {
         </button>
       </div>
     </section>
-  );
-}
-
-/** Points as rows: id, score when there is one, payload as JSON text, vector summary. */
-export function PointsTable({ points, testId }: { points: Point[]; testId: string }) {
-  const scored = points.some((p) => typeof p.score === 'number');
-  return (
-    <table data-testid={testId} class="points">
-      <thead>
-        <tr>
-          <th>Id</th>
-          {scored ? <th class="num">Score</th> : null}
-          <th>Payload</th>
-          <th>Vector</th>
-        </tr>
-      </thead>
-      <tbody>
-        {points.map((point) => (
-          <tr key={String(point.id)} data-testid={`point-${String(point.id)}`}>
-            <td>
-              <code>{String(point.id)}</code>
-            </td>
-            {scored ? (
-              <td class="num score">{typeof point.score === 'number' ? point.score.toFixed(4) : '—'}</td>
-            ) : null}
-            <td>
-              <JsonView value={point.payload ?? null} />
-            </td>
-            <td>
-              <pre class="vector">{vectorSummary(point.vector)}</pre>
-            </td>
-          </tr>
-        ))}
-        {points.length === 0 ? (
-          <tr>
-            <td colSpan={scored ? 4 : 3} class="muted">
-              No points.
-            </td>
-          </tr>
-        ) : null}
-      </tbody>
-    </table>
   );
 }

@@ -1,104 +1,249 @@
-import { useState } from 'preact/hooks';
-import { request } from '../api/http';
-import type { Point } from '../api/types';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { request, stringifyJson } from '../api/http';
+import { canWrite } from '../api/session';
+import type { Json, Point } from '../api/types';
 import { CollectionNav } from '../ui/collection-nav';
-import { messageOf } from '../ui/hooks';
+import { messageOf, useSession } from '../ui/hooks';
 import { FilterEditor } from '../ui/filter-editor';
-import { parseFilter, parsePointId, parseVector } from '../ui/parse';
 import { fieldOfMessage } from '../ui/format';
-import { ErrorText, Field } from '../ui/widgets';
-import { PointsTable } from './points';
+import { PointsTable } from '../ui/points-table';
+import { buildQuery, EMPTY_QUERY, QUERY_MODES, type QueryForm } from '../ui/query-builder';
+import { ErrorText, Field, JsonView } from '../ui/widgets';
 
-/** Nearest neighbours of a stored point or of a pasted vector, with a filter and a limit, scores shown. */
-export function QueryPage({ name }: { name: string }) {
-  const [by, setBy] = useState<'id' | 'vector'>('vector');
-  const [input, setInput] = useState('');
-  const [using, setUsing] = useState('');
-  const [limit, setLimit] = useState('10');
-  const [filterText, setFilterText] = useState('');
+interface Group {
+  id: Json;
+  hits: Point[];
+}
+
+/**
+ * The query console: every form of the Query API (nearest, recommend, discover, context, prefetch with fusion),
+ * grouping, and the search parameters (exact, hnsw_ef, score_threshold, with_vectors). `similar`: a point id to
+ * start from ("find similar" on a row).
+ */
+export function QueryPage({ name, similar }: { name: string; similar?: string }) {
+  const session = useSession();
+  const [form, setForm] = useState<QueryForm>(similar ? { ...EMPTY_QUERY, by: 'id', input: similar } : EMPTY_QUERY);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [hits, setHits] = useState<Point[]>();
+  const [groups, setGroups] = useState<Group[]>();
+  const [sent, setSent] = useState<Json>();
   const [busy, setBusy] = useState(false);
+  const set = <K extends keyof QueryForm>(key: K, value: QueryForm[K]): void =>
+    setForm((f) => ({ ...f, [key]: value }));
+  const built = buildQuery(form);
 
-  const run = async (event: Event): Promise<void> => {
-    event.preventDefault();
-    const query: { value?: unknown; error?: string } =
-      by === 'id'
-        ? (({ id, error }) => ({ value: id, error }))(parsePointId(input))
-        : (({ vector, error }) => ({ value: vector, error }))(parseVector(input));
-    const filter = parseFilter(filterText);
-    const problems: Record<string, string> = {};
-    if (query.error) problems.query = query.error;
-    if (filter.error) problems.filter = filter.error;
-    if (Object.keys(problems).length > 0) return setErrors(problems);
+  const run = async (event?: Event): Promise<void> => {
+    event?.preventDefault();
+    if ('errors' in built) return setErrors(built.errors);
     setErrors({});
     setHits(undefined);
+    setGroups(undefined);
+    setSent(built.body);
     setBusy(true);
     try {
-      const answer = await request<{ points: Point[] }>(
+      const answer = await request<{ points?: Point[]; groups?: Group[] }>(
         'POST',
-        `/collections/${encodeURIComponent(name)}/points/query`,
-        {
-          query: query.value,
-          using: using.trim() === '' ? undefined : using.trim(),
-          filter: filter.filter,
-          limit: Number(limit),
-          with_payload: true,
-          with_vector: true,
-        },
+        `/collections/${encodeURIComponent(name)}/points/${built.path}`,
+        built.body,
       );
-      setHits(answer.points);
+      if (answer.groups) setGroups(answer.groups);
+      else setHits(answer.points ?? []);
     } catch (error) {
       const message = messageOf(error);
       const at = fieldOfMessage(message, {
         filter: ['filter'],
         limit: ['limit'],
+        hnsw_ef: ['hnsw_ef'],
+        score_threshold: ['score_threshold'],
+        group_by: ['group_by'],
+        group_size: ['group_size'],
+        prefetch: ['prefetch'],
         using: ['using', 'vector name', 'Vector with name', 'Wrong input: Not existing vector name'],
+        positive: ['query.recommend.positive', 'recommend'],
+        target: ['query.discover.target'],
+        context: ['context'],
         query: ['query', 'point with id', 'dimension', 'Vector dimension'],
       });
-      setErrors({ [at ?? 'form']: message });
-      setHits(undefined);
+      setErrors({ [at === 'query' && form.mode !== 'nearest' ? 'form' : (at ?? 'form')]: message });
     } finally {
       setBusy(false);
     }
   };
+  // "Find similar" from a row: the answer is what was asked for, so run it at once.
+  useEffect(() => {
+    if (similar) void run();
+  }, []);
+  const text = (key: keyof QueryForm, label: string, field: string, hint?: string, rows = 0): ComponentChildren => (
+    <Field label={label} name={field} error={errors[field]}>
+      {rows > 0 ? (
+        <textarea
+          name={field}
+          rows={rows}
+          spellcheck={false}
+          placeholder={hint}
+          value={String(form[key])}
+          onInput={(e) => set(key, e.currentTarget.value as never)}
+        />
+      ) : (
+        <input
+          name={field}
+          placeholder={hint}
+          value={String(form[key])}
+          onInput={(e) => set(key, e.currentTarget.value as never)}
+        />
+      )}
+    </Field>
+  );
 
   return (
     <section>
       <CollectionNav name={name} current="query" />
       <form class="card" data-testid="query-form" onSubmit={(event) => void run(event)}>
-        <div class="tabs" role="tablist">
-          <button type="button" role="tab" aria-selected={by === 'vector'} onClick={() => setBy('vector')}>
-            By vector
-          </button>
-          <button
-            type="button"
-            role="tab"
-            aria-selected={by === 'id'}
-            data-testid="query-by-id"
-            onClick={() => setBy('id')}
+        <Field label="Query" name="mode">
+          <select
+            name="mode"
+            value={form.mode}
+            onChange={(e) => set('mode', e.currentTarget.value as QueryForm['mode'])}
           >
-            By point id
-          </button>
-        </div>
-        <Field label={by === 'id' ? 'Point id' : 'Vector (JSON array)'} name="query" error={errors.query}>
-          <input name="query" value={input} onInput={(e) => setInput(e.currentTarget.value)} />
+            {QUERY_MODES.map(({ mode, label }) => (
+              <option key={mode} value={mode}>
+                {label}
+              </option>
+            ))}
+          </select>
         </Field>
+        {form.mode === 'nearest' ? (
+          <>
+            <div class="tabs" role="tablist" aria-label="Nearest to">
+              <button type="button" role="tab" aria-selected={form.by === 'vector'} onClick={() => set('by', 'vector')}>
+                By vector
+              </button>
+              <button
+                type="button"
+                role="tab"
+                aria-selected={form.by === 'id'}
+                data-testid="query-by-id"
+                onClick={() => set('by', 'id')}
+              >
+                By point id
+              </button>
+            </div>
+            {text(
+              'input',
+              form.by === 'id'
+                ? 'Point id'
+                : 'Vector (JSON: dense array, {"indices", "values"} sparse, or multivector)',
+              'query',
+            )}
+          </>
+        ) : null}
+        {form.mode === 'recommend' ? (
+          <div class="row">
+            {text('positive', 'Positive examples (ids or vectors; ";" between vectors)', 'positive', '1, 2')}
+            {text('negative', 'Negative examples', 'negative', '3')}
+            <Field label="Strategy" name="strategy">
+              <select name="strategy" value={form.strategy} onChange={(e) => set('strategy', e.currentTarget.value)}>
+                <option value="">server default (average_vector)</option>
+                <option value="average_vector">average_vector</option>
+                <option value="best_score">best_score</option>
+                <option value="sum_scores">sum_scores</option>
+              </select>
+            </Field>
+          </div>
+        ) : null}
+        {form.mode === 'discover' ? text('target', 'Target (a point id or a vector)', 'target', '1') : null}
+        {form.mode === 'discover' || form.mode === 'context'
+          ? text('context', 'Context pairs (JSON)', 'context', '[{"positive": 1, "negative": 2}]', 2)
+          : null}
+        {form.mode === 'fusion' ? (
+          <>
+            {text(
+              'prefetch',
+              'Prefetch (JSON: one or a list of queries whose results are fused)',
+              'prefetch',
+              '[{"query": [0.1, 0.2, 0.3, 0.4], "limit": 20}, {"query": 5, "limit": 20}]',
+              3,
+            )}
+            <Field label="Fusion" name="fusion">
+              <select name="fusion" value={form.fusion} onChange={(e) => set('fusion', e.currentTarget.value as 'rrf')}>
+                <option value="rrf">rrf (reciprocal rank)</option>
+                <option value="dbsf">dbsf (distribution-based score)</option>
+              </select>
+            </Field>
+          </>
+        ) : null}
         <div class="row">
-          <Field label="Vector name (empty: the default)" name="using" error={errors.using}>
-            <input name="using" value={using} onInput={(e) => setUsing(e.currentTarget.value)} />
-          </Field>
-          <Field label="Limit" name="limit" error={errors.limit}>
-            <input name="limit" type="number" min="1" value={limit} onInput={(e) => setLimit(e.currentTarget.value)} />
-          </Field>
+          {text('using', 'Vector name (empty: the default)', 'using')}
+          {text('limit', 'Limit', 'limit')}
+          {text('scoreThreshold', 'Score threshold', 'score_threshold')}
+          {text('hnswEf', 'hnsw_ef (empty: the collection’s)', 'hnsw_ef')}
         </div>
-        <FilterEditor value={filterText} onChange={setFilterText} serverError={errors.filter} />
+        <div class="row">
+          <label class="check">
+            <input
+              type="checkbox"
+              name="exact"
+              checked={form.exact}
+              onChange={(e) => set('exact', e.currentTarget.checked)}
+            />
+            Exact (no index)
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              name="with_vectors"
+              checked={form.withVectors}
+              onChange={(e) => set('withVectors', e.currentTarget.checked)}
+            />
+            With vectors
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              name="with_payload"
+              checked={form.withPayload}
+              onChange={(e) => set('withPayload', e.currentTarget.checked)}
+            />
+            With payload
+          </label>
+          {text('groupBy', 'Group by payload field (empty: no groups)', 'group_by')}
+          {form.groupBy.trim() !== '' ? text('groupSize', 'Points per group', 'group_size') : null}
+        </div>
+        <FilterEditor value={form.filter} onChange={(value) => set('filter', value)} serverError={errors.filter} />
         <ErrorText message={errors.form} testId="query-error" />
         <button type="submit" class="primary" disabled={busy}>
           Run query
         </button>
       </form>
-      {hits ? <PointsTable points={hits} testId="query-results" /> : null}
+      {sent !== undefined ? (
+        <details class="card">
+          <summary>Request sent</summary>
+          <JsonView value={sent} testId="query-request" />
+        </details>
+      ) : null}
+      {hits ? (
+        <PointsTable
+          points={hits}
+          testId="query-results"
+          collection={name}
+          writable={canWrite(session, name)}
+          onChange={() => void run()}
+        />
+      ) : null}
+      {groups ? (
+        <div data-testid="query-groups">
+          {groups.map((group) => (
+            <div class="card" key={String(group.id)} data-testid={`group-${String(group.id)}`}>
+              <h3>
+                Group <code>{stringifyJson(group.id)}</code> ({group.hits.length})
+              </h3>
+              <PointsTable points={group.hits} testId="group-hits" collection={name} />
+            </div>
+          ))}
+          {groups.length === 0 ? <p class="muted">No groups.</p> : null}
+        </div>
+      ) : null}
     </section>
   );
 }

@@ -58,23 +58,3 @@ export function StatusDot({ status }: { status: string }) {
     </span>
   );
 }
-
-/** A small line chart of the last values. */
-export function Sparkline({ values, label, unit }: { values: number[]; label: string; unit: string }) {
-  const width = 240;
-  const height = 48;
-  const max = Math.max(1e-9, ...values);
-  const step = values.length > 1 ? width / (values.length - 1) : width;
-  const points = values.map((v, i) => `${(i * step).toFixed(1)},${(height - (v / max) * (height - 4) - 2).toFixed(1)}`);
-  const last = values.length > 0 ? values[values.length - 1] : 0;
-  return (
-    <figure class="chart" data-testid={`chart-${label}`}>
-      <figcaption>
-        {label}: <strong>{last.toFixed(last < 10 ? 2 : 0)}</strong> {unit}
-      </figcaption>
-      <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-label={label}>
-        <polyline points={points.join(' ')} fill="none" stroke="currentColor" stroke-width="1.5" />
-      </svg>
-    </figure>
-  );
-}

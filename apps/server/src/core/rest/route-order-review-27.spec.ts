@@ -13,6 +13,7 @@ import { CollectionsFeatureModule } from '../../collections/collections-feature.
 import { DashboardFeatureModule } from '../../dashboard/dashboard-feature.module';
 import { FEATURE_MODULES } from '../../features';
 import { HealthFeatureModule } from '../../health/health-feature.module';
+import { OpenApiFeatureModule } from '../../openapi/openapi-feature.module';
 import { PointsFeatureModule } from '../../points/points-feature.module';
 import { PointsGrpcController } from '../../points/points.grpc.controller';
 import { PointsQueryHttpController } from '../../points/points-query.http.controller';
@@ -21,7 +22,7 @@ import { PointsSearchHttpController } from '../../points/points-search.http.cont
 import { PointsWriteHttpController } from '../../points/points-write.http.controller';
 import { SnapshotsFeatureModule } from '../../snapshots/snapshots-feature.module';
 
-/** The order before ec726e1 (features.ts and points-feature.module.ts at ec726e1^). */
+/** The order before ec726e1 (features.ts and points-feature.module.ts at ec726e1^), with modules added since last. */
 const OLD_FEATURE_MODULES = [
   AuthFeatureModule,
   HealthFeatureModule,
@@ -31,6 +32,7 @@ const OLD_FEATURE_MODULES = [
   PointsFeatureModule,
   SnapshotsFeatureModule,
   DashboardFeatureModule,
+  OpenApiFeatureModule,
 ];
 const OLD_POINTS_CONTROLLERS = [
   PointsGrpcController,
