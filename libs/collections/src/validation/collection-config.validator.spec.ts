@@ -170,6 +170,15 @@ describe('validateCreateCollection', () => {
     );
   });
 
+  it('should reject an infinite strict mode search_max_oversampling (gRPC floats may be; found by the fuzz)', () => {
+    expect(createError({ strictModeConfig: { searchMaxOversampling: Infinity } })).toContain(
+      'strict_mode_config.search_max_oversampling: value Infinity invalid, must be a finite number',
+    );
+    expect(createError({ strictModeConfig: { searchMaxOversampling: NaN } })).toContain(
+      'strict_mode_config.search_max_oversampling: value NaN invalid, must be 1 or larger',
+    );
+  });
+
   it('should reject a strict-rule collection name and accept 255 characters', () => {
     expect(createError({ name: 'a:b' })).toContain('collection_name: collection name cannot contain ":" char');
     expect(createError({ name: '' })).toContain('collection_name: length 0 invalid');

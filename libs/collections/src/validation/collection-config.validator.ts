@@ -265,7 +265,10 @@ function checkStrictMode(issues: ValidationIssues, path: string, strict: StrictM
   issues.range(`${path}.read_rate_limit`, strict.readRateLimit, 1);
   issues.range(`${path}.write_rate_limit`, strict.writeRateLimit, 1);
   issues.range(`${path}.search_max_hnsw_ef`, strict.searchMaxHnswEf, 0);
-  if (strict.searchMaxOversampling !== undefined && !(strict.searchMaxOversampling >= 1)) {
-    issues.add(`${path}.search_max_oversampling`, `value ${strict.searchMaxOversampling} invalid, must be 1 or larger`);
+  // A float over gRPC may be infinite; the stored config is JSON, which has no Infinity.
+  const oversampling = strict.searchMaxOversampling;
+  if (oversampling !== undefined && !(oversampling >= 1 && Number.isFinite(oversampling))) {
+    const rule = oversampling === Infinity ? 'a finite number' : '1 or larger';
+    issues.add(`${path}.search_max_oversampling`, `value ${oversampling} invalid, must be ${rule}`);
   }
 }
