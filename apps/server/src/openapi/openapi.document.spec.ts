@@ -21,7 +21,10 @@ describe('openApiDocument', () => {
     const described = Object.entries(DOC.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
     );
-    const expected = ROUTES.map((r) => `${r.method} ${r.pattern.replace(/:(\w+)/g, '{$1}')}`);
+    // Routes taking every verb (the dashboard's 404 catch-alls) are not API operations: the document leaves them out.
+    const expected = ROUTES.filter((r) => r.method !== 'ALL').map(
+      (r) => `${r.method} ${r.pattern.replace(/:(\w+)/g, '{$1}')}`,
+    );
     expect(new Set(described)).toEqual(new Set(expected));
     expect(described).toContain('POST /collections/{collection_name}/points/query');
     expect(DOC.paths['/collections/{collection_name}/points/query'].post).toMatchObject({
