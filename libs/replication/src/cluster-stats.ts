@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CollectionRecord, CollectionRuntimeStats, emptyCollectionStats } from '@vectorstore/collections';
+import {
+  CollectionRecord,
+  CollectionRuntimeStats,
+  emptyCollectionStats,
+  unreadShardIds,
+} from '@vectorstore/collections';
 import { worseStatus, type CollectionStatsGatherer } from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
 import { planReads } from './read-plan';
@@ -20,7 +25,10 @@ export class ClusterStatsGatherer implements CollectionStatsGatherer {
     const peers = this.peers;
     const parts = new Map<string, number[]>();
     const warnings: string[] = [];
+    // A shard a resharding does not read yet (its new shard while it is filled) is not counted, nor warned of.
+    const unread = unreadShardIds(record);
     for (const shardId of new Set(record.shards.map((shard) => shard.shardId))) {
+      if (unread.has(shardId)) continue;
       try {
         const [[part]] = planReads(
           record.shards.filter((shard) => shard.shardId === shardId),
