@@ -39,7 +39,7 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    await fs.mkdir(this.collectionsDir, { recursive: true, mode: 0o700 });
+    await durableFs.mkdir(this.collectionsDir, { recursive: true, mode: 0o700 });
     await this.catalog.subscribe((state) => this.reconcile(state));
     this.flushTimer = setInterval(() => void this.flushDue(), 1000);
     this.flushTimer.unref();
