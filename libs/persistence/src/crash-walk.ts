@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FileOp, injectFaults, stopFaultInjection } from './fault-injection';
@@ -33,6 +33,18 @@ export interface CrashWalkOperation<Stack> {
   checkCount?(trace: readonly FileOp[]): void;
 }
 
+export interface CrashWalkOptions {
+  /** Walk crash points 1, 1 + stride, ... and the last (default 1: every one). */
+  stride?: number;
+  /**
+   * Model a power cut rather than a killed process: every file written since its last fsync is put back, in the
+   * crash's copy, to what it held at that fsync (a file never fsynced is left empty). Without it the copy holds
+   * everything written, as a kill -9 leaves the page cache (the crashed write torn in half). Folder entries
+   * (creations, renames, removals) are kept either way.
+   */
+  powerCut?: boolean;
+}
+
 export interface CrashWalkResult {
   name: string;
   /** Durable file operations of one uncrashed run: the crash points. */
@@ -46,20 +58,23 @@ export interface CrashWalkResult {
 /** Walks crash points 1, 1 + stride, ... and the last one of `operation` under a scratch folder. */
 export async function walkCrashPoints<Stack>(
   operation: CrashWalkOperation<Stack>,
-  stride = 1,
+  { stride = 1, powerCut = false }: CrashWalkOptions = {},
 ): Promise<CrashWalkResult> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'vs-crash-walk-'));
   try {
     const template = path.join(scratch, 'template');
     await operation.prepare(template);
     const trace = await countRun(operation, template, path.join(scratch, 'count'));
+    // CRASH_WALK_TRACE=1 prints what each crash point is
+    if (process.env.CRASH_WALK_TRACE === '1')
+      process.stdout.write(`${operation.name}:\n${trace.map((op) => `  #${op.n} ${describe(op)}`).join('\n')}\n`);
     operation.checkCount?.(trace);
     const points: number[] = [];
     for (let n = 1; n <= trace.length; n += stride) points.push(n);
     if (trace.length > 0 && points[points.length - 1] !== trace.length) points.push(trace.length);
     const failures: string[] = [];
     for (const n of points) {
-      const failure = await crashAt(operation, template, scratch, n);
+      const failure = await crashAt(operation, template, scratch, n, powerCut);
       if (failure !== undefined)
         failures.push(`crash at #${n} of ${trace.length} (${describe(trace[n - 1])}): ${failure}`);
     }
@@ -91,18 +106,24 @@ async function crashAt<Stack>(
   template: string,
   scratch: string,
   n: number,
+  powerCut: boolean,
 ): Promise<string | undefined> {
   const dir = path.join(scratch, `run-${n}`);
   const copy = path.join(scratch, `crashed-${n}`);
   cpSync(template, dir, { recursive: true });
   const stack = await operation.open(dir);
   const acked = new Set<string>();
+  const unsynced = powerCut ? new UnsyncedWrites() : undefined;
   const injector = injectFaults({
     root: dir,
     at: n,
     action: 'crash',
-    tornWrite: true,
-    onCrash: () => cpSync(dir, copy, { recursive: true }),
+    tornWrite: !powerCut,
+    onOp: unsynced && ((op) => unsynced.see(op)),
+    onCrash: () => {
+      cpSync(dir, copy, { recursive: true });
+      unsynced?.loseIn(dir, copy);
+    },
   });
   try {
     await operation.run(stack, acked).catch(() => undefined);
@@ -125,4 +146,82 @@ async function crashAt<Stack>(
 
 function describe(op: FileOp | undefined): string {
   return op === undefined ? 'beyond the counted run' : `${op.kind} ${op.path.replace(/^.*?\/(run|count)[^/]*\//, '')}`;
+}
+
+/**
+ * What a power cut loses: the content each file had at its last fsync, for the files written since (tracked from
+ * the operations as they are about to run, so a file is read just before it is first changed and when fsynced).
+ */
+class UnsyncedWrites {
+  /** Content as of the last fsync (or as before the first change), by path. */
+  private readonly durable = new Map<string, Buffer>();
+  private readonly dirty = new Set<string>();
+
+  see(op: FileOp): void {
+    switch (op.kind) {
+      case 'create':
+      case 'write':
+      case 'truncate':
+        this.remember(op.path);
+        this.dirty.add(op.path);
+        return;
+      case 'fsync':
+        if (isFile(op.path)) {
+          this.durable.set(op.path, readFileSync(op.path));
+          this.dirty.delete(op.path);
+        }
+        return;
+      case 'rename':
+        this.forget(op.to!);
+        this.move(op.path, op.to!);
+        return;
+      case 'link':
+        if (this.durable.has(op.path)) this.durable.set(op.to!, this.durable.get(op.path)!);
+        if (this.dirty.has(op.path)) this.dirty.add(op.to!);
+        return;
+      case 'copy':
+        this.durable.set(op.to!, Buffer.alloc(0));
+        this.dirty.add(op.to!);
+        return;
+      case 'remove':
+        this.forget(op.path);
+        return;
+      case 'mkdir':
+        return;
+    }
+  }
+
+  /** In `copy` (a copy of `dir` taken at the crash), every file written since its last fsync as it was then. */
+  loseIn(dir: string, copy: string): void {
+    for (const file of this.dirty) {
+      const target = path.join(copy, path.relative(dir, file));
+      if (isFile(target)) writeFileSync(target, this.durable.get(file) ?? Buffer.alloc(0));
+    }
+  }
+
+  private remember(file: string): void {
+    if (!this.durable.has(file)) this.durable.set(file, isFile(file) ? readFileSync(file) : Buffer.alloc(0));
+  }
+
+  /** A file or folder renamed: what is known of it and of everything under it moves along. */
+  private move(from: string, to: string): void {
+    for (const map of [this.durable, this.dirty]) {
+      for (const key of [...map.keys()]) {
+        if (key !== from && !key.startsWith(from + path.sep)) continue;
+        const moved = to + key.slice(from.length);
+        if (map instanceof Map) map.set(moved, map.get(key)!);
+        else map.add(moved);
+        map.delete(key);
+      }
+    }
+  }
+
+  private forget(target: string): void {
+    for (const map of [this.durable, this.dirty])
+      for (const key of [...map.keys()]) if (key === target || key.startsWith(target + path.sep)) map.delete(key);
+  }
+}
+
+function isFile(file: string): boolean {
+  return existsSync(file) && statSync(file).isFile();
 }
