@@ -375,6 +375,33 @@ const snapshotCreate: CrashWalkOperation<Db> = {
     ),
 };
 
+// A shard emptied for a transfer to fill (cluster mode's target of a shard transfer): the old points whole, or none.
+// Its log no longer starts at op 1 (big points rolled it over three files and a flush dropped the first), so a shard
+// left in part could not be rebuilt from it.
+const bigPoints = Array.from({ length: 10 }, (_, i) => point(400 + i, 4, 300_000));
+const shardReset: CrashWalkOperation<Db> = {
+  ...base,
+  name: 'shard reset',
+  prepare: (dir) =>
+    prepareBasic(dir, async (db) => {
+      for (const p of bigPoints) await db.upsert('c', [p]);
+      await db.flush('c');
+    }),
+  run: async (db, acked) => {
+    await db.storage.storageOf(db.catalog.require('c')).resetShard(0);
+    acked.add('reset');
+  },
+  check: (dir, acked) =>
+    checkStarts(
+      dir,
+      (db) => {
+        const before = contentAfter(bigPoints, A);
+        expectOneOf('c', contentOf(db, 'c'), acked.has('reset') ? [new Map()] : [before, new Map()]);
+      },
+      'c',
+    ),
+};
+
 // Shard and full restores: the data folder holds the current state (gen 1 over 25 points), `snap/` snapshot trees of
 // an earlier one (A).
 const current = Array.from({ length: 25 }, (_, i) => point(i + 1, 1));
@@ -561,6 +588,7 @@ describe('crash at every step (issue 28, item 1)', () => {
     walTruncation,
     snapshotCreate,
     shardRestore,
+    shardReset,
     fullRestore,
     catalogChange,
     startAfterSwapCut,

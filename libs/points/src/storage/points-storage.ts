@@ -4,6 +4,7 @@ import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CollectionStorage } from './collection-storage';
+import { discardShardFolder } from './collection-storage/shard-replacement';
 import { OpenShardLog } from './shard-log';
 
 export const POINTS_DATA_DIR = Symbol('POINTS_DATA_DIR');
@@ -95,8 +96,7 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
       }
       try {
         const dropped = await storage.reconcile(record, state.collections.get(record.name)?.shards);
-        for (const handle of dropped)
-          await durableFs.rm(storage.shardDir(handle.shardId), { recursive: true, force: true });
+        for (const handle of dropped) await discardShardFolder(storage.shardDir(handle.shardId));
         storage.markLoaded();
       } catch (error) {
         // One collection that cannot load must not keep the server (and every other collection) down.

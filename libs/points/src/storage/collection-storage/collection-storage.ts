@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { CollectionRecord } from '@vectorstore/collections';
 import { ReadWriteLock, stringifyJson } from '@vectorstore/common';
-import { durableFs } from '@vectorstore/persistence';
 import * as path from 'node:path';
 import { PointId } from '../../model/point-id.model';
 import { ShardKeySelector } from '../../model/selectors.model';
@@ -12,6 +11,7 @@ import { DroppedVectors, vectorsDroppedBy } from './dropped-vectors';
 import { readShards, routeWrite, ShardHandle, writeShardsForFilter } from './shard-routing';
 import { deferredPointsFrom } from '../deferred-points';
 import {
+  discardShardFolder,
   dropReplaced,
   settleShardReplacement,
   ShardFolders,
@@ -158,7 +158,14 @@ export class CollectionStorage {
       }
       handle.shard.optimization.trigger();
     });
-    await dropReplaced(folders);
+    // The restore is done: the old folder left behind goes at the next start (or the next restore of the shard).
+    await dropReplaced(folders).catch((error: unknown) =>
+      this.logger.warn(
+        `removing the replaced folder of shard ${shardId} failed (removed at the next start): ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      ),
+    );
   }
 
   /**
@@ -189,7 +196,7 @@ export class CollectionStorage {
       const handle = this.shardHandles.get(shardId);
       if (handle === undefined) throw new Error(`shard ${shardId} is not open`);
       await handle.shard.close();
-      await durableFs.rm(this.shardDir(shardId), { recursive: true, force: true });
+      await discardShardFolder(this.shardDir(shardId));
       handle.shard = await this.openShard(shardId);
     });
   }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
+  discardShardFolder,
   dropReplaced,
   settleShardReplacement,
   shardFolders,
@@ -100,6 +101,19 @@ describe('shard replacement (the rename journal of a shard restore)', () => {
 
     expect(shardsListing()).toEqual(['0']);
     expect(content()).toBe('old');
+  });
+
+  it('should leave no shard in part when a discard is cut: the start removes the discarded folder', async () => {
+    const folders = shardFolders(shard);
+    fs.renameSync(shard, folders.discarded); // the discard's rename, then the crash (its removal never ran)
+    fs.rmSync(path.join(folders.discarded, 'data'));
+
+    expect(await settleShardReplacement(shard)).toMatch(/removed what/);
+    expect(shardsListing()).toEqual([]);
+
+    fs.mkdirSync(shard);
+    await discardShardFolder(shard);
+    expect(shardsListing()).toEqual([]);
   });
 
   it('should do nothing for a shard no restore touched', async () => {

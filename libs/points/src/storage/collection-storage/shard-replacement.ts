@@ -8,7 +8,8 @@ import * as path from 'node:path';
  *
  * - `<id>.restored`: the replacement, moved there first (same file system, so the later rename is atomic);
  * - `<id>.replaced`: the old folder, moved aside just before the replacement takes its name;
- * - `<id>.discarded`: a replacement being undone after it failed to open.
+ * - `<id>.discarded`: a replacement being undone after it failed to open, or a shard folder being removed (a reset,
+ *   a shard no longer placed here), so that no shard is ever left in part under its own name.
  *
  * Each rename is made durable (the folder fsynced) before the next one, and {@link settleShardReplacement} reads
  * the names at start, before the shard opens: the shard is then the old folder or the new one, whole.
@@ -68,6 +69,20 @@ export async function undoReplacement(folders: ShardFolders): Promise<void> {
     await durableFs.syncDirectory(parent);
   }
   await durableFs.rm(folders.restored, { recursive: true, force: true });
+  await durableFs.rm(folders.discarded, { recursive: true, force: true });
+}
+
+/**
+ * Removes a shard's folder so that a crash midway cannot leave a shard in part under its name (a manifest naming
+ * files already gone): it is renamed to `<id>.discarded` first, which start removes ({@link settleShardReplacement}).
+ */
+export async function discardShardFolder(dir: string): Promise<void> {
+  const folders = shardFolders(dir);
+  if (await exists(dir)) {
+    await durableFs.rm(folders.discarded, { recursive: true, force: true });
+    await durableFs.rename(dir, folders.discarded);
+    await durableFs.syncDirectory(path.dirname(dir));
+  }
   await durableFs.rm(folders.discarded, { recursive: true, force: true });
 }
 
