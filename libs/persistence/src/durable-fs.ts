@@ -18,10 +18,10 @@ function mayCreate(flags: string | number): boolean {
   return /[wa]/.test(flags);
 }
 
-/** The error an injector wants thrown for an operation on `filePath`, if one is on and wants it. */
-function refusal(kind: FileOpKind, filePath: string): Error | undefined {
+/** The error an injector wants thrown for an operation on `filePath` (to `target`), if one is on and wants it. */
+function refusal(kind: FileOpKind, filePath: string, target?: string): Error | undefined {
   const faults = faultState.active;
-  return faults === undefined ? undefined : faults.before(kind, filePath);
+  return faults === undefined ? undefined : faults.before(kind, filePath, undefined, target);
 }
 
 /** As {@link refusal}, for an operation on a handle (whose path is known when it was opened here). */
@@ -117,12 +117,12 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 function rename(from: string, to: string): Promise<void> {
-  const error = refusal('rename', from);
+  const error = refusal('rename', from, to);
   return error === undefined ? fs.rename(from, to) : Promise.reject(error);
 }
 
 function link(existing: string, newPath: string): Promise<void> {
-  const error = refusal('link', existing);
+  const error = refusal('link', existing, newPath);
   return error === undefined ? fs.link(existing, newPath) : Promise.reject(error);
 }
 
@@ -132,7 +132,7 @@ function unlink(filePath: string): Promise<void> {
 }
 
 function copyFile(from: string, to: string, mode?: number): Promise<void> {
-  const error = refusal('copy', from);
+  const error = refusal('copy', from, to);
   return error === undefined ? fs.copyFile(from, to, mode) : Promise.reject(error);
 }
 

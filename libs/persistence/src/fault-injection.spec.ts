@@ -90,7 +90,14 @@ describe('fault injection over durableFs', () => {
     const error = await writeFileAtomic(file, 'new').catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(InjectedCrashError);
-    expect(crashes).toEqual([{ n: 4, kind: 'rename', path: expect.stringMatching(/\.a\.json\.\d+\.\w+\.tmp$/) }]);
+    expect(crashes).toEqual([
+      {
+        n: 4,
+        kind: 'rename',
+        path: expect.stringMatching(/\.a\.json\.\d+\.\w+\.tmp$/),
+        to: path.join(dir, 'a.json'),
+      },
+    ]);
     // The crash left the temporary file (the removal after the failure is refused too), as a real one would.
     expect(seenAtCrash.filter((name) => name.endsWith('.tmp'))).toHaveLength(1);
     expect(leftovers()).toHaveLength(1);
@@ -143,6 +150,25 @@ describe('fault injection over durableFs', () => {
     expect(fs.readFileSync(path.join(dir, 'to', 'sub', 'b'), 'utf8')).toBe('B');
     // 2 folders made, 2 files copied, 2 file and 3 folder fsyncs (to/sub, to, and to's parent)
     expect(injector.counts).toMatchObject({ mkdir: 2, copy: 2, fsync: 5 });
+  });
+
+  it('should name the target of a rename and show each operation about to run, but not the one crashed at', async () => {
+    const seen: FileOp[] = [];
+    const target = path.join(dir, 'a.json');
+    const injector = injectFaults({
+      root: dir,
+      at: 4,
+      action: 'crash',
+      trace: true,
+      // what the file holds as it is fsynced: what a power cut would keep
+      onOp: (op) => seen.push({ ...op, ...(op.kind === 'fsync' ? { to: fs.readFileSync(op.path, 'utf8') } : {}) }),
+    });
+
+    await expect(writeFileAtomic(target, 'one')).rejects.toThrow(InjectedCrashError);
+
+    expect(seen.map((op) => op.kind)).toEqual(['create', 'write', 'fsync']);
+    expect(seen[2].to).toBe('one');
+    expect(injector.trace[3]).toMatchObject({ kind: 'rename', to: target });
   });
 
   it('should refuse a second injector while one is on', () => {

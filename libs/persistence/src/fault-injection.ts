@@ -24,6 +24,8 @@ export interface FileOp {
   n: number;
   kind: FileOpKind;
   path: string;
+  /** The target of a rename, link or copy. */
+  to?: string;
 }
 
 /**
@@ -54,6 +56,11 @@ export interface FaultPlan {
   onCrash?: (op: FileOp) => void;
   /** Keep every counted operation in {@link FaultInjector.trace} (to print what a number points at). */
   trace?: boolean;
+  /**
+   * Called synchronously for every counted operation that is about to run (not the one crashed at), before it runs:
+   * a test can see what a file held when it was fsynced, to model a power cut losing what was not.
+   */
+  onOp?: (op: FileOp) => void;
 }
 
 /** What every file operation under the root throws once an injected crash happened. */
@@ -123,24 +130,34 @@ export class FaultInjector {
    * run it. `tear` writes the first half of a write's bytes (for a torn crash).
    * @internal
    */
-  before(kind: FileOpKind, filePath: string, tear?: () => void): Error | undefined {
+  before(kind: FileOpKind, filePath: string, tear?: () => void, target?: string): Error | undefined {
     const resolved = path.resolve(filePath);
     if (resolved !== this.root && !resolved.startsWith(this.root + path.sep)) return undefined;
     if (this.crashedAt !== undefined) return new InjectedCrashError({ n: 0, kind, path: resolved }, this.crashedAt);
     if (!this.kinds.has(kind)) return undefined;
     const op: FileOp = { n: ++this.count, kind, path: resolved };
+    if (target !== undefined) op.to = path.resolve(target);
     this.counts[kind]++;
     if (this.plan.trace) this.trace.push(op);
     const at = this.plan.at;
-    if (at === undefined || op.n < at) return undefined;
+    if (at === undefined || op.n < at) {
+      this.plan.onOp?.(op);
+      return undefined;
+    }
     if (this.plan.action === 'crash') {
-      if (op.n !== at) return undefined;
+      if (op.n !== at) {
+        this.plan.onOp?.(op);
+        return undefined;
+      }
       this.crashedAt = op;
       if (this.plan.tornWrite && tear !== undefined) tear();
       this.plan.onCrash?.(op);
       return new InjectedCrashError(op, op);
     }
-    if (op.n >= at + (this.plan.times ?? 1)) return undefined;
+    if (op.n >= at + (this.plan.times ?? 1)) {
+      this.plan.onOp?.(op);
+      return undefined;
+    }
     this.failed++;
     return ioError(this.plan.code ?? 'EIO', kind, resolved);
   }

@@ -14,3 +14,5 @@ export {
   type FileOp,
   type FileOpKind,
 } from './fault-injection';
+// For tests: crash an operation at each of its durable file operations in turn and check what a restart finds.
+export { walkCrashPoints, type CrashWalkOperation, type CrashWalkResult } from './crash-walk';

@@ -1,5 +1,5 @@
 import { checkSealedJson, DamagedFileError, describeSealCheck, sealJson } from '@vectorstore/common';
-import { readFileIfExists, writeFileAtomic, removeStaleTemporaryFiles } from '@vectorstore/persistence';
+import { durableFs, readFileIfExists, writeFileAtomic, removeStaleTemporaryFiles } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { isRole } from '../access/access.model';
@@ -88,12 +88,13 @@ export class FileUserStore implements UserStore {
 
   /** After an import into a cluster: the file is renamed `users.standalone.json` and no longer read. */
   async retire(): Promise<void> {
-    await fs.rm(this.copyPath, { force: true });
-    await fs
+    await durableFs.rm(this.copyPath, { force: true });
+    await durableFs
       .rename(this.filePath, path.join(this.dir, 'users.standalone.json'))
       .catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error;
       });
+    await durableFs.syncDirectory(this.dir);
   }
 
   private refresh(): Promise<void> {
@@ -149,7 +150,7 @@ export class FileUserStore implements UserStore {
 
 /** Makes `<dataDir>/auth` with owner-only permissions (and tightens it if it already exists). */
 export async function ensureAuthDir(dir: string): Promise<void> {
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  await durableFs.mkdir(dir, { recursive: true, mode: 0o700 });
   await fs.chmod(dir, 0o700);
 }
 

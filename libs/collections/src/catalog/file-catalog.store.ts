@@ -8,8 +8,7 @@ import {
   sealJson,
   stringifyJson,
 } from '@vectorstore/common';
-import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
-import { promises as fs } from 'node:fs';
+import { durableFs, readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
 import * as path from 'node:path';
 import { CATALOG_FORMAT_VERSION, CatalogState, fromPersisted, PersistedCatalog, toPersisted } from './catalog-state';
 import { CatalogStore } from './catalog.store';
@@ -39,7 +38,7 @@ export class FileCatalogStore implements CatalogStore {
   }
 
   async load(): Promise<CatalogState | undefined> {
-    await fs.mkdir(this.dataDir, { recursive: true, mode: 0o700 });
+    await durableFs.mkdir(this.dataDir, { recursive: true, mode: 0o700 });
     await removeStaleTemporaryFiles(this.dataDir);
     const main = await this.read(this.filePath);
     if ('state' in main) {
@@ -70,8 +69,9 @@ export class FileCatalogStore implements CatalogStore {
   /** Keeps the file as `catalog.standalone.json` once its collections live elsewhere (cluster mode). */
   async retire(): Promise<void> {
     // The copy goes first: left behind, it would bring the catalog back at the next standalone start.
-    await fs.rm(this.copyPath, { force: true });
-    await fs.rename(this.filePath, path.join(this.dataDir, RETIRED_FILE));
+    await durableFs.rm(this.copyPath, { force: true });
+    await durableFs.rename(this.filePath, path.join(this.dataDir, RETIRED_FILE));
+    await durableFs.syncDirectory(this.dataDir);
   }
 
   async save(state: CatalogState): Promise<void> {

@@ -1,10 +1,15 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
 import { DomainError, integersToNumbers, parseJson, stringifyJson } from '@vectorstore/common';
+import { durableFs } from '@vectorstore/persistence';
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { buildRestoredCollection, checkpointCollection } from './collection-storage/collection-snapshot';
+import {
+  buildRestoredCollection,
+  checkpointCollection,
+  snapshotShardFolders,
+} from './collection-storage/collection-snapshot';
 import { OPEN_SHARD_LOG, POINTS_DATA_DIR, PointsStorage } from './points-storage';
 import { OpenShardLog } from './shard-log';
 import { vectorSpacesOf } from './vector-space';
@@ -40,7 +45,7 @@ export class CollectionSnapshots implements OnModuleInit {
 
   /** Restores cut short by a crash leave a folder here; nothing refers to it. */
   async onModuleInit(): Promise<void> {
-    await fs.rm(this.restoringDir, { recursive: true, force: true });
+    await durableFs.rm(this.restoringDir, { recursive: true, force: true });
   }
 
   /**
@@ -51,9 +56,9 @@ export class CollectionSnapshots implements OnModuleInit {
   async checkpoint(nameOrAlias: string, intoDir: string): Promise<string> {
     const record = this.catalog.require(nameOrAlias);
     const aliases = [...this.catalog.snapshot.aliases].filter(([, target]) => target === record.name).map(([a]) => a);
-    await fs.mkdir(intoDir, { recursive: true, mode: 0o700 });
+    await durableFs.mkdir(intoDir, { recursive: true, mode: 0o700 });
     const config: SnapshotCollectionConfig = { record, aliases };
-    await fs.writeFile(path.join(intoDir, 'config.json'), stringifyJson(config, 2), { mode: 0o600 });
+    await durableFs.writeFile(path.join(intoDir, 'config.json'), stringifyJson(config, 2));
     await checkpointCollection(this.storage.storageOf(record), intoDir);
     return record.name;
   }
@@ -75,9 +80,9 @@ export class CollectionSnapshots implements OnModuleInit {
     const record: CollectionRecord = { ...archived.record, id, name };
     const staging = path.join(this.restoringDir, id);
     try {
-      await buildRestoredCollection(record, sourceDir, staging, this.openLog);
+      await buildRestoredCollection(record, await snapshotShardFolders(record, sourceDir), staging, this.openLog);
     } catch (error) {
-      await fs.rm(staging, { recursive: true, force: true });
+      await durableFs.rm(staging, { recursive: true, force: true });
       if (error instanceof DomainError) throw error;
       throw DomainError.invalidArgument(
         `Bad request: invalid snapshot archive: ${error instanceof Error ? error.message : String(error)}`,
@@ -86,13 +91,17 @@ export class CollectionSnapshots implements OnModuleInit {
     const target = path.join(this.storage.collectionsDirectory, id);
     try {
       await this.catalog.mutateAfter(
-        async () => fs.rename(staging, target),
+        async () => {
+          await durableFs.rename(staging, target);
+          // Durable before the catalog names it: a power cut must not leave a record pointing at no folder.
+          await durableFs.syncDirectory(this.storage.collectionsDirectory);
+        },
         (draft) => {
           draft.collections.set(name, record);
         },
       );
     } catch (error) {
-      await fs.rm(staging, { recursive: true, force: true });
+      await durableFs.rm(staging, { recursive: true, force: true });
       throw error;
     }
     this.logger.log(`collection ${name} restored from a snapshot`);
@@ -109,14 +118,14 @@ export class CollectionSnapshots implements OnModuleInit {
     if (storage.failure) throw storage.failure;
     const handle = storage.shards.get(shardId);
     if (handle === undefined) throw shardNotFound(shardId);
-    await fs.mkdir(intoDir, { recursive: true, mode: 0o700 });
+    await durableFs.mkdir(intoDir, { recursive: true, mode: 0o700 });
     // The record as this one shard's: a restore checks the shard fits the collection it goes into.
     // One entry for the shard: in cluster mode the record lists each of its replicas, on several peers.
     const config: SnapshotCollectionConfig = {
       record: { ...record, shards: record.shards.filter((shard) => shard.shardId === shardId).slice(0, 1) },
       aliases: [],
     };
-    await fs.writeFile(path.join(intoDir, 'config.json'), stringifyJson(config, 2), { mode: 0o600 });
+    await durableFs.writeFile(path.join(intoDir, 'config.json'), stringifyJson(config, 2));
     // The exclusive side: no write is half-way when the copy is taken (see checkpointCollection).
     await storage.schemaLock.exclusive(() => handle.shard.checkpoint(path.join(intoDir, 'shards', String(shardId))));
     return record.name;
@@ -139,29 +148,22 @@ export class CollectionSnapshots implements OnModuleInit {
       throw bad(`the snapshot's vectors config differs from collection ${record.name}'s`);
     }
     const archivedId = String(archived.record.shards[0].shardId);
-    const id = randomUUID();
-    const staging = path.join(this.restoringDir, id);
+    const staging = path.join(this.restoringDir, randomUUID());
     const shard = record.shards.find((s) => s.shardId === shardId)!;
-    const stagedSource = path.join(staging, 'source');
-    const built = path.join(staging, 'built');
     try {
-      // The archive's shard folder under the target's id, then built and opened like a restore.
-      await fs.mkdir(path.join(stagedSource, 'shards'), { recursive: true, mode: 0o700 });
-      const from = path.join(sourceDir, 'shards', archivedId);
-      if (!(await fs.stat(from).catch(() => undefined))?.isDirectory()) throw bad(`shard ${archivedId} is missing`);
-      await fs.cp(from, path.join(stagedSource, 'shards', String(shardId)), { recursive: true });
-      await buildRestoredCollection({ ...record, shards: [shard] }, stagedSource, built, this.openLog);
-    } catch (error) {
-      await fs.rm(staging, { recursive: true, force: true });
-      if (error instanceof DomainError) throw error;
-      throw bad(error instanceof Error ? error.message : String(error));
-    }
-    try {
-      await this.storage
-        .storageOf(record)
-        .replaceShard(shardId, path.join(built, 'shards', String(shardId)), path.join(staging, 'replaced'));
+      try {
+        // The archive's shard folder under the target's id, built and opened like a restore.
+        const from = path.join(sourceDir, 'shards', archivedId);
+        if (!(await fs.stat(from).catch(() => undefined))?.isDirectory()) throw bad(`shard ${archivedId} is missing`);
+        const folders = new Map([[String(shardId), from]]);
+        await buildRestoredCollection({ ...record, shards: [shard] }, folders, staging, this.openLog);
+      } catch (error) {
+        if (error instanceof DomainError) throw error;
+        throw bad(error instanceof Error ? error.message : String(error));
+      }
+      await this.storage.storageOf(record).replaceShard(shardId, path.join(staging, 'shards', String(shardId)));
     } finally {
-      await fs.rm(staging, { recursive: true, force: true });
+      await durableFs.rm(staging, { recursive: true, force: true });
     }
     this.logger.log(`shard ${shardId} of collection ${record.name} restored from a snapshot`);
   }

@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { CatalogState, CollectionCatalog, CollectionRecord, isShardOf, PEER_ID } from '@vectorstore/collections';
+import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CollectionStorage } from './collection-storage';
+import { discardShardFolder } from './collection-storage/shard-replacement';
 import { OpenShardLog } from './shard-log';
 
 export const POINTS_DATA_DIR = Symbol('POINTS_DATA_DIR');
@@ -38,7 +40,7 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    await fs.mkdir(this.collectionsDir, { recursive: true, mode: 0o700 });
+    await durableFs.mkdir(this.collectionsDir, { recursive: true, mode: 0o700 });
     await this.catalog.subscribe((state) => this.reconcile(state));
     this.flushTimer = setInterval(() => void this.flushDue(), 1000);
     this.flushTimer.unref();
@@ -83,7 +85,7 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
         await storage
           .close()
           .catch((error: unknown) => this.logger.error({ err: error }, `closing ${storage.record.name} failed`));
-        await fs.rm(storage.dir, { recursive: true, force: true });
+        await durableFs.rm(storage.dir, { recursive: true, force: true });
       }
     }
     for (const record of wanted.values()) {
@@ -94,7 +96,7 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
       }
       try {
         const dropped = await storage.reconcile(record, state.collections.get(record.name)?.shards);
-        for (const handle of dropped) await fs.rm(storage.shardDir(handle.shardId), { recursive: true, force: true });
+        for (const handle of dropped) await discardShardFolder(storage.shardDir(handle.shardId));
         storage.markLoaded();
       } catch (error) {
         // One collection that cannot load must not keep the server (and every other collection) down.
@@ -105,7 +107,8 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
     // Folders of collections the catalog no longer has (deleted just before a crash).
     const folders = await fs.readdir(this.collectionsDir).catch(() => [] as string[]);
     for (const folder of folders) {
-      if (!wanted.has(folder)) await fs.rm(path.join(this.collectionsDir, folder), { recursive: true, force: true });
+      if (!wanted.has(folder))
+        await durableFs.rm(path.join(this.collectionsDir, folder), { recursive: true, force: true });
     }
   }
 

@@ -1,3 +1,4 @@
+import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
@@ -46,12 +47,12 @@ export async function listWalDir(dir: string): Promise<WalDirListing> {
 /** Creates a zero-filled file of `bytes` (sparse: ftruncate, since Node has no fallocate). */
 export async function createAheadFile(filePath: string, bytes: number): Promise<void> {
   // Owner-only: the log holds vectors and payloads in full.
-  const handle = await fs.open(filePath, 'wx', 0o600);
+  const handle = await durableFs.open(filePath, 'wx', 0o600);
   try {
-    await handle.truncate(bytes);
+    await durableFs.truncate(handle, bytes);
   } catch (error) {
     await handle.close();
-    await fs.rm(filePath, { force: true });
+    await durableFs.rm(filePath, { force: true });
     throw error;
   }
   await handle.close();
@@ -59,7 +60,7 @@ export async function createAheadFile(filePath: string, bytes: number): Promise<
 
 /** Creates `dir` (and parents) and makes the new entries durable. */
 export async function ensureDirectory(dir: string, fsyncDirectory: (dir: string) => Promise<void>): Promise<void> {
-  const first = await fs.mkdir(dir, { recursive: true });
+  const first = await durableFs.mkdir(dir, { recursive: true });
   if (first === undefined) return;
   // Every folder from the first one created down to `dir` is a new entry in its parent.
   for (let current = dir; ; current = path.dirname(current)) {

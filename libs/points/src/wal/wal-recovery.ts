@@ -1,3 +1,4 @@
+import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import { WalDirListing } from './wal-files';
 import { scanSegment } from './wal-record';
@@ -62,7 +63,7 @@ export async function recoverSegments(
     await dropFrom(files.slice(i + 1), recovery, toDelete);
     break;
   }
-  for (const path of toDelete) await fs.rm(path, { force: true });
+  for (const path of toDelete) await durableFs.rm(path, { force: true });
   if (toDelete.length > 0) await fsyncDirectory();
   return { segments: kept, recovery };
 }
@@ -84,10 +85,10 @@ async function dropFrom(files: Array<{ path: string }>, recovery: WalRecovery, t
 
 /** Cuts a segment at its last good record and makes the cut durable before anything is appended after it. */
 async function cutSegment(path: string, validBytes: number): Promise<void> {
-  const handle = await fs.open(path, 'r+');
+  const handle = await durableFs.open(path, 'r+');
   try {
-    await handle.truncate(validBytes);
-    await handle.sync();
+    await durableFs.truncate(handle, validBytes);
+    await durableFs.sync(handle);
   } finally {
     await handle.close();
   }

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
-import { fsyncDirectory } from '@vectorstore/persistence';
+import { durableFs, fsyncDirectory } from '@vectorstore/persistence';
 import { WalError } from './wal.errors';
 import { aheadFileName, createAheadFile, ensureDirectory, listWalDir, segmentFileName } from './wal-files';
 import { allocateFrame, decodeRecords, MAX_RECORD_DATA_BYTES, sealFrame, WalRecord } from './wal-record';
@@ -15,10 +15,11 @@ export interface WalIo {
   datasync(handle: FileHandle): Promise<void>;
 }
 
-/** The real thing: `FileHandle#write` and `FileHandle#datasync`. */
+/** The real thing: `FileHandle#write` and `FileHandle#datasync` (through durableFs, where tests inject faults). */
 export const NODE_WAL_IO: WalIo = {
-  write: async (handle, buffer, position) => (await handle.write(buffer, 0, buffer.length, position)).bytesWritten,
-  datasync: (handle) => handle.datasync(),
+  write: async (handle, buffer, position) =>
+    (await durableFs.write(handle, buffer, 0, buffer.length, position)).bytesWritten,
+  datasync: (handle) => durableFs.datasync(handle),
 };
 
 /** Sizing from the collection's `wal_config` (Qdrant's WalConfigDiff). */
@@ -88,7 +89,7 @@ export class WriteAheadLog {
       const stat = await fs.stat(file.path);
       if (stat.size === resolved.segmentCapacityBytes && spare.length < resolved.segmentsAhead) spare.push(file.path);
       else {
-        await fs.rm(file.path, { force: true });
+        await durableFs.rm(file.path, { force: true });
         removed = true;
       }
     }
@@ -98,7 +99,7 @@ export class WriteAheadLog {
     const wal = new WriteAheadLog(resolved, segments, recovery, lastSequence + 1);
     wal.spareAhead.push(...spare);
     const open = segments[segments.length - 1];
-    if (open) wal.openHandle = await fs.open(open.path, 'r+');
+    if (open) wal.openHandle = await durableFs.open(open.path, 'r+');
     wal.refillAhead();
     await wal.aheadWork;
     return wal;
@@ -178,7 +179,7 @@ export class WriteAheadLog {
     }
     // A crash before these deletions leaves a gap in front of the new segment, which `open` removes the same way.
     const obsolete = this.segments.splice(0, this.segments.length - 1);
-    for (const segment of obsolete) await fs.rm(segment.path, { force: true });
+    for (const segment of obsolete) await durableFs.rm(segment.path, { force: true });
     if (obsolete.length > 0) await fsyncDirectory(this.options.dir);
   }
 
@@ -294,7 +295,7 @@ export class WriteAheadLog {
     error: unknown,
   ): Promise<void> {
     try {
-      await handle.truncate(segment.bytes);
+      await durableFs.truncate(handle, segment.bytes);
       await this.options.io.datasync(handle);
     } catch {
       this.fail(error, batch);
@@ -310,10 +311,10 @@ export class WriteAheadLog {
     const spare = this.spareAhead.shift();
     let handle: FileHandle;
     if (spare !== undefined) {
-      await fs.rename(spare, segmentPath);
-      handle = await fs.open(segmentPath, 'r+');
+      await durableFs.rename(spare, segmentPath);
+      handle = await durableFs.open(segmentPath, 'r+');
     } else {
-      handle = await fs.open(segmentPath, 'w+', 0o600);
+      handle = await durableFs.open(segmentPath, 'w+', 0o600);
     }
     try {
       // Records acknowledged in this file are only reachable after a crash if its name is durable.
@@ -334,7 +335,7 @@ export class WriteAheadLog {
     this.openHandle = handle;
     if (previousHandle !== undefined && previous !== undefined) {
       // Dropping the preallocated zeros of the closed segment only saves space; its records are already durable.
-      await previousHandle.truncate(previous.bytes).catch(() => undefined);
+      await durableFs.truncate(previousHandle, previous.bytes).catch(() => undefined);
       await previousHandle.close().catch(() => undefined);
     }
     this.refillAhead();
@@ -369,7 +370,7 @@ export class WriteAheadLog {
     if (count === 0) return;
     // Oldest first, so a crash midway leaves a gap that recovery recognises as acknowledged history.
     const obsolete = this.segments.splice(0, count);
-    for (const segment of obsolete) await fs.rm(segment.path, { force: true });
+    for (const segment of obsolete) await durableFs.rm(segment.path, { force: true });
     await fsyncDirectory(this.options.dir);
   }
 

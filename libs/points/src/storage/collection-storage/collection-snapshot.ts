@@ -1,5 +1,6 @@
 import { CollectionRecord } from '@vectorstore/collections';
 import { parseJson } from '@vectorstore/common';
+import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { segmentFileName } from '../../wal/wal-files';
@@ -23,17 +24,10 @@ export async function checkpointCollection(storage: CollectionStorage, intoDir: 
 }
 
 /**
- * Builds a collection's storage folder `targetDir` from a snapshot's shard tree (`sourceDir/shards`)
- * for `record`, and proves it opens: every shard the record lists must be there and load. Each shard
- * gets an empty write-ahead log that continues after the manifest's op number. Throws when the tree
- * does not make a collection; `targetDir` is then left for the caller to remove.
+ * The shard folders of a snapshot tree (`sourceDir/shards/<shard id>`) by shard id; they must be exactly the
+ * shards `record` lists.
  */
-export async function buildRestoredCollection(
-  record: CollectionRecord,
-  sourceDir: string,
-  targetDir: string,
-  openLog: OpenShardLog,
-): Promise<void> {
+export async function snapshotShardFolders(record: CollectionRecord, sourceDir: string): Promise<Map<string, string>> {
   const shardsDir = path.join(sourceDir, 'shards');
   const present = await fs.readdir(shardsDir).catch(() => [] as string[]);
   const wanted = new Set(record.shards.map((shard) => String(shard.shardId)));
@@ -41,18 +35,38 @@ export async function buildRestoredCollection(
   if (extra.length > 0) throw new Error(`snapshot holds shards the config does not list: ${extra.join(', ')}`);
   const missing = [...wanted].filter((name) => !present.includes(name));
   if (missing.length > 0) throw new Error(`snapshot lacks shards ${missing.join(', ')}`);
-  await fs.mkdir(targetDir, { recursive: true, mode: 0o700 });
-  await fs.cp(shardsDir, path.join(targetDir, 'shards'), { recursive: true, errorOnExist: true, force: false });
-  for (const shardId of wanted) {
+  return new Map([...wanted].map((shardId) => [shardId, path.join(shardsDir, shardId)]));
+}
+
+/**
+ * Builds a collection's storage folder `targetDir` for `record` from snapshot shard folders (`shardFolders`: the
+ * folder of each shard id, e.g. {@link snapshotShardFolders}), and proves it opens: every shard the record lists
+ * must be there and load. The files are copied durably (fsynced, folders too), so that once the folder is renamed
+ * into place and the catalog names it, a power cut cannot leave it half written. Each shard gets an empty
+ * write-ahead log that continues after the manifest's op number. Throws when the tree does not make a
+ * collection; `targetDir` is then left for the caller to remove.
+ */
+export async function buildRestoredCollection(
+  record: CollectionRecord,
+  shardFolders: ReadonlyMap<string, string>,
+  targetDir: string,
+  openLog: OpenShardLog,
+): Promise<void> {
+  const missing = record.shards.map((shard) => String(shard.shardId)).filter((id) => !shardFolders.has(id));
+  if (missing.length > 0) throw new Error(`snapshot lacks shards ${missing.join(', ')}`);
+  await durableFs.mkdir(path.join(targetDir, 'shards'), { recursive: true, mode: 0o700 });
+  for (const [shardId, from] of shardFolders) {
     const shardDir = path.join(targetDir, 'shards', shardId);
+    await durableFs.copyTree(from, shardDir);
     const manifest = await fs.readFile(path.join(shardDir, 'manifest.json'), 'utf8').catch(() => undefined);
     const persistedOpNum =
       manifest === undefined ? 0 : Number((parseJson(manifest) as { persistedOpNum: unknown }).persistedOpNum);
     if (!Number.isSafeInteger(persistedOpNum) || persistedOpNum < 0) throw new Error(`shard ${shardId}: bad op number`);
-    await fs.mkdir(path.join(shardDir, 'wal'), { recursive: true, mode: 0o700 });
+    await durableFs.mkdir(path.join(shardDir, 'wal'), { recursive: true, mode: 0o700 });
     // An empty log segment named after the next op number: new writes continue the numbering.
     if (persistedOpNum > 0)
-      await fs.writeFile(path.join(shardDir, 'wal', segmentFileName(persistedOpNum + 1)), '', { mode: 0o600 });
+      await durableFs.writeFile(path.join(shardDir, 'wal', segmentFileName(persistedOpNum + 1)), '');
+    await durableFs.syncDirectory(shardDir);
   }
   const storage = new CollectionStorage(record, targetDir, openLog);
   try {

@@ -1,6 +1,6 @@
+import { Logger } from '@nestjs/common';
 import { CollectionRecord } from '@vectorstore/collections';
 import { ReadWriteLock, stringifyJson } from '@vectorstore/common';
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { PointId } from '../../model/point-id.model';
 import { ShardKeySelector } from '../../model/selectors.model';
@@ -10,6 +10,16 @@ import { VectorSpace, vectorSpacesOf } from '../vector-space';
 import { DroppedVectors, vectorsDroppedBy } from './dropped-vectors';
 import { readShards, routeWrite, ShardHandle, writeShardsForFilter } from './shard-routing';
 import { deferredPointsFrom } from '../deferred-points';
+import {
+  discardShardFolder,
+  dropReplaced,
+  settleShardReplacement,
+  ShardFolders,
+  shardFolders,
+  stageReplacement,
+  swapInReplacement,
+  undoReplacement,
+} from './shard-replacement';
 
 /**
  * The points of one collection on this node: one LocalShard per shard of the catalog record,
@@ -29,6 +39,7 @@ export class CollectionStorage {
    */
   readonly schemaLock = new ReadWriteLock();
   private readonly droppedVectors = new DroppedVectors();
+  private readonly logger = new Logger(CollectionStorage.name);
 
   constructor(
     record: CollectionRecord,
@@ -99,6 +110,9 @@ export class CollectionStorage {
     }
     for (const shard of record.shards) {
       if (this.shards.has(shard.shardId)) continue;
+      // A restore of this shard that a crash interrupted is finished or undone first.
+      const settled = await settleShardReplacement(this.shardDir(shard.shardId));
+      if (settled !== undefined) this.logger.warn(settled);
       const local = await this.openShard(shard.shardId);
       this.shardHandles.set(shard.shardId, { shardId: shard.shardId, shardKey: shard.shardKey, shard: local });
     }
@@ -121,31 +135,55 @@ export class CollectionStorage {
   }
 
   /**
-   * Makes shard `shardId` the shard folder `replacementDir` (a restored shard snapshot, already
-   * proven to open). Under the exclusive side of the schema lock, so no write is half-way: the old
-   * shard is flushed and closed, its folder moved to `trashDir`, the replacement moved in and opened.
-   * If that open fails, the old folder goes back and is opened again, and the error is rethrown.
-   * Both folders must be on the file system of the collection (renames).
+   * Makes shard `shardId` the shard folder `replacementDir` (a restored shard snapshot, already proven to open;
+   * on the file system of the collection, as it is renamed). Under the exclusive side of the schema lock, so no
+   * write is half-way: the replacement is moved beside the shard, the old shard flushed and closed, its folder
+   * moved aside and the replacement moved in and opened, each rename made durable before the next, so that a
+   * crash at any point leaves the old shard or the new one whole (see shard-replacement.ts; start settles it).
+   * If anything fails, the old folder goes back and is opened again, and the error is rethrown.
    */
-  async replaceShard(shardId: number, replacementDir: string, trashDir: string): Promise<void> {
+  async replaceShard(shardId: number, replacementDir: string): Promise<void> {
+    const folders = shardFolders(this.shardDir(shardId));
     await this.schemaLock.exclusive(async () => {
       const handle = this.shardHandles.get(shardId);
       if (handle === undefined) throw new Error(`shard ${shardId} is not open`);
-      await handle.shard.close();
-      const dir = this.shardDir(shardId);
-      await fs.rename(dir, trashDir);
       try {
-        await fs.rename(replacementDir, dir);
+        await stageReplacement(folders, replacementDir);
+        await handle.shard.close();
+        await swapInReplacement(folders);
         handle.shard = await this.openShard(shardId);
       } catch (error) {
-        await fs.rm(dir, { recursive: true, force: true });
-        await fs.rename(trashDir, dir);
-        handle.shard = await this.openShard(shardId);
+        await this.restoreReplacedShard(handle, folders, error);
         throw error;
       }
       handle.shard.optimization.trigger();
     });
-    await fs.rm(trashDir, { recursive: true, force: true });
+    // The restore is done: the old folder left behind goes at the next start (or the next restore of the shard).
+    await dropReplaced(folders).catch((error: unknown) =>
+      this.logger.warn(
+        `removing the replaced folder of shard ${shardId} failed (removed at the next start): ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      ),
+    );
+  }
+
+  /**
+   * A replacement failed: the old folder back in place and opened. If even that fails, the files stay as they are
+   * for the next start to settle, and the collection refuses requests meanwhile (opening the shard now could open
+   * an empty one in place of a folder still aside).
+   */
+  private async restoreReplacedShard(handle: ShardHandle, folders: ShardFolders, cause: unknown): Promise<void> {
+    try {
+      await undoReplacement(folders);
+      if (handle.shard.isClosed) handle.shard = await this.openShard(handle.shardId);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const why = cause instanceof Error ? cause.message : String(cause);
+      this.markFailed(
+        new Error(`shard ${handle.shardId} could not be put back after a failed restore (${why}): ${reason}`),
+      );
+    }
   }
 
   /**
@@ -158,7 +196,7 @@ export class CollectionStorage {
       const handle = this.shardHandles.get(shardId);
       if (handle === undefined) throw new Error(`shard ${shardId} is not open`);
       await handle.shard.close();
-      await fs.rm(this.shardDir(shardId), { recursive: true, force: true });
+      await discardShardFolder(this.shardDir(shardId));
       handle.shard = await this.openShard(shardId);
     });
   }

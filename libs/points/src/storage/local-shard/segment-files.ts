@@ -1,3 +1,4 @@
+import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Segment } from '../segment';
@@ -17,7 +18,7 @@ export function deletesFileName(segment: Segment): string {
 
 /** Removes the vector and payload files of segment `id` from `dir`. */
 export async function removeSideFiles(dir: string, id: string): Promise<void> {
-  await Promise.all(SIDE_FILE_EXTENSIONS.map((ext) => fs.rm(path.join(dir, `${id}${ext}`), { force: true })));
+  await Promise.all(SIDE_FILE_EXTENSIONS.map((ext) => durableFs.rm(path.join(dir, `${id}${ext}`), { force: true })));
 }
 
 /**
@@ -35,5 +36,5 @@ export async function removeFilesNotKept(
     if (SIDE_FILE_EXTENSIONS.some((ext) => name.endsWith(ext))) return !keepIds.has(name.slice(0, name.indexOf('.')));
     return false;
   };
-  await Promise.all(names.filter(unlisted).map((name) => fs.rm(path.join(dir, name), { force: true })));
+  await Promise.all(names.filter(unlisted).map((name) => durableFs.rm(path.join(dir, name), { force: true })));
 }

@@ -1,4 +1,5 @@
 import { parseJson } from '@vectorstore/common';
+import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
@@ -17,7 +18,7 @@ const SIDE_FILE_EXTENSIONS = ['.vec', '.pay'] as const;
 export async function linkManifestFiles(shardDir: string, intoDir: string): Promise<void> {
   const segmentsDir = path.join(shardDir, 'segments');
   const targetSegments = path.join(intoDir, 'segments');
-  await fs.mkdir(targetSegments, { recursive: true, mode: 0o700 });
+  await durableFs.mkdir(targetSegments, { recursive: true, mode: 0o700 });
   const manifestPath = path.join(shardDir, 'manifest.json');
   const text = await fs.readFile(manifestPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
@@ -38,10 +39,10 @@ export async function linkManifestFiles(shardDir: string, intoDir: string): Prom
 
 async function linkOrCopy(from: string, to: string): Promise<void> {
   try {
-    await fs.link(from, to);
+    await durableFs.link(from, to);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    await fs.copyFile(from, to);
+    await durableFs.copyFile(from, to);
   }
 }
 

@@ -1,5 +1,5 @@
 import { DamagedFileError, KeyedMutex, stringifyJson } from '@vectorstore/common';
-import { removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
+import { durableFs, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { checksumOf, FileChecksum } from '../file-checksum';
@@ -79,7 +79,7 @@ export class ShardManifest {
     const segments: Segment[] = [];
     const fieldIndexes = new Map<string, FieldIndexSchema>();
     let clocks: RecoveryPoint = {};
-    await fs.mkdir(segmentsDir, { recursive: true, mode: 0o700 });
+    await durableFs.mkdir(segmentsDir, { recursive: true, mode: 0o700 });
     await removeStaleTemporaryFiles(dir);
     await removeStaleTemporaryFiles(segmentsDir);
     const read = await readManifest(dir);
