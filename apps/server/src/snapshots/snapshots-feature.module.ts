@@ -5,7 +5,14 @@ import { FullSnapshotsHttpController } from './full-snapshots.http.controller';
 import { SnapshotsGrpcController } from './snapshots.grpc.controller';
 import { ShardSnapshotsHttpController } from './shard-snapshots.http.controller';
 import { SnapshotsHttpController } from './snapshots.http.controller';
-import { MAX_SNAPSHOT_BYTES, SnapshotsService } from '@vectorstore/snapshots';
+import {
+  ClusterBackups,
+  ClusterRestores,
+  CollectionRecovery,
+  MAX_SNAPSHOT_BYTES,
+  ShardRecovery,
+  SnapshotsService,
+} from '@vectorstore/snapshots';
 
 /** Collection snapshots over gRPC and HTTP. Uploads stream to a work folder on disk, never to memory. */
 @Module({
@@ -24,6 +31,6 @@ import { MAX_SNAPSHOT_BYTES, SnapshotsService } from '@vectorstore/snapshots';
     ShardSnapshotsHttpController,
     FullSnapshotsHttpController,
   ],
-  providers: [SnapshotsService],
+  providers: [SnapshotsService, ShardRecovery, CollectionRecovery, ClusterBackups, ClusterRestores],
 })
 export class SnapshotsFeatureModule {}
