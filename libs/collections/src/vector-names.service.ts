@@ -81,7 +81,10 @@ export class VectorNamesService {
       const config = vectorConfigOf(record.config.params, request.vectorName);
       if (!config) return { begun: false };
       removeVectorName(record.config.params, request.vectorName);
-      drops.push({ name: request.vectorName, ...config, waitingFor: [...new Set(holders(record))].sort() });
+      const waitingFor = [...new Set(holders(record))].sort();
+      // No peer holds a replica: nothing is left to drop, and no one would end the drop.
+      if (waitingFor.length === 0) return { begun: true, collectionId: record.id };
+      drops.push({ name: request.vectorName, ...config, waitingFor });
       setVectorDrops(record, drops);
       return { begun: true, collectionId: record.id };
     });
