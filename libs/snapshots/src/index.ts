@@ -96,6 +96,12 @@ export { CollectionRecovery } from './cluster/collection-recovery';
 export { ClusterBackups } from './cluster/cluster-backups.service';
 export { ClusterRestores } from './cluster/cluster-restores.service';
 export { SNAPSHOT_PEERS, type SnapshotPeers, type BackupPeer } from './cluster/snapshot-peers';
+export {
+  ShardSnapshotParts,
+  type PartsCollection,
+  type ShardSnapshotPart,
+  type ShardSnapshotPartResult,
+} from './cluster/shard-snapshot-host';
 export { otherActiveReplicas, prepareRecovery, settleRecovery, notLocalShard } from './cluster/recovery-priority';
 export {
   CLUSTER_BACKUP_FILE,
