@@ -1,6 +1,10 @@
 // What one peer asks another for a cluster backup or restore (docs/cluster.md, "Snapshots"): carried as a
 // `snapshot` kind of the peer service's ShardRead call, and served by the snapshots library through this port.
-import type { RoutedCollection } from './shard-endpoint';
+/** The collection a coordinator named: its name, and its id to tell a re-created one apart. */
+interface RoutedCollection {
+  id: string;
+  name: string;
+}
 
 /** One step of copying a shard snapshot off a peer, or onto one. */
 export type SnapshotPart =
