@@ -129,6 +129,24 @@ describe('npm run snapshot (e2e)', () => {
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a full snapshot') });
   });
 
+  it('should make and restore a cluster backup with --cluster (a standalone server holds every shard)', async () => {
+    const before = await payloads(server, 'books');
+    const made = await cli(server, ['create', '--cluster', 'books']);
+    expect(made.stdout).toMatch(/^Created cluster-backup-/);
+    const name = /^Created (\S+)/.exec(made.stdout)![1];
+    expect((await cli(server, ['list', '--cluster'])).stdout).toContain(name);
+    expect((await cli(server, ['list', '--full'])).stdout).not.toContain(name);
+    expect(
+      (await cli(server, ['download', '--cluster', name, '--out', 'cluster.snapshot'], undefined, work)).code,
+    ).toBe(0);
+    await rest(server, 'DELETE', '/collections/books');
+    const restored = await cli(server, ['restore', '--cluster', 'cluster.snapshot'], undefined, work);
+    expect(restored).toMatchObject({ code: 0, stdout: expect.stringContaining('Restored the cluster backup') });
+    expect(await payloads(server, 'books')).toEqual(before);
+    expect((await cli(server, ['delete', '--cluster', name])).code).toBe(0);
+    expect((await cli(server, ['create', '--cluster', '--full'])).code).toBe(2);
+  });
+
   it('should exit 2 on usage errors and 1 with the server message on refusals', async () => {
     expect(await cli(server, ['frobnicate'])).toMatchObject({
       code: 2,

@@ -9,6 +9,7 @@ import { PointsReader } from './service/points-reader';
 import { PointsWriter } from './service/points-writer';
 import { QueryEngine } from './service/query-engine';
 import { VectorNameOperations } from './service/vector-names';
+import { VectorDropsRunner } from './service/vector-drops.runner';
 import { CollectionSnapshots } from './storage/collection-snapshots';
 import { OPEN_SHARD_LOG, POINTS_DATA_DIR, PointsStorage } from './storage/points-storage';
 import { OpenShardLog } from './storage/shard-log';
@@ -41,6 +42,7 @@ export class PointsModule {
         QueryEngine,
         DistanceMatrixService,
         VectorNameOperations,
+        VectorDropsRunner,
         OptimizerService,
         CollectionStatsReporter,
         CollectionSnapshots,

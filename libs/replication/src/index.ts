@@ -8,7 +8,13 @@ export { ReplicationModule, type ReplicationModuleOptions } from './replication.
 // Every read of points, as the transports call it (the local services' answer on a standalone server).
 export { ReadRouter } from './read-router';
 // What other peers ask of this peer's shards (ShardUpdate, ShardRead of the peer service).
-export { ShardEndpoint } from './shard-endpoint';
+export { ShardEndpoint, type RoutedCollection } from './shard-endpoint';
+export {
+  SHARD_SNAPSHOT_HOST,
+  type ShardSnapshotHost,
+  type SnapshotPart,
+  type SnapshotPartResult,
+} from './snapshot-host';
 // The other peers as the replicated layer uses them; the app implements it over the peer service.
 export { POINTS_PEERS, type PointsPeers, type ShardRead, type ShardReadResults } from './points-peers';
 // A write refused by a replica whose view of the replicas is newer than the coordinator's.

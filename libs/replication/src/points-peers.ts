@@ -1,5 +1,6 @@
 import type { CollectionRecord, CollectionRuntimeStats, ShardTransferKey } from '@vectorstore/collections';
 import type { TransferStep } from './transfers/transfer-steps';
+import type { SnapshotPart, SnapshotPartResult } from './snapshot-host';
 import type {
   UpdateOperation,
   PointId,
@@ -33,7 +34,9 @@ export type ShardRead =
   /** Several queries at once (a distance matrix's rows), answered in order. */
   | { kind: 'queries'; request: { requests: QueryRequest[]; timeout?: number } }
   /** The collection's state over the peer's shards (GET /collections/{c} sums them). */
-  | { kind: 'stats'; request: Record<string, never> };
+  | { kind: 'stats'; request: Record<string, never> }
+  /** A step of copying a shard snapshot off or onto the peer (cluster backups; see snapshot-host.ts). */
+  | { kind: 'snapshot'; request: SnapshotPart };
 
 export interface ShardReadResults {
   get: RetrievedPoint[];
@@ -45,6 +48,7 @@ export interface ShardReadResults {
   sample: MatrixSample;
   queries: ScoredPoint[][];
   stats: CollectionRuntimeStats;
+  snapshot: SnapshotPartResult;
 }
 
 /** The other peers of the cluster as the replicated layer uses them. Absent in standalone mode. */

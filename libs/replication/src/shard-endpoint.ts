@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { READABLE_REPLICA_STATES, ReplicaState } from '@vectorstore/collections';
 import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import {
@@ -17,6 +18,7 @@ import { epochOf, LocalReplicas } from './local-replicas';
 import { POINTS_PEERS, PointsPeers, ShardRead, ShardReadResults, TransferApplyRequest } from './points-peers';
 import { ReplicaWriter } from './replica-writer';
 import { TransferReceiver } from './transfers/transfer-receiver';
+import { SHARD_SNAPSHOT_HOST, ShardSnapshotHost } from './snapshot-host';
 
 /** The collection a coordinator routed with: its name, and its id to tell a re-created one apart. */
 export interface RoutedCollection {
@@ -43,6 +45,7 @@ export class ShardEndpoint {
     private readonly localReplicas: LocalReplicas,
     private readonly receiver: TransferReceiver,
     @Optional() @Inject(POINTS_PEERS) private readonly peers?: PointsPeers,
+    @Optional() private readonly moduleRef?: ModuleRef,
   ) {}
 
   /**
@@ -121,6 +124,9 @@ export class ShardEndpoint {
     shardIds: readonly number[],
     read: Extract<ShardRead, { kind: K }>,
   ): Promise<ShardReadResults[K]> {
+    // A snapshot part checks the replica itself (a restored one is not readable yet).
+    const asked = read as ShardRead;
+    if (asked.kind === 'snapshot') return (await this.snapshotHost().serve(collection, asked.request)) as never;
     const context = await this.caughtUp(collection, shardIds);
     for (const shardId of shardIds) this.requireReplica(context, shardId, READABLE_REPLICA_STATES, 'answer reads');
     return this.readLocal(context, shardIds, read);
@@ -151,6 +157,8 @@ export class ShardEndpoint {
           return this.matrix.sample(name, run.request) as ShardReadResults[K];
         case 'queries':
           return run.request.requests.map((request) => this.engine.query(name, request)) as ShardReadResults[K];
+        case 'snapshot':
+          throw DomainError.invalidArgument('Bad request: a snapshot part is not a local read');
       }
     });
   }
@@ -173,6 +181,13 @@ export class ShardEndpoint {
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+
+  /** The snapshots library's side of a cluster backup (bound by the app, outside this module). */
+  private snapshotHost(): ShardSnapshotHost {
+    const host = this.moduleRef?.get<ShardSnapshotHost>(SHARD_SNAPSHOT_HOST, { strict: false });
+    if (!host) throw DomainError.unimplemented('This peer does not serve snapshot parts');
+    return host;
   }
 
   private tryResolve(name: string): CollectionContext | undefined {

@@ -60,6 +60,7 @@ export {
 export {
   SNAPSHOT_SUFFIX,
   FULL_SNAPSHOT_PREFIX,
+  CLUSTER_BACKUP_PREFIX,
   MAX_SNAPSHOT_NAME_BYTES,
   snapshotNameProblem,
   formatSnapshotTime,
@@ -87,3 +88,25 @@ export {
   type SnapshotPriority,
   type RecoverRequest,
 } from './snapshots.service';
+
+// Cluster mode: recoveries that follow Qdrant's priority rules, collection recovery on one peer, and cluster
+// backups (one archive of every shard, restored into a cluster of any size). The app binds SNAPSHOT_PEERS.
+export { ShardRecovery } from './cluster/shard-recovery';
+export { CollectionRecovery } from './cluster/collection-recovery';
+export { ClusterBackups } from './cluster/cluster-backups.service';
+export { ClusterRestores } from './cluster/cluster-restores.service';
+export { SNAPSHOT_PEERS, type SnapshotPeers, type BackupPeer } from './cluster/snapshot-peers';
+export {
+  ShardSnapshotParts,
+  type PartsCollection,
+  type ShardSnapshotPart,
+  type ShardSnapshotPartResult,
+} from './cluster/shard-snapshot-host';
+export { otherActiveReplicas, prepareRecovery, settleRecovery, notLocalShard } from './cluster/recovery-priority';
+export {
+  CLUSTER_BACKUP_FILE,
+  readClusterBackupManifest,
+  type ClusterBackupManifest,
+  type BackupCollection,
+  type BackupShard,
+} from './cluster/cluster-backup-manifest';

@@ -2,6 +2,7 @@
 // streamed to a work file with a size limit and a timeout. Messages follow Qdrant's
 // (lib/storage/src/content_manager/snapshots/download.rs).
 import { DomainError, isDomainError } from '@vectorstore/common';
+import { durableFs } from '@vectorstore/persistence';
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -111,7 +112,7 @@ export async function downloadSnapshot(url: URL, options: DownloadSnapshotOption
   }
   const refuse = (detail: string) =>
     DomainError.invalidArgument(`Bad request: downloading snapshot from ${shown} ${detail}`);
-  await fs.mkdir(options.targetDir, { recursive: true });
+  await durableFs.mkdir(options.targetDir, { recursive: true });
   const target = path.join(options.targetDir, `${DOWNLOAD_PREFIX}${randomBytes(8).toString('hex')}${DOWNLOAD_SUFFIX}`);
   const signal = AbortSignal.timeout(options.timeoutMs);
   let handle: FileHandle | undefined;
@@ -130,7 +131,7 @@ export async function downloadSnapshot(url: URL, options: DownloadSnapshotOption
       await response.body?.cancel().catch(() => undefined);
       throw refuse(`failed: it is ${declared} bytes, over the limit of ${options.maxBytes} bytes`);
     }
-    handle = await fs.open(target, 'wx', 0o600);
+    handle = await durableFs.open(target, 'wx', 0o600);
     const hash = createHash('sha256');
     let size = 0;
     const reader = response.body?.getReader();
@@ -144,16 +145,17 @@ export async function downloadSnapshot(url: URL, options: DownloadSnapshotOption
       }
       hash.update(next.value);
       for (let offset = 0; offset < next.value.byteLength;) {
-        offset += (await handle.write(next.value, offset, next.value.byteLength - offset)).bytesWritten;
+        offset += (await durableFs.write(handle, next.value, offset, next.value.byteLength - offset, null))
+          .bytesWritten;
       }
     }
-    await handle.sync();
+    await durableFs.sync(handle);
     await handle.close();
     handle = undefined;
     return { path: target, size, sha256: hash.digest('hex') };
   } catch (error) {
     await handle?.close().catch(() => undefined);
-    await fs.rm(target, { force: true });
+    await durableFs.rm(target, { force: true }).catch(() => undefined);
     if (isDomainError(error)) throw error;
     if (signal.aborted) throw refuse(`timed out after ${options.timeoutMs} ms`);
     const cause = (error as { cause?: unknown }).cause;

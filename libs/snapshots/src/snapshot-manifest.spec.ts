@@ -62,7 +62,7 @@ describe('snapshot manifest', () => {
 
   it.each([
     ['an unknown field', { extra: 1 }, 'unknown field "extra"'],
-    ['an unknown kind', { kind: 'partial' }, 'kind must be one of collection, full, shard, got "partial"'],
+    ['an unknown kind', { kind: 'partial' }, 'kind must be one of collection, full, shard, cluster, got "partial"'],
     ['a created_at that is not UTC ISO 8601', { created_at: '2024-07-22 08:31:55' }, 'created_at must be'],
     ['an impossible created_at', { created_at: '2024-13-45T08:31:55Z' }, 'created_at must be'],
     ['a numeric peer id', { peer_id: 5 }, 'peer_id must be a decimal u64 in a string, got 5'],

@@ -7,7 +7,8 @@ export const SNAPSHOT_FORMAT_VERSION = 1;
 /** The manifest's path inside the archive; always the first entry. */
 export const MANIFEST_ENTRY = 'snapshot.json';
 
-export const SNAPSHOT_KINDS = ['collection', 'full', 'shard'] as const;
+/** `cluster`: a backup of collections over a whole cluster (docs/cluster.md, "Snapshots and backups"). */
+export const SNAPSHOT_KINDS = ['collection', 'full', 'shard', 'cluster'] as const;
 export type SnapshotKind = (typeof SNAPSHOT_KINDS)[number];
 
 export interface SnapshotFileEntry {
@@ -27,7 +28,7 @@ export interface SnapshotManifest {
   readonly created_at: string;
   /** The peer id of the node that made it: a decimal u64 (as a string: it does not fit a JS number). */
   readonly peer_id: string;
-  /** The collection (kind collection or shard: exactly one) or collections (kind full: any number). */
+  /** The collection (kind collection or shard: exactly one) or collections (kinds full and cluster: any number). */
   readonly collections: readonly string[];
   /** The shard's id; present for kind shard only. */
   readonly shard_id?: number;
@@ -169,7 +170,7 @@ export function validateManifest(value: unknown): SnapshotManifest {
 
 function checkCollections(value: unknown, kind: SnapshotKind, fail: (detail: string) => Error): string[] {
   if (!Array.isArray(value)) throw fail(`collections must be an array of names, got ${describe(value)}`);
-  if (kind !== 'full' && value.length !== 1) {
+  if (kind !== 'full' && kind !== 'cluster' && value.length !== 1) {
     throw fail(`collections must hold exactly one name in a ${kind} snapshot, got ${value.length}`);
   }
   const seen = new Set<string>();

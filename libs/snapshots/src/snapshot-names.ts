@@ -3,6 +3,9 @@
 export const SNAPSHOT_SUFFIX = '.snapshot';
 /** Qdrant's name prefix for full-storage snapshots (`FULL_SNAPSHOT_FILE_NAME`). */
 export const FULL_SNAPSHOT_PREFIX = 'full-snapshot';
+/** Our name prefix for cluster backups, beside full snapshots in the snapshots folder (not in Qdrant). */
+export const CLUSTER_BACKUP_PREFIX = 'cluster-backup';
+
 /**
  * Longest snapshot name in bytes: its sidecar `<name>.sha256` must still fit the usual 255-byte limit of a file
  * name. (A collection name of up to 255 characters can make a longer one; see {@link snapshotNameProblem}.)
@@ -45,6 +48,15 @@ export function collectionSnapshotStem(collection: string, peerId: string, date:
 
 export function fullSnapshotStem(date: Date): string {
   return `${FULL_SNAPSHOT_PREFIX}-${formatSnapshotTime(date)}`;
+}
+
+export function clusterBackupStem(date: Date): string {
+  return `${CLUSTER_BACKUP_PREFIX}-${formatSnapshotTime(date)}`;
+}
+
+/** Whether a snapshot name in the snapshots folder's root is a cluster backup's (else a full snapshot's). */
+export function isClusterBackupName(name: string): boolean {
+  return name.startsWith(`${CLUSTER_BACKUP_PREFIX}-`);
 }
 
 export function shardSnapshotStem(collection: string, shardId: number, date: Date): string {

@@ -1,7 +1,7 @@
 // Reads an untrusted snapshot archive: checks its checksum, then extracts it into a fresh folder of its own,
 // refusing anything the format does not allow before a byte of it is written. See docs/snapshots.md (Safety).
 import { DomainError, isDomainError } from '@vectorstore/common';
-import { fsyncDirectory } from '@vectorstore/persistence';
+import { durableFs, fsyncDirectory } from '@vectorstore/persistence';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { constants, mkdirSync, promises as fs } from 'node:fs';
@@ -81,8 +81,8 @@ export async function readSnapshot(archivePath: string, options: ReadSnapshotOpt
       for (const checksum of expected) if (checksum !== verified) throw checksumMismatch(checksum, verified);
     }
     await checkFirstBlock(archive);
-    await fs.mkdir(options.extractParent, { recursive: true });
-    dir = await fs.mkdtemp(path.join(options.extractParent, EXTRACTION_PREFIX));
+    await durableFs.mkdir(options.extractParent, { recursive: true });
+    dir = await durableFs.mkdtemp(path.join(options.extractParent, EXTRACTION_PREFIX));
     const extraction = new Extraction(
       dir,
       options.maxTotalBytes,
@@ -94,7 +94,7 @@ export async function readSnapshot(archivePath: string, options: ReadSnapshotOpt
       throw invalidSnapshot('the archive changed while it was being read');
     return { manifest, dir, sha256, archiveSize: size };
   } catch (error) {
-    if (dir !== undefined) await fs.rm(dir, { recursive: true, force: true });
+    if (dir !== undefined) await durableFs.rm(dir, { recursive: true, force: true });
     if (isDomainError(error)) throw error;
     throw DomainError.internal(
       `Service internal error: reading snapshot ${archivePath} failed: ${messageOf(error)}`,
@@ -314,13 +314,13 @@ class Extraction {
   private async writeEntry(entry: ReadEntry, target: string, listed: SnapshotFileEntry): Promise<void> {
     // O_EXCL | O_NOFOLLOW: never through a link, never over something already there.
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-    const handle = await fs.open(target, flags, 0o600);
+    const handle = await durableFs.open(target, flags, 0o600);
     try {
       const hash = createHash('sha256');
       for await (const chunk of entry as AsyncIterable<Buffer>) {
         hash.update(chunk);
         for (let offset = 0; offset < chunk.length;) {
-          offset += (await handle.write(chunk, offset, chunk.length - offset)).bytesWritten;
+          offset += (await durableFs.write(handle, chunk, offset, chunk.length - offset, null)).bytesWritten;
         }
       }
       const sha256 = hash.digest('hex');
@@ -329,7 +329,7 @@ class Extraction {
           `entry ${JSON.stringify(listed.path)} has sha256 ${sha256} but the manifest says ${listed.sha256}`,
         );
       }
-      await handle.sync();
+      await durableFs.sync(handle);
     } finally {
       await handle.close();
     }

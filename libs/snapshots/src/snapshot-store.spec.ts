@@ -30,7 +30,7 @@ describe('SnapshotStore', () => {
       name: reservation.name,
       kind: scope.kind,
       peerId: PEER,
-      collections: scope.kind === 'full' ? [] : [scope.collection],
+      collections: scope.kind === 'full' || scope.kind === 'cluster' ? [] : [scope.collection],
       ...(scope.kind === 'shard' ? { shardId: scope.shardId } : {}),
     });
   }

@@ -1,5 +1,6 @@
 // Where snapshots live and what a client sees of them. Qdrant's layout under the snapshots folder:
 //   <snapshots dir>/<name>                                  full snapshots (full-snapshot-<time>.snapshot)
+//   <snapshots dir>/<name>                                  cluster backups (cluster-backup-<time>.snapshot, ours)
 //   <snapshots dir>/<collection>/<name>                     collection snapshots (<collection>-<peer>-<time>.snapshot)
 //   <snapshots dir>/<collection>/shards/<shard id>/<name>   shard snapshots (<collection>-shard-<id>-<time>.snapshot)
 //   <snapshots dir>/tmp/                                    work folders (extractions, downloads)
@@ -14,9 +15,11 @@ import { snapshotNotFound } from './snapshot-errors';
 import { DOWNLOAD_PREFIX, DOWNLOAD_SUFFIX, EXTRACTION_PREFIX } from './snapshot-work-names';
 import { collectionNameProblem, peerIdProblem } from './snapshot-manifest';
 import {
+  clusterBackupStem,
   collectionSnapshotStem,
   formatCreationTime,
   fullSnapshotStem,
+  isClusterBackupName,
   shardSnapshotStem,
   SNAPSHOT_SUFFIX,
   snapshotNameCandidate,
@@ -40,6 +43,8 @@ export function resolveSnapshotsDir(dataDir: string, configured?: string): strin
 
 export type SnapshotScope =
   | { readonly kind: 'full' }
+  /** Cluster backups: in the root folder beside full snapshots, told apart by their name's prefix. */
+  | { readonly kind: 'cluster' }
   | { readonly kind: 'collection'; readonly collection: string }
   | { readonly kind: 'shard'; readonly collection: string; readonly shardId: number };
 
@@ -96,7 +101,7 @@ export class SnapshotStore {
 
   /** The folder a scope's snapshots live in (not created). Collection names `.`, `..` and those with `/` are refused. */
   dirOf(scope: SnapshotScope): string {
-    if (scope.kind === 'full') return this.root;
+    if (scope.kind === 'full' || scope.kind === 'cluster') return this.root;
     const problem = collectionNameProblem(scope.collection);
     if (problem !== undefined) {
       throw DomainError.invalidArgument(
@@ -159,6 +164,7 @@ export class SnapshotStore {
     const names = entries
       .filter((entry) => entry.isFile() && snapshotNameProblem(entry.name) === undefined)
       .map((entry) => entry.name)
+      .filter((name) => inScope(scope, name))
       .sort();
     const descriptions: SnapshotDescription[] = [];
     for (const name of names) {
@@ -175,7 +181,7 @@ export class SnapshotStore {
   /** The path of an existing snapshot: a plain `*.snapshot` name of a regular file; else NOT_FOUND. */
   async pathOf(scope: SnapshotScope, name: string): Promise<string> {
     const dir = this.dirOf(scope);
-    if (snapshotNameProblem(name) !== undefined) throw snapshotNotFound(name);
+    if (snapshotNameProblem(name) !== undefined || !inScope(scope, name)) throw snapshotNotFound(name);
     const snapshotPath = path.join(dir, name);
     const stat = await fs.lstat(snapshotPath).catch(() => undefined);
     if (!stat?.isFile()) throw snapshotNotFound(name);
@@ -254,6 +260,8 @@ export class SnapshotStore {
     switch (scope.kind) {
       case 'full':
         return fullSnapshotStem(date);
+      case 'cluster':
+        return clusterBackupStem(date);
       case 'collection':
         return collectionSnapshotStem(scope.collection, this.peerId, date);
       case 'shard':
@@ -267,6 +275,13 @@ export class SnapshotStore {
     const checksum = await readSidecarChecksum(snapshotPath).catch(() => undefined);
     return describeStat(name, stat, checksum);
   }
+}
+
+/** Full snapshots and cluster backups share the root folder: each scope sees its own names only. */
+function inScope(scope: SnapshotScope, name: string): boolean {
+  if (scope.kind === 'cluster') return isClusterBackupName(name);
+  if (scope.kind === 'full') return !isClusterBackupName(name);
+  return true;
 }
 
 /** Qdrant's description: the file's birth time (its mtime where the file system keeps none), size, checksum. */

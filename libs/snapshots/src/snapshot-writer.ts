@@ -1,7 +1,7 @@
 // Writes a snapshot archive: hash every source file, then stream the manifest and the files into `<name>.tmp`
 // through one fixed buffer, fsync, move it to `<name>` without replacing anything, and write `<name>.sha256`.
 import { DomainError, isDomainError } from '@vectorstore/common';
-import { fsyncDirectory, writeFileAtomic } from '@vectorstore/persistence';
+import { durableFs, fsyncDirectory, writeFileAtomic } from '@vectorstore/persistence';
 import { createHash, type Hash } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -104,8 +104,8 @@ export async function writeSnapshot(request: WriteSnapshotRequest): Promise<Writ
       files,
     });
 
-    await fs.mkdir(request.dir, { recursive: true });
-    output = await fs.open(tmpPath, 'w', ARCHIVE_MODE);
+    await durableFs.mkdir(request.dir, { recursive: true });
+    output = await durableFs.open(tmpPath, 'w', ARCHIVE_MODE);
     const archive = new ArchiveOutput(output);
     const manifestBytes = encodeManifest(manifest);
     await archive.append(entryHeader(MANIFEST_ENTRY, manifestBytes.length, createdAt));
@@ -118,7 +118,7 @@ export async function writeSnapshot(request: WriteSnapshotRequest): Promise<Writ
     }
     await archive.append(ZEROS); // end of archive: two zero blocks
     await archive.flush();
-    await output.sync();
+    await durableFs.sync(output);
     await output.close();
     output = undefined;
 
@@ -130,7 +130,7 @@ export async function writeSnapshot(request: WriteSnapshotRequest): Promise<Writ
     return { name: request.name, path: finalPath, checksumPath, size: archive.size, sha256, manifest };
   } catch (error) {
     await output?.close().catch(() => undefined);
-    await fs.rm(tmpPath, { force: true });
+    await durableFs.rm(tmpPath, { force: true }).catch(() => undefined);
     if (isDomainError(error)) throw error;
     throw DomainError.internal(
       `Service internal error: writing snapshot ${request.name} failed: ${messageOf(error)}`,
@@ -222,14 +222,14 @@ function entryHeader(archivePath: string, size: number, mtime: Date): Buffer {
 /** Renames `from` to `to` unless `to` exists (link + unlink: atomic and never replaces). */
 async function moveWithoutReplacing(from: string, to: string, name: string): Promise<void> {
   try {
-    await fs.link(from, to);
+    await durableFs.link(from, to);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
       throw DomainError.alreadyExists(`Snapshot ${name} already exists`);
     }
     throw error;
   }
-  await fs.unlink(from);
+  await durableFs.unlink(from);
 }
 
 /** The archive being written: one fixed buffer, flushed when full, hashed as it goes to disk. */
@@ -287,7 +287,7 @@ class ArchiveOutput {
   async flush(): Promise<void> {
     let offset = 0;
     while (offset < this.used) {
-      const { bytesWritten } = await this.handle.write(this.buffer, offset, this.used - offset);
+      const { bytesWritten } = await durableFs.write(this.handle, this.buffer, offset, this.used - offset, null);
       offset += bytesWritten;
     }
     this.hash.update(this.buffer.subarray(0, this.used));

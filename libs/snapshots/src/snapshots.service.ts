@@ -13,19 +13,18 @@ import { downloadSnapshot, resolveSnapshotLocation } from './snapshot-location';
 import { readSnapshot } from './snapshot-reader';
 import { SnapshotStore, type OpenedSnapshot, type SnapshotDescription, type SnapshotScope } from './snapshot-store';
 import { writeSnapshot } from './snapshot-writer';
+import { DOWNLOAD_TIMEOUT_MS, MAX_SNAPSHOT_BYTES, SNAPSHOT_WORK_DIR as WORK_DIR } from './snapshot-limits';
+import { SNAPSHOT_PRIORITIES, type SnapshotPriority } from './cluster/recovery-priority';
+import { ShardRecovery } from './cluster/shard-recovery';
+import { CollectionRecovery } from './cluster/collection-recovery';
+import { ClusterBackups } from './cluster/cluster-backups.service';
+import { ClusterRestores } from './cluster/cluster-restores.service';
+import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-/** Qdrant's `SnapshotPriority`. On a single node each one restores the snapshot's data (see docs/snapshots.md). */
-export const SNAPSHOT_PRIORITIES = ['snapshot', 'replica', 'no_sync'] as const;
-export type SnapshotPriority = (typeof SNAPSHOT_PRIORITIES)[number];
-
-/** Most bytes a snapshot to restore may hold, and may be downloaded. */
-export const MAX_SNAPSHOT_BYTES = 1024 ** 4;
-/** Limit for downloading a snapshot to recover from. */
-const DOWNLOAD_TIMEOUT_MS = 60 * 60 * 1000;
-/** Work folders of snapshots being written (links to shard files), under the data folder so links work. */
-const WORK_DIR = 'snapshot-work';
+export { MAX_SNAPSHOT_BYTES } from './snapshot-limits';
+export { SNAPSHOT_PRIORITIES, type SnapshotPriority } from './cluster/recovery-priority';
 
 export interface RecoverRequest {
   collection: string;
@@ -36,9 +35,10 @@ export interface RecoverRequest {
 }
 
 /**
- * Collection snapshots: the storage's point-in-time copy written as an archive into the snapshot
- * store, and restores from an archive validated by the snapshot reader. Composes @vectorstore/points
- * with this library's archives.
+ * Collection, full and shard snapshots: the storage's point-in-time copy written as an archive into the
+ * snapshot store, and restores from an archive validated by the snapshot reader. Composes @vectorstore/points
+ * with this library's archives. In cluster mode a peer's snapshots hold its own shards, and recoveries follow
+ * Qdrant's `priority` rules for the other replicas (cluster/); cluster backups cover every shard of a cluster.
  */
 @Injectable()
 export class SnapshotsService implements OnModuleInit {
@@ -51,21 +51,13 @@ export class SnapshotsService implements OnModuleInit {
     private readonly collections: CollectionSnapshots,
     @Inject(PEER_ID) private readonly peerId: string,
     private readonly aliases: AliasesService,
+    private readonly shardRecovery: ShardRecovery,
+    private readonly collectionRecovery: CollectionRecovery,
+    private readonly backups: ClusterBackups,
+    private readonly restores: ClusterRestores,
     @Optional() @Inject(CLUSTER_MEMBERSHIP) private readonly membership?: ClusterMembership,
   ) {
     this.store = new SnapshotStore(config.snapshotsDir, { peerId });
-  }
-
-  /**
-   * Snapshots copy and restore one peer's data: in cluster mode that is part of a collection, and a
-   * restore would write a shared catalog entry for points only this peer has. Refused until snapshots
-   * are cluster-aware (docs/cluster.md).
-   */
-  private assertStandalone(): void {
-    if (this.membership)
-      throw DomainError.unimplemented(
-        "Cluster mode does not take or restore snapshots yet: they would hold one peer's part of the data (docs/cluster.md)",
-      );
   }
 
   /** Where multer streams uploads (removed with the rest of the work folder at start). */
@@ -83,19 +75,18 @@ export class SnapshotsService implements OnModuleInit {
 
   /** Removes what snapshots being written or restored left behind when the server stopped. */
   async onModuleInit(): Promise<void> {
-    await fs.mkdir(this.config.snapshotsDir, { recursive: true, mode: 0o700 });
-    await fs.rm(this.workDir, { recursive: true, force: true });
-    await fs.mkdir(SnapshotsService.uploadsDir(this.config), { recursive: true, mode: 0o700 });
+    await durableFs.mkdir(this.config.snapshotsDir, { recursive: true, mode: 0o700 });
+    await durableFs.rm(this.workDir, { recursive: true, force: true });
+    await durableFs.mkdir(SnapshotsService.uploadsDir(this.config), { recursive: true, mode: 0o700 });
     await this.store.removeLeftovers();
   }
 
   async create(collectionName: string): Promise<SnapshotDescription> {
-    this.assertStandalone();
     const name = this.catalog.require(collectionName).name;
     const scope: SnapshotScope = { kind: 'collection', collection: name };
     const reservation = await this.store.reserveName(scope);
-    await fs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
-    const work = await fs.mkdtemp(path.join(this.workDir, 'collection-'));
+    await durableFs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
+    const work = await durableFs.mkdtemp(path.join(this.workDir, 'collection-'));
     try {
       await this.collections.checkpoint(name, work);
       await writeSnapshot({
@@ -108,7 +99,7 @@ export class SnapshotsService implements OnModuleInit {
       });
     } finally {
       await reservation.release();
-      await fs.rm(work, { recursive: true, force: true });
+      await durableFs.rm(work, { recursive: true, force: true });
     }
     return this.store.describe(scope, reservation.name);
   }
@@ -119,11 +110,10 @@ export class SnapshotsService implements OnModuleInit {
    * consistent cut, one after the other; a collection deleted meanwhile is left out.
    */
   async createFull(): Promise<SnapshotDescription> {
-    this.assertStandalone();
     const scope: SnapshotScope = { kind: 'full' };
     const reservation = await this.store.reserveName(scope);
-    await fs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
-    const work = await fs.mkdtemp(path.join(this.workDir, 'full-'));
+    await durableFs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
+    const work = await durableFs.mkdtemp(path.join(this.workDir, 'full-'));
     try {
       const names: string[] = [];
       for (const name of [...this.catalog.snapshot.collections.keys()].sort()) {
@@ -134,7 +124,7 @@ export class SnapshotsService implements OnModuleInit {
       const aliases = [...this.catalog.snapshot.aliases]
         .filter(([, collection]) => names.includes(collection))
         .map(([alias_name, collection_name]) => ({ alias_name, collection_name }));
-      await fs.writeFile(path.join(work, 'aliases.json'), JSON.stringify(aliases, null, 2), { mode: 0o600 });
+      await durableFs.writeFile(path.join(work, 'aliases.json'), JSON.stringify(aliases, null, 2));
       await writeSnapshot({
         dir: reservation.dir,
         name: reservation.name,
@@ -145,47 +135,40 @@ export class SnapshotsService implements OnModuleInit {
       });
     } finally {
       await reservation.release();
-      await fs.rm(work, { recursive: true, force: true });
+      await durableFs.rm(work, { recursive: true, force: true });
     }
     return this.store.describe(scope, reservation.name);
   }
 
   listFull(): Promise<SnapshotDescription[]> {
-    this.assertStandalone();
     return this.store.list({ kind: 'full' });
   }
 
   deleteFull(snapshotName: string): Promise<void> {
-    this.assertStandalone();
     return this.store.delete({ kind: 'full' }, snapshotName);
   }
 
   downloadFull(snapshotName: string): Promise<OpenedSnapshot> {
-    this.assertStandalone();
     return this.store.openForDownload({ kind: 'full' }, snapshotName);
   }
 
   list(collectionName: string): Promise<SnapshotDescription[]> {
-    this.assertStandalone();
     const name = this.catalog.require(collectionName).name;
     return this.store.list({ kind: 'collection', collection: name });
   }
 
   delete(collectionName: string, snapshotName: string): Promise<void> {
-    this.assertStandalone();
     const name = this.catalog.require(collectionName).name;
     return this.store.delete({ kind: 'collection', collection: name }, snapshotName);
   }
 
   download(collectionName: string, snapshotName: string): Promise<OpenedSnapshot> {
-    this.assertStandalone();
     const name = this.catalog.require(collectionName).name;
     return this.store.openForDownload({ kind: 'collection', collection: name }, snapshotName);
   }
 
   /** Restores every collection of a full snapshot, and its aliases, from `location` (as {@link recover}). */
   async recoverFull(request: Omit<RecoverRequest, 'collection'>): Promise<string[]> {
-    this.assertStandalone();
     checkPriority(request.priority);
     let restored: string[] = [];
     await this.withLocalArchive({ ...request, collection: '' }, async (archive) => {
@@ -202,7 +185,6 @@ export class SnapshotsService implements OnModuleInit {
    * restored (see docs/snapshots.md). Returns the restored collections' names.
    */
   async restoreFullArchive(archive: string, checksum: string | undefined, requireChecksum: boolean): Promise<string[]> {
-    this.assertStandalone();
     const extracted = await readSnapshot(archive, {
       extractParent: this.tempDir,
       checksum,
@@ -218,7 +200,11 @@ export class SnapshotsService implements OnModuleInit {
       }
       const aliases = await readFullSnapshotAliases(dir, manifest.collections);
       for (const name of manifest.collections) await this.collections.checkRestorable(collectionTree(dir, name));
-      for (const name of manifest.collections) await this.collections.restore(name, collectionTree(dir, name));
+      for (const name of manifest.collections) {
+        // Cluster mode: each collection as a collection snapshot recovered on this peer (its own shards).
+        if (this.membership) await this.collectionRecovery.recover(name, collectionTree(dir, name), undefined);
+        else await this.collections.restore(name, collectionTree(dir, name));
+      }
       if (aliases.length > 0) {
         await this.aliases.update(
           aliases.map(({ alias_name, collection_name }) => ({
@@ -231,7 +217,7 @@ export class SnapshotsService implements OnModuleInit {
       );
       return [...manifest.collections];
     } finally {
-      await fs.rm(extracted.dir, { recursive: true, force: true });
+      await durableFs.rm(extracted.dir, { recursive: true, force: true });
     }
   }
 
@@ -239,11 +225,10 @@ export class SnapshotsService implements OnModuleInit {
 
   /** A snapshot of one shard: the tree of a collection snapshot holding only that shard. */
   async createShard(collectionName: string, shardId: number): Promise<SnapshotDescription> {
-    this.assertStandalone();
     const scope = this.shardScope(collectionName, shardId);
     const reservation = await this.store.reserveName(scope);
-    await fs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
-    const work = await fs.mkdtemp(path.join(this.workDir, 'shard-'));
+    await durableFs.mkdir(this.workDir, { recursive: true, mode: 0o700 });
+    const work = await durableFs.mkdtemp(path.join(this.workDir, 'shard-'));
     try {
       await this.collections.checkpointShard(scope.collection, shardId, work);
       await writeSnapshot({
@@ -257,77 +242,71 @@ export class SnapshotsService implements OnModuleInit {
       });
     } finally {
       await reservation.release();
-      await fs.rm(work, { recursive: true, force: true });
+      await durableFs.rm(work, { recursive: true, force: true });
     }
     return this.store.describe(scope, reservation.name);
   }
 
   listShard(collectionName: string, shardId: number): Promise<SnapshotDescription[]> {
-    this.assertStandalone();
     return this.store.list(this.shardScope(collectionName, shardId));
   }
 
   deleteShard(collectionName: string, shardId: number, snapshotName: string): Promise<void> {
-    this.assertStandalone();
     return this.store.delete(this.shardScope(collectionName, shardId), snapshotName);
   }
 
   downloadShard(collectionName: string, shardId: number, snapshotName: string): Promise<OpenedSnapshot> {
-    this.assertStandalone();
     return this.store.openForDownload(this.shardScope(collectionName, shardId), snapshotName);
   }
 
-  /** Restores shard `shardId` of a collection from `location` (as {@link recover}); the collection must exist. */
+  /**
+   * Restores shard `shardId` of a collection from `location` (as {@link recover}); the collection must exist (and,
+   * in cluster mode, have a replica of the shard here: the other replicas then follow `priority`).
+   */
   async recoverShard(request: RecoverRequest & { shardId: number }): Promise<void> {
-    this.assertStandalone();
     checkPriority(request.priority);
     this.shardScope(request.collection, request.shardId);
     await this.withLocalArchive(request, (archive) =>
-      this.restoreShardArchive(request.collection, request.shardId, archive, request.checksum, false),
+      this.restoreShardArchive(
+        request.collection,
+        request.shardId,
+        archive,
+        request.checksum,
+        false,
+        request.priority as SnapshotPriority | undefined,
+      ),
     );
   }
 
-  /** Restores shard `shardId` of a collection from a shard snapshot archive on this node. */
+  /** Restores shard `shardId` of a collection from a shard snapshot archive on this node (see ShardRecovery). */
   async restoreShardArchive(
     collection: string,
     shardId: number,
     archive: string,
     checksum: string | undefined,
     requireChecksum: boolean,
+    priority?: SnapshotPriority,
   ): Promise<void> {
-    this.assertStandalone();
     this.shardScope(collection, shardId);
-    const extracted = await readSnapshot(archive, {
-      extractParent: this.tempDir,
-      checksum,
-      requireChecksum,
-      maxTotalBytes: MAX_SNAPSHOT_BYTES,
-    });
-    try {
-      if (extracted.manifest.kind !== 'shard') {
-        throw DomainError.invalidArgument(
-          `Bad request: invalid snapshot archive: a ${extracted.manifest.kind} snapshot cannot restore a shard`,
-        );
-      }
-      await this.collections.restoreShard(collection, shardId, path.join(extracted.dir, 'collection'));
-    } finally {
-      await fs.rm(extracted.dir, { recursive: true, force: true });
-    }
-    this.logger.log(`shard ${shardId} of ${collection} recovered from snapshot ${path.basename(archive)}`);
+    await this.shardRecovery.recoverFromArchive(collection, shardId, archive, { checksum, requireChecksum, priority });
   }
 
   /** Qdrant's partial snapshot manifest of a shard (see CollectionSnapshots.partialManifest). */
   partialManifest(collectionName: string, shardId: number): Record<string, PartialSegmentManifest> {
-    this.assertStandalone();
+    this.shardScope(collectionName, shardId);
     return this.collections.partialManifest(collectionName, shardId);
   }
 
-  /** The scope of a shard's snapshots; 404 when the collection or the shard does not exist. */
+  /**
+   * The scope of a shard's snapshots; 404 when the collection or the shard does not exist, and in cluster mode
+   * Qdrant's 400 when this peer holds no replica of it.
+   */
   private shardScope(collectionName: string, shardId: number): SnapshotScope & { kind: 'shard' } {
     const record = this.catalog.require(collectionName);
     if (!record.shards.some((shard) => shard.shardId === shardId)) {
       throw DomainError.notFound(`Not found: shard ${shardId}`);
     }
+    this.shardRecovery.assertLocal(record, shardId);
     return { kind: 'shard', collection: record.name, shardId };
   }
 
@@ -344,8 +323,41 @@ export class SnapshotsService implements OnModuleInit {
     try {
       await restore(download.path);
     } finally {
-      await fs.rm(download.path, { force: true });
+      await durableFs.rm(download.path, { force: true });
     }
+  }
+
+  // ---- cluster backups (beyond Qdrant) ----
+
+  /** Backs up `collections` (all when absent) over the whole cluster into one archive (see ClusterBackups). */
+  createBackup(collections?: readonly string[]): Promise<SnapshotDescription> {
+    return this.backups.create(this.store, collections);
+  }
+
+  listBackups(): Promise<SnapshotDescription[]> {
+    return this.store.list({ kind: 'cluster' });
+  }
+
+  deleteBackup(name: string): Promise<void> {
+    return this.store.delete({ kind: 'cluster' }, name);
+  }
+
+  downloadBackup(name: string): Promise<OpenedSnapshot> {
+    return this.store.openForDownload({ kind: 'cluster' }, name);
+  }
+
+  /** Restores a cluster backup from `location` (as {@link recover}); the restored collections' names. */
+  async recoverBackup(request: Omit<RecoverRequest, 'collection' | 'priority'>): Promise<string[]> {
+    let restored: string[] = [];
+    await this.withLocalArchive({ ...request, collection: '' }, async (archive) => {
+      restored = await this.restores.restore(archive, request.checksum, false);
+    });
+    return restored;
+  }
+
+  /** Restores a cluster backup from an archive file on this node (an upload's). */
+  restoreBackupArchive(archive: string, checksum: string | undefined): Promise<string[]> {
+    return this.restores.restore(archive, checksum, false);
   }
 
   /**
@@ -354,21 +366,29 @@ export class SnapshotsService implements OnModuleInit {
    * into a fresh folder first; a refusal leaves the existing collection untouched.
    */
   async recover(request: RecoverRequest): Promise<void> {
-    this.assertStandalone();
     checkPriority(request.priority);
     await this.withLocalArchive(request, (archive) =>
-      this.restoreArchive(request.collection, archive, request.checksum, false),
+      this.restoreArchive(
+        request.collection,
+        archive,
+        request.checksum,
+        false,
+        request.priority as SnapshotPriority | undefined,
+      ),
     );
   }
 
-  /** Restores collection `collection` from an archive file on this node (an upload's, or a recover's). */
+  /**
+   * Restores collection `collection` from an archive file on this node (an upload's, or a recover's). In cluster
+   * mode the snapshot's shards that have a replica here are recovered with `priority` (see CollectionRecovery).
+   */
   async restoreArchive(
     collection: string,
     archive: string,
     checksum: string | undefined,
     requireChecksum: boolean,
+    priority?: SnapshotPriority,
   ): Promise<void> {
-    this.assertStandalone();
     const extracted = await readSnapshot(archive, {
       extractParent: this.tempDir,
       checksum,
@@ -381,9 +401,11 @@ export class SnapshotsService implements OnModuleInit {
           `Bad request: invalid snapshot archive: a ${extracted.manifest.kind} snapshot cannot restore a collection`,
         );
       }
-      await this.collections.restore(collection, path.join(extracted.dir, 'collection'));
+      const tree = path.join(extracted.dir, 'collection');
+      if (this.membership) await this.collectionRecovery.recover(collection, tree, priority);
+      else await this.collections.restore(collection, tree);
     } finally {
-      await fs.rm(extracted.dir, { recursive: true, force: true });
+      await durableFs.rm(extracted.dir, { recursive: true, force: true });
     }
     this.logger.log(`collection ${collection} recovered from snapshot ${path.basename(archive)}`);
   }

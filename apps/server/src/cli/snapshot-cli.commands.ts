@@ -18,6 +18,12 @@ Usage: npm run snapshot -- <command> [arguments] [options]
                                           every collection of a full snapshot and its aliases
   delete <collection> <name> | --full <name>
 
+  create --cluster [collection...]        back up every shard of the cluster once (or of the named
+                                          collections) into one archive on the server
+  list | download | restore | delete --cluster ...
+                                          as with --full, for cluster backups: a restore makes the
+                                          collections again on this cluster, whatever its size
+
 Options:
   --shard N         the snapshots of shard N of the collection (create, list, download, restore, delete)
   --url URL         the server's REST address (default http://127.0.0.1:$VECTORSTORE_HTTP_PORT, else :6333)
@@ -53,6 +59,7 @@ export async function runSnapshotCommand(argv: readonly string[], context: Snaps
     strict: true,
     options: {
       full: { type: 'boolean' },
+      cluster: { type: 'boolean' },
       shard: { type: 'string' },
       out: { type: 'string' },
       priority: { type: 'string' },
@@ -63,11 +70,16 @@ export async function runSnapshotCommand(argv: readonly string[], context: Snaps
   });
   const [command, ...rest] = positionals;
   if (values.help || command === undefined || command === 'help') return SNAPSHOT_USAGE;
-  const full = values.full === true;
+  const cluster = values.cluster === true;
+  if (cluster && (values.full === true || values.shard !== undefined))
+    throw new SnapshotUsageError('--cluster goes with neither --full nor --shard');
+  // A cluster backup is used as a full snapshot is, at its own route.
+  const full = values.full === true || cluster;
   if (full && values.shard !== undefined) throw new SnapshotUsageError('--full and --shard do not go together');
   const shard = values.shard === undefined ? undefined : parseShard(values.shard);
   /** The snapshots route of the scope: `/snapshots`, `/collections/c/snapshots` or `/collections/c/shards/s/snapshots`. */
   const routeOf = (collection: string | undefined): string => {
+    if (cluster) return '/backups';
     if (full) return '/snapshots';
     const base = `/collections/${encodeURIComponent(collection!)}`;
     return shard === undefined ? `${base}/snapshots` : `${base}/shards/${shard}/snapshots`;
@@ -75,6 +87,14 @@ export async function runSnapshotCommand(argv: readonly string[], context: Snaps
   const { client } = context;
   switch (command) {
     case 'create': {
+      if (cluster) {
+        const made = await client.call<Description>(
+          'POST',
+          '/backups?wait=true',
+          rest.length ? { collections: rest } : {},
+        );
+        return `Created ${describeSnapshot(made)}`;
+      }
       const [collection] = full
         ? expectArgs(rest, 0, 0, 'create --full')
         : expectArgs(rest, 1, 1, 'create <collection>');
@@ -120,11 +140,13 @@ export async function runSnapshotCommand(argv: readonly string[], context: Snaps
       } finally {
         sending.finish();
       }
-      const what = full
-        ? 'the full snapshot'
-        : shard === undefined
-          ? `collection ${collection}`
-          : `shard ${shard} of collection ${collection}`;
+      const what = cluster
+        ? 'the cluster backup'
+        : full
+          ? 'the full snapshot'
+          : shard === undefined
+            ? `collection ${collection}`
+            : `shard ${shard} of collection ${collection}`;
       return `Restored ${what} from ${source}`;
     }
     case 'delete': {

@@ -19,8 +19,8 @@ export class SnapshotClient {
   ) {}
 
   /** JSON call; resolves to the envelope's `result`. */
-  async call<T>(method: string, route: string): Promise<T> {
-    const response = await this.request(method, route);
+  async call<T>(method: string, route: string, json?: unknown): Promise<T> {
+    const response = await this.request(method, route, json);
     const text = await readText(response);
     let body: { result?: T; status?: unknown };
     try {
@@ -93,12 +93,13 @@ export class SnapshotClient {
     return (body as { result?: T }).result as T;
   }
 
-  private request(method: string, route: string): Promise<http.IncomingMessage> {
+  private request(method: string, route: string, json?: unknown): Promise<http.IncomingMessage> {
     return new Promise((resolve, reject) => {
-      const request = this.send(method, route, {});
+      const body = json === undefined ? undefined : JSON.stringify(json);
+      const request = this.send(method, route, body === undefined ? {} : { 'content-type': 'application/json' });
       request.on('response', resolve);
       request.on('error', (error) => reject(this.unreachable(error)));
-      request.end();
+      request.end(body);
     });
   }
 

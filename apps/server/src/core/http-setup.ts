@@ -41,7 +41,7 @@ const authJson = json({ limit: JSON_BODY_LIMIT });
  */
 const isSnapshotUpload = (request: Request): boolean =>
   request.method === 'POST' &&
-  /^(?:\/snapshots\/upload|\/collections\/[^/]+\/(?:snapshots\/upload|shards\/[^/]+\/(?:snapshots\/upload|snapshot\/partial\/recover)))$/i.test(
+  /^(?:\/snapshots\/upload|\/backups\/upload|\/collections\/[^/]+\/(?:snapshots\/upload|shards\/[^/]+\/(?:snapshots\/upload|snapshot\/partial\/recover)))$/i.test(
     request.path,
   );
 

@@ -17,7 +17,7 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { Operation } from '@vectorstore/auth';
 import { DomainError } from '@vectorstore/common';
 import type { PartialSegmentManifest } from '@vectorstore/points';
-import { SnapshotsService, type SnapshotDescription } from '@vectorstore/snapshots';
+import { SnapshotsService, type SnapshotDescription, type SnapshotPriority } from '@vectorstore/snapshots';
 import type { Response } from 'express';
 import { promises as fs } from 'node:fs';
 import { RawRestResponse } from '../core/rest/rest-envelope';
@@ -186,9 +186,10 @@ export class ShardSnapshotsHttpController {
       throw error;
     }
     const checksum = readTextParam(query, 'checksum');
+    const priority = readTextParam(query, 'priority') as SnapshotPriority | undefined;
     return answerSnapshotWork(query, response, async () => {
       try {
-        await this.snapshots.restoreShardArchive(name, shardId, file.path, checksum, false);
+        await this.snapshots.restoreShardArchive(name, shardId, file.path, checksum, false, priority);
       } finally {
         await remove();
       }

@@ -17,7 +17,7 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { Operation } from '@vectorstore/auth';
 import { DomainError } from '@vectorstore/common';
 import { promises as fs } from 'node:fs';
-import type { SnapshotDescription } from '@vectorstore/snapshots';
+import type { SnapshotDescription, SnapshotPriority } from '@vectorstore/snapshots';
 import type { Response } from 'express';
 import { RawRestResponse } from '../core/rest/rest-envelope';
 import { RestQuery } from '../core/rest/rest-query';
@@ -89,9 +89,10 @@ export class SnapshotsHttpController {
     if (file === undefined) throw DomainError.invalidArgument('Bad request: the form has no `snapshot` file');
     const remove = (): Promise<void> => fs.rm(file.path, { force: true });
     const checksum = readTextParam(query, 'checksum');
+    const priority = readTextParam(query, 'priority') as SnapshotPriority | undefined;
     return answerSnapshotWork(query, response, async () => {
       try {
-        await this.snapshots.restoreArchive(name, file.path, checksum, false);
+        await this.snapshots.restoreArchive(name, file.path, checksum, false, priority);
       } finally {
         await remove();
       }

@@ -15,6 +15,17 @@ function sparseParams(params: CollectionParams, name: string): SparseVectorParam
   return sparse && Object.hasOwn(sparse, name) ? sparse[name] : undefined;
 }
 
+/** The config of the dense or sparse vector `name`, if the collection has one. */
+export function vectorConfigOf(
+  params: CollectionParams,
+  name: string,
+): { dense: VectorParams } | { sparse: SparseVectorParams } | undefined {
+  const dense = denseParams(params, name);
+  if (dense) return { dense: structuredClone(dense) };
+  const sparse = sparseParams(params, name);
+  return sparse ? { sparse: structuredClone(sparse) } : undefined;
+}
+
 /** Whether the collection has a dense or sparse vector of that name. */
 export function hasVectorName(params: CollectionParams, name: string): boolean {
   return denseParams(params, name) !== undefined || sparseParams(params, name) !== undefined;

@@ -30,7 +30,7 @@ async function open(dir: string) {
   return {
     storage,
     collections: new CollectionsService(catalog, new EmptyCollectionStatsProvider()),
-    names: new VectorNameOperations(contexts, new VectorNamesService(catalog)),
+    names: new VectorNameOperations(contexts, new VectorNamesService(catalog), catalog),
     writer: new PointsWriter(contexts),
     reader,
     contexts,

@@ -1,6 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { DomainError } from '@vectorstore/common';
-import { CreateVectorNameRequest, DeleteVectorNameRequest, VectorNamesService } from '@vectorstore/collections';
+import {
+  CollectionCatalog,
+  CreateVectorNameRequest,
+  DeleteVectorNameRequest,
+  VectorNamesService,
+} from '@vectorstore/collections';
 import { UpdateStatus } from '../model/operations.model';
 import { CollectionContexts } from './collection-context';
 import { POINTS_CLUSTER, PointsCluster } from './replication-ports';
@@ -18,6 +22,7 @@ export class VectorNameOperations {
   constructor(
     private readonly contexts: CollectionContexts,
     private readonly names: VectorNamesService,
+    private readonly catalog: CollectionCatalog,
     @Optional() @Inject(POINTS_CLUSTER) private readonly cluster?: PointsCluster,
   ) {}
 
@@ -35,12 +40,7 @@ export class VectorNameOperations {
 
   async delete(request: DeleteVectorNameRequest, wait: boolean): Promise<UpdateStatus> {
     this.names.checkDelete(request);
-    // Every peer holding shards would have to drop the vectors durably before the catalog forgets
-    // the name; only this one can here, so another peer could bring them back after a restart.
-    if (this.cluster)
-      throw DomainError.unimplemented(
-        'Cluster mode does not delete vector names yet: every peer must drop the vectors first (docs/cluster.md)',
-      );
+    if (this.cluster) return this.deleteInCluster(request, wait);
     const { record, storage } = this.contexts.resolve(request.collectionName);
     await storage.schemaLock.exclusive(() =>
       this.names.delete({ ...request, collectionName: record.name }, async (current) => {
@@ -50,4 +50,29 @@ export class VectorNameOperations {
     );
     return wait ? 'Completed' : 'Acknowledged';
   }
+
+  /**
+   * Cluster mode, in two phases (docs/cluster.md, "Deleting a vector name"): one catalog change takes the name out
+   * of the config and keeps it as a drop waiting for every peer holding a replica; each peer then drops the
+   * vectors durably and says so (VectorDropsRunner), and the last one ends the drop. With `wait`, answers
+   * `Completed` once every peer has (within {@link DROP_WAIT_MS}), else `Acknowledged`: a peer that is down drops
+   * them when it is back, and until then the name cannot be created again.
+   */
+  private async deleteInCluster(request: DeleteVectorNameRequest, wait: boolean): Promise<UpdateStatus> {
+    const begun = await this.names.beginDrop(request, (record) =>
+      record.shards.flatMap((shard) => (shard.peerId === undefined ? [] : [shard.peerId])),
+    );
+    if (!begun.begun || !wait) return wait ? 'Completed' : 'Acknowledged';
+    const deadline = Date.now() + DROP_WAIT_MS;
+    while (Date.now() < deadline) {
+      const record = [...this.catalog.snapshot.collections.values()].find((r) => r.id === begun.collectionId);
+      if (!record || !VectorNamesService.pendingDrops(record).some((drop) => drop.name === request.vectorName))
+        return 'Completed';
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return 'Acknowledged';
+  }
 }
+
+/** How long a delete with `wait` waits for every peer to drop the vectors. */
+const DROP_WAIT_MS = 10_000;

@@ -96,6 +96,8 @@ export class ShardManifest {
           const { segment, files, upgraded } = await loadListedSegment(segmentsDir, entry, spaces);
           segments.push(segment);
           shardManifest.upgradePending ||= upgraded;
+          // Not counted as persisted: the next flush writes it again without the deleted name's vectors.
+          if (segment.holdsUnconfiguredVectors) continue;
           shardManifest.persisted.set(segment.id, {
             bodyVersion: entry.bodyVersion,
             deletesVersion: segment.version,

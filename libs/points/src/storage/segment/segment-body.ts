@@ -134,7 +134,7 @@ export function loadSegment(
   bytes: Uint8Array,
   spaces: Map<string, VectorSpace>,
   dir?: string,
-): { header: SegmentHeader; parts: SegmentParts; files: SegmentFile[] } {
+): { header: SegmentHeader; parts: SegmentParts; files: SegmentFile[]; unconfiguredVectors: string[] } {
   const body = deserialize(bytes) as SegmentBody;
   const files = new Map<string, SegmentFile>();
   const openFile = (name: string): SegmentFile => {
@@ -153,7 +153,10 @@ export function loadSegment(
       profile: body.profile,
       sideFiles: body.sideFiles ?? [],
     };
-    return { header, parts, files: [...files.values()] };
+    // Vectors of names the collection no longer has (deleted while this file was not yet written again): not
+    // loaded, and the caller has the segment written again without them.
+    const unconfiguredVectors = body.vectors.map((v) => v.name).filter((name) => !spaces.has(name));
+    return { header, parts, files: [...files.values()], unconfiguredVectors };
   } catch (error) {
     for (const file of files.values()) file.close();
     throw error;

@@ -134,9 +134,17 @@ export class Segment {
 
   /** Restores a saved segment; files it keeps data in are opened from `dir`. */
   static load(bytes: Uint8Array, spaces: Map<string, VectorSpace>, dir?: string): Segment {
-    const { header, parts, files } = loadSegment(bytes, spaces, dir);
-    return new Segment(header, parts, files);
+    const { header, parts, files, unconfiguredVectors } = loadSegment(bytes, spaces, dir);
+    const segment = new Segment(header, parts, files);
+    segment.holdsUnconfiguredVectors = unconfiguredVectors.length > 0;
+    return segment;
   }
+
+  /**
+   * Its saved files hold vectors of names not in the spaces it was loaded with (a vector name deleted in cluster
+   * mode before this peer wrote the segment again): they must be written again without them.
+   */
+  holdsUnconfiguredVectors = false;
 
   /** Serialises the whole segment; {@link Segment.load} restores it. */
   save(): Uint8Array {
