@@ -9,7 +9,7 @@ import { RunningServer, startServer } from '../../test/e2e/support/server-harnes
 import { grpcClient, restClient, SoakClient, SoakTarget } from './clients';
 import { fillCollection, LoadShape, LoadStats, runLoad } from './load';
 import { CpuShareMeter, cpuSeconds, directoryBytes, openFds, residentBytes } from './process-stats';
-import { DEFAULT_LIMITS, judgeSoak, SoakLimits, SoakSample } from './verdict';
+import { judgeSoak, SoakLimits, soakLimits, SoakSample } from './verdict';
 
 export interface SoakOptions {
   /** How long the load runs. */
@@ -43,28 +43,17 @@ export interface SoakResult {
 
 export const SOAK_COLLECTION = 'soak';
 
-/** The RSS margin of runs shorter than 10 minutes: they can only catch a gross leak (see soakOptions). */
-const SHORT_RUN_RSS_GROWTH_BYTES = 96 * 1024 * 1024;
-
 /**
- * Options for a run of `minutes`: a sample a minute (at least 12 samples); warm-up the first sixth, but at least a
- * minute (RSS still climbs that long while V8 and the allocator size their heaps) and never so long that fewer than
- * 6 samples are left to judge. A run under 10 minutes judges RSS with a 96 MB margin: it has too few minutes to tell
- * a slow leak from the heaps settling, and is there to catch gross leaks, pile-ups and errors. A snapshot is started
- * at most 30 s and at most 0.8 samples apart, so that every sample has one to judge snapshot time by.
+ * Options for a run of `minutes`: a sample a minute (at least 12 samples), the limits of `soakLimits`, and a
+ * snapshot started at most 30 s and at most 0.8 samples apart, so that every sample has one to judge snapshot time by.
  */
 export function soakOptions(minutes: number, overrides: Partial<SoakOptions> = {}): SoakOptions {
   const seconds = Math.round(minutes * 60);
   const sampleSeconds = Math.min(60, Math.max(5, Math.floor(seconds / 12)));
-  const warmupSeconds = Math.min(Math.max(60, Math.round(seconds / 6)), seconds - 6 * sampleSeconds);
   return {
     seconds,
     sampleSeconds,
-    limits: {
-      ...DEFAULT_LIMITS,
-      warmupSeconds,
-      ...(seconds < 600 ? { rssGrowthBytes: SHORT_RUN_RSS_GROWTH_BYTES } : {}),
-    },
+    limits: soakLimits(seconds, sampleSeconds),
     maxOps: 50_000_000,
     clients: 16,
     shape: { dim: 128, idSpace: 20_000, upsertBatch: 16, snapshotEveryMs: Math.min(30_000, sampleSeconds * 800) },

@@ -52,14 +52,14 @@ export interface SoakSample {
 export interface SoakLimits {
   /** Samples taken before this many seconds are warm-up: the collection fills, heaps and caches grow. */
   warmupSeconds: number;
-  /** RSS grew if the last third's median exceeds the first third's by both of these (and the middle's rose too). */
+  /** RSS grew if the last third's lower quartile exceeds the first third's by both of these (the middle's rose too). */
   rssGrowthRatio: number;
   rssGrowthBytes: number;
-  /** Open fds grew if the last third's median exceeds the first third's by more than this. */
+  /** Open fds grew if the last third's lower quartile exceeds the first third's by more than this. */
   fdGrowth: number;
-  /** The segment count grew if the last third's median exceeds the first third's by more than this. */
+  /** The segment count grew if the last third's lower quartile exceeds the first third's by more than this. */
   segmentGrowth: number;
-  /** The data folder grew if the last third's median exceeds the first third's by both of these. */
+  /** The data folder grew if the last third's lower quartile exceeds the first third's by both of these. */
   diskGrowthRatio: number;
   diskGrowthBytes: number;
   /** p99 (and snapshot time) drifted if the late median exceeds the early median by this factor… */
@@ -70,23 +70,41 @@ export interface SoakLimits {
 }
 
 export const DEFAULT_LIMITS: Omit<SoakLimits, 'warmupSeconds'> = {
-  rssGrowthRatio: 1.1,
-  rssGrowthBytes: 48 * MB,
+  rssGrowthRatio: 1.15,
+  rssGrowthBytes: 96 * MB,
   fdGrowth: 8,
   segmentGrowth: 2,
   diskGrowthRatio: 1.5,
-  diskGrowthBytes: 32 * MB,
+  diskGrowthBytes: 48 * MB,
   driftRatio: 2,
   p99DriftFloorMs: 10,
   snapshotDriftFloorSeconds: 0.5,
 };
 
+/** The RSS margin of runs shorter than 10 minutes: they can only catch a gross leak (see soakLimits). */
+const SHORT_RUN_RSS_GROWTH_BYTES = 128 * MB;
+
+/**
+ * The limits of a run of `seconds` sampled every `sampleSeconds`: warm-up the first sixth, but at least a minute
+ * (RSS still climbs that long while V8 and the allocator size their heaps) and never so long that fewer than 6
+ * samples are left to judge. A run under 10 minutes judges RSS with a 128 MB margin: it has too few minutes to tell
+ * a slow leak from the heaps settling, and is there to catch gross leaks, pile-ups and errors.
+ */
+export function soakLimits(seconds: number, sampleSeconds: number): SoakLimits {
+  return {
+    ...DEFAULT_LIMITS,
+    warmupSeconds: Math.min(Math.max(60, Math.round(seconds / 6)), seconds - 6 * sampleSeconds),
+    ...(seconds < 600 ? { rssGrowthBytes: SHORT_RUN_RSS_GROWTH_BYTES } : {}),
+  };
+}
+
 /**
  * The reasons a soak failed, one sentence each (none: it passed). After warm-up the samples are cut in thirds, and
  * the last third is compared with the first (the baseline), never with a fixed number:
- * - a resource (RSS, open fds, segments, the data folder) "keeps growing" when the medians of the three thirds rise
- *   one after the other and the last is above the first by the limits' margin: medians shrug off a GC sawtooth or
- *   connection churn, and a plateau reached early (a heap that settled) does not rise twice; a leak or pile-up does;
+ * - a resource (RSS, open fds, segments, the data folder) "keeps growing" when the lower quartiles of the three
+ *   thirds rise one after the other and the last is above the first by the limits' margin: the lower quartile sits
+ *   under the peaks of a GC sawtooth, open connections or a snapshot's files, which come and go, and a plateau
+ *   reached early (heaps that settled) does not rise twice; a leak or pile-up lifts it all along;
  * - a latency (search p99, snapshot time) "drifts" when, taken times the interval's CPU share (so that other work
  *   on the machine, which slows everything alike, cancels out), the last third's median is more than `driftRatio`
  *   times the first third's, and the two windows do not overlap: the last third's lower quartile is above the first
@@ -110,15 +128,15 @@ export function judgeSoak(samples: readonly SoakSample[], limits: SoakLimits): s
   const [window, lateWindow] = [span(early), span(late)];
   const megabytes = (bytes: number) => `${Math.round(bytes / MB)} MB`;
   const count = (n: number) => String(Math.round(n * 10) / 10);
-  // Each third's median is above the one before, and the last is above the first by the margin.
+  // Each third's lower quartile is above the one before, and the last is above the first by the margin.
   const grew = (what: string, pick: (s: SoakSample) => number, margin: (first: number) => number, unit = count) => {
-    const medians = [early, middle, late].map((w) => median(w.map(pick)));
-    const [first, second, last] = medians;
+    const floors = [early, middle, late].map((w) => quantile(w.map(pick), 0.25));
+    const [first, second, last] = floors;
     const rising = middle.length === 0 || (second > first && last > second);
     if (rising && last > first + margin(first)) {
-      const shown = middle.length === 0 ? [first, last] : medians;
+      const shown = middle.length === 0 ? [first, last] : floors;
       failures.push(
-        `${what} after warm-up: medians ${shown.map(unit).join(', then ')} from ${window} to ${lateWindow}`,
+        `${what} after warm-up: lower quartiles ${shown.map(unit).join(', then ')} from ${window} to ${lateWindow}`,
       );
     }
   };
@@ -172,10 +190,10 @@ export function judgeSoak(samples: readonly SoakSample[], limits: SoakLimits): s
   return failures;
 }
 
-/** The nearest-rank quantile of `values`, in any order. */
+/** The nearest-rank quantile of `values`, in any order, ignoring NaN. */
 function quantile(values: readonly number[], q: number): number {
   return percentile(
-    [...values].sort((a, b) => a - b),
+    values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b),
     q,
   );
 }
