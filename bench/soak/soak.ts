@@ -49,7 +49,7 @@ export const SOAK_COLLECTION = 'soak';
  */
 export function soakOptions(minutes: number, overrides: Partial<SoakOptions> = {}): SoakOptions {
   const seconds = Math.round(minutes * 60);
-  const sampleSeconds = Math.min(60, Math.max(5, Math.floor(seconds / 12)));
+  const sampleSeconds = sampleSecondsFor(seconds);
   return {
     seconds,
     sampleSeconds,
@@ -60,6 +60,11 @@ export function soakOptions(minutes: number, overrides: Partial<SoakOptions> = {
     indexingThresholdKb: 200,
     ...overrides,
   };
+}
+
+/** Seconds between samples of a run of `seconds`: a minute, or a twelfth of shorter runs (at least 5 s). */
+export function sampleSecondsFor(seconds: number): number {
+  return Math.min(60, Math.max(5, Math.floor(seconds / 12)));
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
