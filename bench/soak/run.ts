@@ -34,7 +34,9 @@ async function main(): Promise<number> {
     );
   }
   if (result.failures.length === 0) {
-    console.log('soak passed: RSS, open fds and segments flat after warm-up, p99 and snapshot time within 2x');
+    console.log(
+      'soak passed: RSS, open fds, segments and the data folder flat after warm-up, p99 and snapshot time within 2x',
+    );
     return 0;
   }
   console.error(`the server's last output:\n${result.serverOutputTail}`);
