@@ -28,6 +28,7 @@ module.exports = {
         '<rootDir>/test/recall/**/*.spec.ts',
         '<rootDir>/test/compat/**/*.spec.ts',
         '<rootDir>/test/lint/**/*.spec.ts',
+        '<rootDir>/bench/**/*.spec.ts',
       ],
     },
     {
