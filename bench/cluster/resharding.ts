@@ -202,6 +202,8 @@ interface Watched {
   operationGone?: number;
   /** CPU seconds of all the peers together over the watch. */
   cpu: number;
+  /** Polls that failed (and were tried again). */
+  pollErrors: string[];
 }
 
 /**
@@ -216,7 +218,9 @@ async function reshard(peers: RunningServer[], body: string, shardNumber: number
   const answer = await rest(peers[0], 'POST', `/collections/${COLLECTION}/cluster`, body);
   if (answer.result !== true) throw new Error(`${label}: ${JSON.stringify(answer)}`);
   let printed = -1;
+  const pollErrors: string[] = [];
   for (;;) {
+    // A poll that fails (a connection reset under load) is counted and tried again.
     const views = await Promise.all(
       peers.map(async (peer) => {
         const [cluster, collection] = await Promise.all([
@@ -225,7 +229,14 @@ async function reshard(peers: RunningServer[], body: string, shardNumber: number
         ]);
         return { cluster: cluster.result as Json, shardNumber: collection.result.config.params.shard_number as number };
       }),
-    );
+    ).catch((error: unknown) => {
+      pollErrors.push(error instanceof Error ? `${error.message} (${String(error.cause)})` : String(error));
+      return undefined;
+    });
+    if (!views) {
+      await sleep(POLL_MS);
+      continue;
+    }
     const at = (performance.now() - started) / 1000;
     for (const transfer of views.flatMap((view) => view.cluster.shard_transfers as Json[])) {
       if (transfer.to_shard_id === undefined) continue;
@@ -239,7 +250,7 @@ async function reshard(peers: RunningServer[], body: string, shardNumber: number
     if (operations === 0 && views.every((view) => view.shardNumber === shardNumber)) {
       process.stderr.write(`\r${label}: done after ${at.toFixed(1)} s`.padEnd(100) + '\n');
       const cpu = peers.reduce((sum, peer, i) => sum + processCpuMs(peer.pid) - cpu0[i], 0) / 1000;
-      return { seconds: at, copies, operationGone, cpu };
+      return { seconds: at, copies, operationGone, cpu, pollErrors };
     }
     if (at * 1000 > RESHARD_TIMEOUT_MS)
       throw new Error(`${label}: not done within ${RESHARD_TIMEOUT_MS / 1000} s: ${JSON.stringify(views)}`);
@@ -377,6 +388,8 @@ async function main(): Promise<void> {
           if (wrote.errors > 0)
             problems.push(`${label}: the writer had ${wrote.errors} error(s), last: ${wrote.lastError}`);
         }
+        if (watched.pollErrors.length > 0)
+          problems.push(`${label}: ${watched.pollErrors.length} poll(s) failed, first: ${watched.pollErrors[0]}`);
         const points = await checkPoints(peers, total, unsure, ackedIds);
         if (!points.startsWith('right')) problems.push(`${label}: points ${points}`);
         const after = await shards(peers);
