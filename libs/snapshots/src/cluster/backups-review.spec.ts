@@ -3,7 +3,15 @@ import { DomainError, ErrorKind } from '@vectorstore/common';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { AliasesService, ClusterMembership, CollectionCatalog } from '@vectorstore/collections';
+import type { AppConfig } from '@vectorstore/config';
+import type { CollectionSnapshots } from '@vectorstore/points';
+import { SnapshotsService } from '../snapshots.service';
 import { CLUSTER_BACKUP_FILE, readClusterBackupManifest } from './cluster-backup-manifest';
+import type { ClusterBackups } from './cluster-backups.service';
+import type { ClusterRestores } from './cluster-restores.service';
+import type { CollectionRecovery } from './collection-recovery';
+import type { ShardRecovery } from './shard-recovery';
 
 const SHARD_FILE = 'collections/0/shards/0.snapshot';
 const SHA = 'a'.repeat(64);
@@ -74,5 +82,47 @@ describe('cluster backup manifest (review)', () => {
 
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).kind).toBe(ErrorKind.InvalidArgument);
+  });
+});
+
+describe('shard snapshot upload priority (review)', () => {
+  // B5: PUT .../snapshots/recover checks `priority` (checkPriority, snapshots.service.ts:267), but the uploads
+  // (POST /collections/{c}/shards/{s}/snapshots/upload?priority=…, and /collections/{c}/snapshots/upload) pass the
+  // query value unchecked (shard-snapshots.http.controller.ts:189, snapshots.http.controller.ts:92;
+  // restoreShardArchive and restoreArchive never call checkPriority). An unknown priority such as `?priority=bogus`
+  // is then recovered as if it were `no_sync` (settleRecovery: neither `replica` nor `snapshot`) and answered 200,
+  // where Qdrant answers 400 for an unknown variant.
+  it.failing('refuses an unknown priority on a shard snapshot upload, before recovering anything', async () => {
+    const recoverFromArchive = jest.fn().mockResolvedValue(undefined);
+    const record = { name: 'c', shards: [{ shardId: 0, state: 'Active', peerId: '1' }] };
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'backup-review-'));
+    try {
+      const service = new SnapshotsService(
+        { snapshotsDir: dir, dataDir: dir } as AppConfig,
+        { require: () => record } as unknown as CollectionCatalog,
+        {} as CollectionSnapshots,
+        '1',
+        {} as AliasesService,
+        { assertLocal: () => undefined, recoverFromArchive } as unknown as ShardRecovery,
+        {} as CollectionRecovery,
+        {} as ClusterBackups,
+        {} as ClusterRestores,
+        {} as ClusterMembership,
+      );
+
+      const outcome = service.restoreShardArchive(
+        'c',
+        0,
+        path.join(dir, 'x.snapshot'),
+        undefined,
+        false,
+        'bogus' as never,
+      );
+
+      await expect(outcome).rejects.toMatchObject({ kind: ErrorKind.InvalidArgument });
+      expect(recoverFromArchive).not.toHaveBeenCalled();
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });
