@@ -47,7 +47,7 @@ export {
   unreadShardIds,
   writeRings,
 } from './cluster/resharding';
-export { validateCollectionName } from './validation/name.rules';
+export { checkAliasName, validateCollectionName } from './validation/name.rules';
 export { payloadsOnDisk, quantizedAlwaysInMemory, vectorsOnDisk } from './config/memory-placement';
 export {
   DEFAULT_TOKENIZER,

@@ -287,6 +287,7 @@ export class SnapshotsService implements OnModuleInit {
     requireChecksum: boolean,
     priority?: SnapshotPriority,
   ): Promise<void> {
+    checkPriority(priority);
     this.shardScope(collection, shardId);
     await this.shardRecovery.recoverFromArchive(collection, shardId, archive, { checksum, requireChecksum, priority });
   }
@@ -389,6 +390,7 @@ export class SnapshotsService implements OnModuleInit {
     requireChecksum: boolean,
     priority?: SnapshotPriority,
   ): Promise<void> {
+    checkPriority(priority);
     const extracted = await readSnapshot(archive, {
       extractParent: this.tempDir,
       checksum,

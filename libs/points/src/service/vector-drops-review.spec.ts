@@ -26,7 +26,7 @@ describe('VectorDropsRunner (review)', () => {
   // (vector-drops.runner.ts:81-85) without waiting for its own builds, so the drop can end, the name be created
   // again, and a build started before the drop install a segment holding the old vectors on that peer. The runner
   // should confirm only once the builds running at the drop have ended (settleDroppedVector, or the same wait).
-  it.failing('does not confirm the drop while segment builds started before it are still running', async () => {
+  it('does not confirm the drop while segment builds started before it are still running', async () => {
     const record = recordDropping('old', ['2']);
     const confirmDrop = jest.fn().mockResolvedValue(undefined);
     const collectionStorage = {

@@ -79,6 +79,9 @@ export class VectorDropsRunner implements OnApplicationBootstrap, OnApplicationS
           if (drop.waitingFor.includes(this.selfId) && holders.has(this.selfId)) {
             const storage = this.storage.storageOf(record);
             await storage.schemaLock.exclusive(() => storage.dropVector(drop.name));
+            // A segment build that began before the drop could install the old vectors after it: the drop is
+            // confirmed only once those builds ended and were flushed without them.
+            await storage.settleDroppedVector(drop.name);
             done.push(this.selfId);
             this.logger.log(`vector ${drop.name} of ${record.name} dropped from this peer's shards`);
           }

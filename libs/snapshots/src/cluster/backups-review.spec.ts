@@ -67,7 +67,7 @@ describe('cluster backup manifest (review)', () => {
   // B2: readClusterBackupManifest checks aliases only as strings. ClusterRestores.restore replaces every collection
   // (restoreCollection) before AliasesService.update validates the alias names, so a backup naming an invalid alias
   // is refused only after the existing collections were replaced: not "checked before anything changes".
-  it.failing('refuses a backup whose aliases are not alias names before anything is restored', async () => {
+  it('refuses a backup whose aliases are not alias names before anything is restored', async () => {
     const error = await refusalOf(backupJson(['bad/alias', ''], goodParams));
 
     expect(error).toBeInstanceOf(DomainError);
@@ -92,7 +92,7 @@ describe('shard snapshot upload priority (review)', () => {
   // restoreShardArchive and restoreArchive never call checkPriority). An unknown priority such as `?priority=bogus`
   // is then recovered as if it were `no_sync` (settleRecovery: neither `replica` nor `snapshot`) and answered 200,
   // where Qdrant answers 400 for an unknown variant.
-  it.failing('refuses an unknown priority on a shard snapshot upload, before recovering anything', async () => {
+  it('refuses an unknown priority on a shard snapshot upload, before recovering anything', async () => {
     const recoverFromArchive = jest.fn().mockResolvedValue(undefined);
     const record = { name: 'c', shards: [{ shardId: 0, state: 'Active', peerId: '1' }] };
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'backup-review-'));

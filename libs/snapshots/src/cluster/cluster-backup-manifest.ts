@@ -1,8 +1,8 @@
 // `backup.json` of a cluster backup (an archive of kind `cluster`): which peers the cluster had, where each shard's
 // replicas were, and which file holds each shard's snapshot, with its sha256. See docs/cluster.md, "Snapshots and
 // backups". The archive's own manifest lists every file with its sha256 too; this file says what they mean.
-import { CollectionRecord, ReplicaState, REPLICA_STATES, ShardKey } from '@vectorstore/collections';
-import { integersToNumbers, parseJson, stringifyJson } from '@vectorstore/common';
+import { checkAliasName, CollectionRecord, ReplicaState, REPLICA_STATES, ShardKey } from '@vectorstore/collections';
+import { integersToNumbers, parseJson, stringifyJson, ValidationIssues } from '@vectorstore/common';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { invalidSnapshot } from '../snapshot-errors';
@@ -101,6 +101,10 @@ export async function readClusterBackupManifest(
     const record = checkRecord(entry.record, `${at}.record`, fail);
     if (!Array.isArray(entry.aliases) || !entry.aliases.every((a: unknown) => typeof a === 'string'))
       throw fail(`${at}.aliases must be a list of names`);
+    // Checked here, before anything is restored: a bad alias found later would leave collections replaced.
+    const aliasIssues = new ValidationIssues();
+    (entry.aliases as string[]).forEach((alias, i) => checkAliasName(aliasIssues, `${at}.aliases[${i}]`, alias));
+    if (!aliasIssues.empty) throw fail(aliasIssues.list().join('; '));
     if (!Array.isArray(entry.shards)) throw fail(`${at}.shards must be a list`);
     const shards = entry.shards.map((shard: unknown, i: number) =>
       checkShard(shard, `${at}.shards[${i}]`, files, fail),
