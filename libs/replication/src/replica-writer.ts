@@ -110,7 +110,12 @@ export class ReplicaWriter implements ShardWriter {
         result.status === 'rejected' && result.reason instanceof StaleRouting ? [result.reason.epoch] : [],
       );
       if (stale.length > 0 && attempt < MAX_ROUTING_ATTEMPTS) {
+        const routedWith = record;
         record = await this.caughtUp(record, Math.max(...stale));
+        // Routed while a resharding wrote by both hash rings, to a shard it has since removed (a scale-down's, or
+        // an aborted scale-up's new one): the write's part for the shard that owns the points now went there too.
+        if (routedWith.resharding && !record.shards.some((replica) => replica.shardId === shardId))
+          return Math.max(0, ...applied.values());
         continue;
       }
       const failed = sendTo.flatMap((replica, i) => {
