@@ -1,5 +1,5 @@
 // A shard's folder on disk, as the cluster benches measure it: its size, and the plain fsync'd `cp -r` of it that a
-// transfer or a resharding is compared with (the ratio column). The same steps as bench/cluster/transfers.ts's own.
+// transfer, a backup or a resharding is compared with (the ratio column).
 import { execFile } from 'node:child_process';
 import { closeSync, fsyncSync, lstatSync, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

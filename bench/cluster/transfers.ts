@@ -14,17 +14,15 @@
 // Env: BENCH_TRANSFER_POINTS (100000), BENCH_TRANSFER_RECOVERY (10000), BENCH_TRANSFER_INDEX_WAIT_S (600: how long
 // to wait for a copy to be indexed), BENCH_TRANSFERS (1; 0 skips this part).
 import * as grpc from '@grpc/grpc-js';
-import { execFile } from 'node:child_process';
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import * as path from 'node:path';
-import { promisify } from 'node:util';
+import { existsSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { clusterView, Json, localChecksums, peerHttp } from '../../test/e2e/support/cluster-client';
 import type { RunningServer } from '../../test/e2e/support/server-harness';
 import { gaussianMixture } from '../engine/datasets';
 import { table } from '../engine/report';
 import { processCpuMs, RawClient } from '../server/clients';
 import { startCluster, stopAll } from './setups';
+import { collectionIds, type CopyResult, folderSize, plainCopy, removeCopies, shardFolder } from './shard-files';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const POINTS = env('BENCH_TRANSFER_POINTS', 100_000);
@@ -65,16 +63,13 @@ function progress(label: string, done: number, total: number): void {
 
 /** Servers restarted here (the setup's own cleanup stops only the processes it started). */
 const restarted = new Set<RunningServer>();
-/** Temporary folders of the plain copies. */
-const scratch = new Set<string>();
 
 async function cleanUp(): Promise<void> {
   for (const server of restarted) {
     await server.stop().catch((error: unknown) => process.stderr.write(`cleanup failed: ${String(error)}\n`));
   }
   restarted.clear();
-  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
-  scratch.clear();
+  removeCopies();
   await stopAll();
 }
 
@@ -93,89 +88,6 @@ async function until(ms: number, what: string, check: () => Promise<boolean>, ev
     if (Date.now() > deadline) throw new Error(`${what} (waited ${ms / 1000} s)`);
     await sleep(every);
   }
-}
-
-const collectionIds = (peer: RunningServer): string[] => {
-  try {
-    return readdirSync(path.join(peer.dataDir, 'collections'));
-  } catch {
-    return [];
-  }
-};
-
-/** `<dataDir>/collections/<collection id>/shards/0`: the shard folder. */
-const shardFolder = (peer: RunningServer, collectionId: string) =>
-  path.join(peer.dataDir, 'collections', collectionId, 'shards', '0');
-
-/** Sum of the sizes of every file under `dir` (du --apparent-size --bytes) and their count; 0 when it is gone. */
-function folderSize(dir: string): { bytes: number; files: number } {
-  let bytes = 0;
-  let files = 0;
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return { bytes: 0, files: 0 };
-  }
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      const inner = folderSize(full);
-      bytes += inner.bytes;
-      files += inner.files;
-    } else if (entry.isFile()) {
-      bytes += lstatSync(full).size;
-      files++;
-    }
-  }
-  return { bytes, files };
-}
-
-/** fsync of every file and folder under `dir`, then of `dir` itself. */
-function fsyncTree(dir: string): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) fsyncTree(full);
-    else if (entry.isFile()) {
-      const fd = openSync(full, 'r');
-      fsyncSync(fd);
-      closeSync(fd);
-    }
-  }
-  const fd = openSync(dir, 'r');
-  fsyncSync(fd);
-  closeSync(fd);
-}
-
-interface CopyResult {
-  seconds: number;
-  bytes: number;
-  files: number;
-  runs: number[];
-}
-
-/** COPY_RUNS plain copies of `source` (`cp -r`, then fsync of every copied file): the median time. */
-async function plainCopy(source: string): Promise<CopyResult> {
-  const { bytes, files } = folderSize(source);
-  const runs: number[] = [];
-  for (let i = 0; i < COPY_RUNS; i++) {
-    const dir = mkdtempSync(path.join(tmpdir(), 'vectorstore-bench-copy-'));
-    scratch.add(dir);
-    try {
-      const into = path.join(dir, 'shard');
-      const started = performance.now();
-      await promisify(execFile)('cp', ['-r', source, into]);
-      fsyncTree(into);
-      runs.push((performance.now() - started) / 1000);
-      const copied = folderSize(into);
-      if (copied.bytes !== bytes) throw new Error(`plain copy: ${copied.bytes} bytes copied, ${bytes} in the source`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      scratch.delete(dir);
-    }
-  }
-  const sorted = [...runs].sort((a, b) => a - b);
-  return { seconds: sorted[Math.floor(sorted.length / 2)], bytes, files, runs };
 }
 
 /** Creates a collection (shard_number 1, indexing off) and waits until every peer has it; its folder id. */
@@ -468,7 +380,7 @@ async function recovery(
     return !live.includes(victimId) && (await clusterView(source, collection)).transfers.length === 0;
   });
   if (!(await quiet([source]))) problems.push(`${label}: the source was not quiet before the restart`);
-  const bytes = folderSize(shardFolder(source, collectionId)).bytes;
+  const bytes = folderSize(shardFolder(source, collectionId, 0)).bytes;
   const source0 = processCpuMs(source.pid);
   const started = performance.now();
   const back = await victim.restart();
@@ -549,8 +461,8 @@ async function main(): Promise<void> {
     process.stderr.write(`transfers: loaded in ${loadSeconds.toFixed(1)} s, indexed in ${indexSeconds.toFixed(1)} s\n`);
     if (!(await quiet(cluster.peers))) problems.push('the peers were not quiet after indexing');
 
-    const folder = shardFolder(source, mainId);
-    const copy = await plainCopy(folder);
+    const folder = shardFolder(source, mainId, 0);
+    const copy = await plainCopy(folder, COPY_RUNS);
     process.stderr.write(
       `transfers: plain copy of ${(copy.bytes / 1e6).toFixed(1)} MB (${copy.files} files): ` +
         `${copy.runs.map((s) => s.toFixed(2)).join(', ')} s\n`,
@@ -589,7 +501,7 @@ async function main(): Promise<void> {
             const views = await Promise.all(cluster.peers.map((peer) => clusterView(peer, MAIN)));
             return (
               views.every((view) => view.replicas.every((r) => r.peer !== targetId)) &&
-              folderSize(shardFolder(target, mainId)).bytes === 0
+              folderSize(shardFolder(target, mainId, 0)).bytes === 0
             );
           },
           200,
