@@ -99,3 +99,4 @@ export {
 export { collectGroupsAsync, groupIdKey, groupPointId } from './service/grouping';
 export { selectPayload, selectVectors } from './service/payload-selection';
 export type { ShardChecksum, ClockTag, RecoveryPoint } from './storage/local-shard';
+export { damagedRecoveryPoint } from './storage/local-shard';

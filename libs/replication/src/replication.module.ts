@@ -12,6 +12,7 @@ import { TransferReceiver } from './transfers/transfer-receiver';
 import { ReshardingDriver } from './resharding/resharding-driver';
 import { CLUSTER_TOPOLOGY, ClusterTopology, HEALING_SETTINGS, ReplicaHealer } from './healing/replica-healer';
 import { HealingSettings } from './healing/healing-plan';
+import { DamagedReplicaReporter } from './healing/damaged-replica-reporter';
 
 export interface ReplicationModuleOptions {
   /** Cluster mode: the other peers, which hold the shards this peer does not. Absent: a standalone server. */
@@ -51,6 +52,7 @@ export class ReplicationModule {
         TransferReceiver,
         TransferDriver,
         ReplicaHealer,
+        DamagedReplicaReporter,
         ReshardingDriver,
         ShardEndpoint,
         { provide: SHARD_WRITER, useExisting: ReplicaWriter },

@@ -10,6 +10,7 @@ import {
   CollectionContext,
   CollectionContexts,
   CollectionStatsReporter,
+  damagedRecoveryPoint,
   DistanceMatrixService,
   PointsReader,
   QueryEngine,
@@ -84,7 +85,9 @@ export class ShardEndpoint {
 
   /** The recovery point of this peer's replica of shard `shardId` (a WAL delta's target). */
   async recoveryPoint(collection: RoutedCollection, shardId: number): Promise<RecoveryPoint> {
-    const context = await this.caughtUp(collection, [shardId]);
+    const context = await this.caughtUp(collection, [shardId], true);
+    // A replica set aside as damaged holds nothing a delta could build on: it is copied whole.
+    if (context.storage.damaged.has(shardId)) return damagedRecoveryPoint();
     const handle = context.storage.shards.get(shardId);
     if (!handle) throw notHere(collection, shardId);
     return handle.shard.recoveryPoint();
@@ -167,13 +170,26 @@ export class ShardEndpoint {
    * The collection as the coordinator routed it. A coordinator may be ahead of this peer's catalog
    * watch (a collection or shard just created): this peer waits a little for it to arrive.
    */
-  private async caughtUp(collection: RoutedCollection, shardIds: readonly number[]): Promise<CollectionContext> {
+  private async caughtUp(
+    collection: RoutedCollection,
+    shardIds: readonly number[],
+    damagedToo = false,
+  ): Promise<CollectionContext> {
     const deadline = Date.now() + CATCH_UP_MS;
     for (;;) {
       const context = this.tryResolve(collection.name);
       const current = context?.record.id === collection.id;
-      const missing = current ? shardIds.find((id) => !context.storage.shards.has(id)) : undefined;
+      const damaged = current ? context.storage.damaged : undefined;
+      const missing = current
+        ? shardIds.find((id) => !context.storage.shards.has(id) && !(damagedToo && damaged?.has(id)))
+        : undefined;
       if (current && missing === undefined) return context;
+      // A replica set aside as damaged will not open by waiting: refused at once, naming the file.
+      const damage = missing === undefined ? undefined : damaged?.get(missing);
+      if (damage !== undefined)
+        throw DomainError.unavailable(
+          `Service unavailable: the replica of shard ${missing} of collection \`${collection.name}\` on this peer is damaged and waits to be copied again (${damage.message})`,
+        );
       if (Date.now() >= deadline) {
         if (!context || !current)
           throw DomainError.notFound(`Not found: Collection \`${collection.name}\` doesn't exist!`);

@@ -184,7 +184,9 @@ export class TransferReceiver {
         replica !== undefined &&
         replica.state !== 'Dead' &&
         (!this.reshardingRuns.has(run) || (record?.resharding?.migrated ?? []).includes(unitKeyOf(request.transfer)));
-      const ready = (waiting || finished) && context?.storage.shards.has(shardId);
+      // A replica set aside as damaged is a waiting target too: the copy's reset opens it afresh.
+      const open = context?.storage.shards.has(shardId) === true;
+      const ready = (waiting && (open || context?.storage.damaged.has(shardId) === true)) || (finished && open);
       if (ready && context) return context;
       if (Date.now() >= deadline)
         throw DomainError.failedPrecondition(

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { CollectionRecord } from '@vectorstore/collections';
-import { ReadWriteLock, stringifyJson } from '@vectorstore/common';
+import { DamagedFileError, ReadWriteLock, stringifyJson } from '@vectorstore/common';
 import * as path from 'node:path';
 import { PointId } from '../../model/point-id.model';
 import { ShardKeySelector } from '../../model/selectors.model';
@@ -8,6 +8,7 @@ import { LocalShard } from '../local-shard';
 import { OpenShardLog } from '../shard-log';
 import { VectorSpace, vectorSpacesOf } from '../vector-space';
 import { DroppedVectors, vectorsDroppedBy } from './dropped-vectors';
+import { canSetAside } from './damaged-replicas';
 import { readShards, routeWrite, ShardHandle, writeShardsForFilter } from './shard-routing';
 import { deferredPointsFrom } from '../deferred-points';
 import {
@@ -33,6 +34,11 @@ export class CollectionStorage {
   private knownShards: CollectionRecord['shards'];
   private currentSpaces: Map<string, VectorSpace>;
   private loadFailure: Error | undefined;
+  /**
+   * Shards of this node whose files are damaged beyond a rebuild from the log, set aside (cluster mode, another
+   * replica to copy from): not open, refused by name, until a transfer resets them (see damaged-replicas.ts).
+   */
+  private readonly damagedShards = new Map<number, DamagedFileError>();
   /**
    * Writes hold the shared side from validation until applied; a change of the vector names takes
    * the exclusive side, so no write checked against the old names is applied after the change.
@@ -69,6 +75,11 @@ export class CollectionStorage {
   /** Set when a shard could not be opened: the collection reports Red and refuses requests. */
   get failure(): Error | undefined {
     return this.loadFailure;
+  }
+
+  /** Shards set aside as damaged (cluster mode), by shard id: each waits for a transfer to copy it again. */
+  get damaged(): ReadonlyMap<number, DamagedFileError> {
+    return this.damagedShards;
   }
 
   /** The last reconcile opened every shard. */
@@ -108,12 +119,28 @@ export class CollectionStorage {
       handle.shard.updateSpaces(this.spaces, droppedVectors);
       if (configChanged) handle.shard.optimization.trigger();
     }
+    for (const shardId of [...this.damagedShards.keys()]) {
+      if (wanted.has(shardId)) continue;
+      // A damaged replica dropped from this node (moved away, or the collection shrank): its files go now.
+      this.damagedShards.delete(shardId);
+      await discardShardFolder(this.shardDir(shardId));
+    }
     for (const shard of record.shards) {
-      if (this.shards.has(shard.shardId)) continue;
+      if (this.shards.has(shard.shardId) || this.damagedShards.has(shard.shardId)) continue;
       // A restore of this shard that a crash interrupted is finished or undone first.
       const settled = await settleShardReplacement(this.shardDir(shard.shardId));
       if (settled !== undefined) this.logger.warn(settled);
-      const local = await this.openShard(shard.shardId);
+      let local: LocalShard;
+      try {
+        local = await this.openShard(shard.shardId);
+      } catch (error) {
+        if (!(error instanceof DamagedFileError) || !canSetAside(shard, known)) throw error;
+        this.damagedShards.set(shard.shardId, error);
+        this.logger.error(
+          `the replica of shard ${shard.shardId} of ${record.name} here is damaged and set aside until it is copied again from another replica: ${error.message}`,
+        );
+        continue;
+      }
       this.shardHandles.set(shard.shardId, { shardId: shard.shardId, shardKey: shard.shardKey, shard: local });
     }
     return dropped;
@@ -188,13 +215,21 @@ export class CollectionStorage {
 
   /**
    * Empties shard `shardId`: its files go and it opens again with no points, no field indexes and a fresh log
-   * (a transfer's target, about to receive the source's copy). Under the exclusive side of the schema lock, so no
-   * write is half-way.
+   * (a transfer's target, about to receive the source's copy; a damaged replica set aside is opened so). Under the
+   * exclusive side of the schema lock, so no write is half-way.
    */
   async resetShard(shardId: number): Promise<void> {
     await this.schemaLock.exclusive(async () => {
       const handle = this.shardHandles.get(shardId);
-      if (handle === undefined) throw new Error(`shard ${shardId} is not open`);
+      if (handle === undefined) {
+        const placed = this.record.shards.find((shard) => shard.shardId === shardId);
+        if (!this.damagedShards.has(shardId) || placed === undefined) throw new Error(`shard ${shardId} is not open`);
+        await discardShardFolder(this.shardDir(shardId));
+        const shard = await this.openShard(shardId);
+        this.damagedShards.delete(shardId);
+        this.shardHandles.set(shardId, { shardId, shardKey: placed.shardKey, shard });
+        return;
+      }
       await handle.shard.close();
       await discardShardFolder(this.shardDir(shardId));
       handle.shard = await this.openShard(shardId);

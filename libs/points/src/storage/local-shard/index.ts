@@ -6,3 +6,4 @@ export type { SettledHits, ShardHit } from './shard-search';
 export type { ShardChecksum } from './shard-export';
 export type { AppliedListener } from './shard-wal';
 export type { ClockTag, RecoveryPoint } from './shard-clocks';
+export { damagedRecoveryPoint } from './shard-clocks';

@@ -33,6 +33,17 @@ export type RecoveryPoint = Record<string, ClockEntry>;
  */
 export const COPY_ORIGIN = '-/copy';
 
+/**
+ * A marker origin in the recovery point a replica set aside as damaged answers with (its files hold nothing to
+ * trust): no WAL delta can repair it, it is copied whole.
+ */
+export const DAMAGED_ORIGIN = '-/damaged';
+
+/** The recovery point of a replica set aside as damaged. */
+export function damagedRecoveryPoint(): RecoveryPoint {
+  return { [DAMAGED_ORIGIN]: { upTo: 1, above: [] } };
+}
+
 /** The most writes a WAL delta sends: past that, copying the shard is the cheaper way. */
 export const MAX_DELTA_WRITES = 1_000_000;
 
@@ -190,6 +201,7 @@ export function deltaPlan(
   source: RecoveryPoint,
   target: RecoveryPoint,
 ): { needed: Map<string, SeqRange[]>; total: number } | { refused: string } {
+  if (DAMAGED_ORIGIN in target) return { refused: 'the target replica is damaged and is copied whole' };
   if (COPY_ORIGIN in target) return { refused: 'the target holds an unfinished copy' };
   if (COPY_ORIGIN in source) return { refused: 'the source holds an unfinished copy' };
   const has = readPoint(source);
