@@ -36,7 +36,13 @@ export class AppModule {
           dataDir: config.dataDir,
           ...(cluster ? { catalogStore: cluster.catalogStore, membership: cluster } : {}),
         }),
-        PointsModule.forRoot({ dataDir: config.dataDir }),
+        PointsModule.forRoot({
+          dataDir: config.dataDir,
+          scrub: {
+            intervalMs: config.scrub.intervalSeconds * 1000,
+            bytesPerSecond: config.scrub.mbPerSecond * 1024 * 1024,
+          },
+        }),
         ReplicationModule.forRoot(
           peers && cluster && config.cluster
             ? {

@@ -19,6 +19,8 @@ export interface AppConfig {
   /** Where snapshots live: VECTORSTORE_SNAPSHOTS_DIR, else `<dataDir>/snapshots`. */
   snapshotsDir: string;
   logLevel: LogLevel;
+  /** The background scrub of segment files (docs/reliability.md): seconds between passes (0: off), read pace. */
+  scrub: { intervalSeconds: number; mbPerSecond: number };
   auth: AuthConfig;
   /** Cluster mode (VECTORSTORE_CLUSTER_ENABLED=true); absent in the default standalone mode. */
   cluster?: ClusterConfig;

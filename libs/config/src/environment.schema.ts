@@ -59,6 +59,19 @@ export class EnvironmentVariables {
   VECTORSTORE_LOG_LEVEL?: string;
 
   @IsOptional()
+  @Transform(toInt)
+  @Max(1_000_000)
+  @Min(0)
+  @IsInt({ message: 'must be an integer number of seconds (0 turns the scrub off)' })
+  VECTORSTORE_SCRUB_INTERVAL?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @IsInt({ message: 'must be an integer number of MB per second (0: no limit)' })
+  VECTORSTORE_SCRUB_MB_PER_SEC?: number;
+
+  @IsOptional()
   @IsString()
   @MinLength(3)
   @MaxLength(254)

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       dataDir: path.resolve('./storage'),
       snapshotsDir: path.resolve('./storage/snapshots'),
       logLevel: 'info',
+      scrub: { intervalSeconds: 86400, mbPerSecond: 64 },
       auth: {
         adminEmail: undefined,
         adminPassword: undefined,
@@ -58,6 +59,8 @@ describe('loadConfig', () => {
       VECTORSTORE_API_KEY: 'k'.repeat(16),
       VECTORSTORE_READ_ONLY_API_KEY: 'r'.repeat(20),
       VECTORSTORE_COOKIE_SECURE: 'always',
+      VECTORSTORE_SCRUB_INTERVAL: '0',
+      VECTORSTORE_SCRUB_MB_PER_SEC: '10',
     });
 
     expect(config).toEqual({
@@ -66,6 +69,7 @@ describe('loadConfig', () => {
       dataDir: '/var/lib/vs',
       snapshotsDir: '/backup/vs',
       logLevel: 'debug',
+      scrub: { intervalSeconds: 0, mbPerSecond: 10 },
       auth: {
         adminEmail: 'admin@example.com',
         adminPassword: 'correct horse battery',

@@ -20,6 +20,8 @@ export const DEFAULTS = {
   leaseTtlSeconds: 10,
   etcdTimeoutMs: 5000,
   transferLimit: 1,
+  scrubIntervalSeconds: 24 * 60 * 60,
+  scrubMbPerSecond: 64,
 } as const;
 
 /** Every variable the server reads; anything else starting with VECTORSTORE_ is a typo. */
@@ -30,6 +32,8 @@ const KNOWN_VARIABLES = new Set([
   'VECTORSTORE_DATA_DIR',
   'VECTORSTORE_SNAPSHOTS_DIR',
   'VECTORSTORE_LOG_LEVEL',
+  'VECTORSTORE_SCRUB_INTERVAL',
+  'VECTORSTORE_SCRUB_MB_PER_SEC',
   'VECTORSTORE_ADMIN_EMAIL',
   'VECTORSTORE_ADMIN_PASSWORD',
   'VECTORSTORE_JWT_SECRET',
@@ -111,6 +115,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir,
     snapshotsDir: path.resolve(vars.VECTORSTORE_SNAPSHOTS_DIR ?? path.join(dataDir, 'snapshots')),
     logLevel: (vars.VECTORSTORE_LOG_LEVEL as LogLevel | undefined) ?? DEFAULTS.logLevel,
+    scrub: {
+      intervalSeconds: vars.VECTORSTORE_SCRUB_INTERVAL ?? DEFAULTS.scrubIntervalSeconds,
+      mbPerSecond: vars.VECTORSTORE_SCRUB_MB_PER_SEC ?? DEFAULTS.scrubMbPerSecond,
+    },
     auth: {
       adminEmail: vars.VECTORSTORE_ADMIN_EMAIL,
       adminPassword: vars.VECTORSTORE_ADMIN_PASSWORD,

@@ -79,6 +79,8 @@ export {
 } from './service/replication-ports';
 export { CollectionContexts, type CollectionContext } from './service/collection-context';
 export { PointsStorage } from './storage/points-storage';
+export { ScrubService } from './storage/scrub/scrub.service';
+export type { ScrubPass, ScrubSettings } from './storage/scrub/scrub.service';
 export { CollectionStatsReporter, worseStatus } from './service/collection-stats.reporter';
 export { comparePointIds, pointIdKey } from './model/point-id.model';
 export { DEFAULT_VECTOR_NAME } from './model/vectors.model';

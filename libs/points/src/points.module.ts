@@ -14,9 +14,12 @@ import { CollectionSnapshots } from './storage/collection-snapshots';
 import { OPEN_SHARD_LOG, POINTS_DATA_DIR, PointsStorage } from './storage/points-storage';
 import { OpenShardLog } from './storage/shard-log';
 import { WriteAheadLog } from './wal/write-ahead-log';
+import { SCRUB_SETTINGS, ScrubService, ScrubSettings } from './storage/scrub/scrub.service';
 
 export interface PointsModuleOptions {
   dataDir: string;
+  /** The background scrub of segment files; absent: off. */
+  scrub?: ScrubSettings;
 }
 
 /**
@@ -35,7 +38,9 @@ export class PointsModule {
       providers: [
         { provide: POINTS_DATA_DIR, useValue: options.dataDir },
         { provide: OPEN_SHARD_LOG, useValue: openLog },
+        ...(options.scrub ? [{ provide: SCRUB_SETTINGS, useValue: options.scrub }] : []),
         PointsStorage,
+        ScrubService,
         CollectionContexts,
         PointsWriter,
         PointsReader,
@@ -56,6 +61,7 @@ export class PointsModule {
         DistanceMatrixService,
         VectorNameOperations,
         PointsStorage,
+        ScrubService,
         CollectionSnapshots,
         OptimizationsReporter,
         SegmentsReporter,

@@ -60,8 +60,15 @@ export class CollectionContexts {
       record: scope ? { ...record, config: { ...record.config, strictModeConfig: undefined } } : record,
       storage,
       readShards: (selector) => {
-        const selected = storage.readShards(selector);
-        return scope ? selected.filter((handle) => scope.has(handle.shardId)) : selected;
+        const all = storage.readShards(selector);
+        const selected = scope ? all.filter((handle) => scope.has(handle.shardId)) : all;
+        // A shard closed to be opened again (a restore, or a scrub that found a damaged file): retried, never read.
+        const closed = selected.find((handle) => handle.shard.isClosed);
+        if (closed)
+          throw DomainError.unavailable(
+            `Service unavailable: shard ${closed.shardId} of collection \`${record.name}\` is being opened again; retry`,
+          );
+        return selected;
       },
       indexSchemaOf: (key: string) => {
         for (const h of storage.shards.values()) {

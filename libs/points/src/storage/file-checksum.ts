@@ -83,14 +83,21 @@ export function unreadable(filePath: string, error: unknown): Error {
 }
 
 function compare(filePath: string, actual: FileChecksum, expected: FileChecksum): void {
+  const damage = mismatch(filePath, actual, expected);
+  if (damage) throw damage;
+}
+
+/** How the file at `filePath`, read as `actual`, differs from what `expected` records; undefined when it does not. */
+export function mismatch(filePath: string, actual: FileChecksum, expected: FileChecksum): DamagedFileError | undefined {
   if (actual.bytes !== expected.bytes)
-    throw new DamagedFileError(
+    return new DamagedFileError(
       filePath,
       `${actual.bytes} bytes where ${expected.bytes} were written (${actual.bytes < expected.bytes ? 'truncated' : 'extended'})`,
     );
   if (actual.crc32 !== expected.crc32)
-    throw new DamagedFileError(
+    return new DamagedFileError(
       filePath,
       `checksum mismatch (crc32 ${expected.crc32} written, ${actual.crc32} read): its bytes changed on disk`,
     );
+  return undefined;
 }

@@ -237,6 +237,40 @@ export class CollectionStorage {
   }
 
   /**
+   * A scrub found a file of shard `shardId` damaged on disk (its bytes no longer what its manifest recorded): the
+   * shard is closed and opened again, as a start would, under the exclusive side of the schema lock. Opening
+   * rebuilds it from its log when the log still holds every operation; otherwise the replica is set aside to be
+   * copied again (cluster mode, see damaged-replicas.ts) or the collection is refused, naming the file. Nothing
+   * is served from the damaged file meanwhile. What happened is returned (for the scrub's log).
+   */
+  async reopenDamagedShard(shardId: number): Promise<'reopened' | 'set aside' | 'refused' | 'not open'> {
+    return this.schemaLock.exclusive(async () => {
+      const handle = this.shardHandles.get(shardId);
+      if (handle === undefined || handle.shard.isClosed) return 'not open';
+      await handle.shard
+        .close()
+        .catch((error: unknown) =>
+          this.logger.warn(
+            `closing damaged shard ${shardId} of ${this.record.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
+      try {
+        handle.shard = await this.openShard(shardId);
+        return 'reopened';
+      } catch (error) {
+        this.shardHandles.delete(shardId);
+        const placed = this.record.shards.find((shard) => shard.shardId === shardId);
+        if (error instanceof DamagedFileError && placed !== undefined && canSetAside(placed, this.knownShards)) {
+          this.damagedShards.set(shardId, error);
+          return 'set aside';
+        }
+        this.markFailed(error instanceof Error ? error : new Error(String(error)));
+        return 'refused';
+      }
+    });
+  }
+
+  /**
    * Deletes a vector name's data from every shard and makes that durable (segments written again
    * without it, and the log acknowledged past it) before the catalog forgets the name, so neither a
    * restart nor a later vector of the same name can bring the old vectors back. From now on writes

@@ -1,0 +1,107 @@
+import { DamagedFileError } from '@vectorstore/common';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { FileChecksum, mismatch, RunningChecksum, unreadable } from '../file-checksum';
+import { readManifest } from '../local-shard/manifest-file';
+
+/** Files are read in pieces of this size, so the scrub never holds much in memory nor the disk for long. */
+const CHUNK_BYTES = 1 << 20;
+
+/** Paces reads to at most `bytesPerSecond` on average (0: no pacing). */
+export class ReadPacer {
+  private readonly started = Date.now();
+  private read = 0;
+
+  constructor(private readonly bytesPerSecond: number) {}
+
+  async account(bytes: number): Promise<void> {
+    this.read += bytes;
+    if (this.bytesPerSecond <= 0) return;
+    const due = this.started + (this.read / this.bytesPerSecond) * 1000;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/** What one shard's scrub read, and the first damaged file it found (confirmed against the manifest of now). */
+export interface ShardScrubResult {
+  files: number;
+  bytes: number;
+  damage?: DamagedFileError;
+}
+
+/**
+ * Reads every file the manifest of the shard in `dir` lists and compares its size and CRC-32 with what the
+ * manifest recorded when it was written (issue 28: verified at open, and again by this scrub, never per search).
+ * Files come and go while the shard serves (a merge replaces segments, a flush writes a new manifest): a file that
+ * fails is checked again only if the manifest read afterwards still lists it with the same checksum, so a file
+ * replaced or removed meanwhile is not taken for damage. `stopped` ends the scrub early (the server closing).
+ */
+export async function scrubShard(dir: string, pacer: ReadPacer, stopped: () => boolean): Promise<ShardScrubResult> {
+  const result: ShardScrubResult = { files: 0, bytes: 0 };
+  let listed: FileChecksum[];
+  try {
+    listed = await listedFiles(dir);
+  } catch (error) {
+    if (error instanceof DamagedFileError) return { ...result, damage: error };
+    throw error;
+  }
+  const segmentsDir = path.join(dir, 'segments');
+  for (const expected of listed) {
+    if (stopped()) break;
+    const filePath = path.join(segmentsDir, expected.file);
+    const problem = await checkFile(filePath, expected, pacer, result);
+    if (problem === undefined) continue;
+    // Still listed, with the same checksum? Then the file on disk is what the shard would open: damage.
+    const now = await listedFiles(dir).catch((error: unknown) => (error instanceof DamagedFileError ? [] : undefined));
+    const still = now?.some((entry) => entry.file === expected.file && entry.crc32 === expected.crc32);
+    if (!still) continue;
+    if ((await checkFile(filePath, expected, pacer, result)) !== undefined) return { ...result, damage: problem };
+  }
+  return result;
+}
+
+/** Every file with a recorded checksum in the shard's manifest (none for a shard never flushed or an old manifest). */
+async function listedFiles(dir: string): Promise<FileChecksum[]> {
+  const read = await readManifest(dir);
+  return (read?.manifest.segments ?? []).flatMap((segment) => segment.files ?? []);
+}
+
+/** The damage of one file, or undefined when it is what `expected` records (or gone meanwhile: checked again above). */
+async function checkFile(
+  filePath: string,
+  expected: FileChecksum,
+  pacer: ReadPacer,
+  result: ShardScrubResult,
+): Promise<DamagedFileError | undefined> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(filePath, 'r');
+  } catch (error) {
+    const damage = unreadable(filePath, error);
+    if (damage instanceof DamagedFileError) return damage;
+    throw damage;
+  }
+  const running = new RunningChecksum(expected.file);
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await handle.read(buffer, 0, buffer.length, null));
+      } catch (error) {
+        const damage = unreadable(filePath, error);
+        if (damage instanceof DamagedFileError) return damage;
+        throw damage;
+      }
+      if (bytesRead === 0) break;
+      running.add(buffer.subarray(0, bytesRead));
+      result.bytes += bytesRead;
+      await pacer.account(bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+  result.files++;
+  return mismatch(filePath, running.result(), expected);
+}
