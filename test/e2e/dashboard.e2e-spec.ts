@@ -66,6 +66,7 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
       '/dashboard/',
       '/dashboard/app.js',
       '/dashboard/app.css',
+      '/dashboard/map-worker.js',
       '/dashboard/nope.js',
     ]) {
       const response = await fetch(`${server.httpUrl}${route}`);
@@ -76,6 +77,9 @@ describeInBrowser('dashboard in a real browser (e2e)', (executablePath) => {
       expect(csp).not.toContain('unsafe-eval');
       expect(csp).toContain("frame-ancestors 'none'");
       expect(csp).toContain("require-trusted-types-for 'script'");
+      // One policy, for the vector map's worker URL only (docs/dashboard.md).
+      expect(csp).toContain('trusted-types vectorstore-worker');
+      expect(csp).toContain("worker-src 'self'");
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.status).toBe(route === '/dashboard/nope.js' ? 404 : 200);
     }
