@@ -38,7 +38,7 @@ function expectDashboardHeaders(answer: Answer): void {
 describe('dashboard paths over raw HTTP (e2e)', () => {
   let server: RunningServer;
   const bundle = readdirSync(path.join(REPO_ROOT, 'dist', 'dashboard'));
-  const script = bundle.find((name) => name.endsWith('.js'));
+  const script = bundle.find((name) => name === 'app.js');
 
   beforeAll(async () => {
     server = await startServer();
@@ -67,6 +67,20 @@ describe('dashboard paths over raw HTTP (e2e)', () => {
     expect(head.body).toBe('');
     expect(Number(head.headers['content-length'])).toBe(Buffer.byteLength(asset.body));
     expectDashboardHeaders(head);
+  });
+
+  it("should serve the map's UMAP worker without a credential, as JavaScript with the dashboard headers", async () => {
+    expect(bundle).toContain('map-worker.js');
+    const worker = await raw(server, 'GET', '/dashboard/map-worker.js');
+    expect(worker.status).toBe(200);
+    expect(worker.headers['content-type']).toMatch(/^(application|text)\/javascript/);
+    expect(worker.body).toContain('Not enough data points'); // umap-js is in the worker
+    expectDashboardHeaders(worker);
+    // The page's only Trusted Types policy makes the worker's URL; workers come from this origin only.
+    expect(DASHBOARD_CSP).toContain("worker-src 'self'");
+    expect(DASHBOARD_CSP).toContain('trusted-types vectorstore-worker');
+    expect(DASHBOARD_CSP).not.toContain("trusted-types 'none'");
+    expect(DASHBOARD_CSP).not.toMatch(/allow-duplicates|unsafe/);
   });
 
   it.each([

@@ -1,12 +1,14 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { request, stringifyJson } from '../api/http';
 import type { Json, Point } from '../api/types';
 import { CollectionNav } from '../ui/collection-nav';
 import { FilterEditor } from '../ui/filter-editor';
 import { messageOf } from '../ui/hooks';
 import { parseFilter } from '../ui/parse';
+import { type UmapOptions, umapOptionProblems } from '../map-worker/umap-options';
 import { colourKeys, OTHER_COLOUR, pca2 } from '../ui/pca';
 import { vectorOf } from '../ui/quality';
+import { startUmap } from '../ui/umap-runner';
 import { pointHref } from '../router';
 import { ErrorText, Field, JsonView } from '../ui/widgets';
 
@@ -14,12 +16,21 @@ const SIZE = 560;
 const PAD = 12;
 const MAX_SAMPLE = 5000;
 
+type Projection = 'pca' | 'umap';
+
 interface MapData {
   points: Point[];
-  xy: [number, number][];
+  /** The points' vectors, in order: what UMAP projects when asked after the first paint. */
+  vectors: number[][];
+  pca: [number, number][];
+  /** The UMAP layout once the worker gave it, and the options it was computed with. */
+  umap?: { xy: [number, number][]; options: UmapOptions };
   colours: string[];
   legend: { key: string; count: number; colour: string }[];
 }
+
+/** A running UMAP: the neighbour search (no progress inside it), then epochs done of total. */
+type UmapProgress = 'neighbours' | { done: number; total: number };
 
 /** The text a payload field's value is coloured by (`—` when the point has none). */
 function keyOf(point: Point, field: string): string {
@@ -27,9 +38,26 @@ function keyOf(point: Point, field: string): string {
   return value === undefined || value === null ? '—' : typeof value === 'string' ? value : stringifyJson(value);
 }
 
+/** UMAP's options from the form's text, or the problem of each field (by the input's name). */
+function parseUmapOptions(text: { neighbours: string; minDist: string; seed: string }): {
+  options?: UmapOptions;
+  problems: Record<string, string>;
+} {
+  // An empty field is NaN, not 0.
+  const number = (value: string): number => (value.trim() === '' ? NaN : Number(value));
+  const options = { nNeighbors: number(text.neighbours), minDist: number(text.minDist), seed: number(text.seed) };
+  const found = umapOptionProblems(options);
+  const problems: Record<string, string> = {};
+  if (found.nNeighbors) problems.neighbours = found.nNeighbors;
+  if (found.minDist) problems.min_dist = found.minDist;
+  if (found.seed) problems.seed = found.seed;
+  return Object.keys(problems).length > 0 ? { problems } : { options, problems };
+}
+
 /**
- * A 2-D map of a random sample of the collection's vectors (up to 5 000, with a filter), projected by PCA, each
- * point coloured by a payload field. Hover or arrow keys show a point's payload; a selected point opens, and
+ * A 2-D map of a random sample of the collection's vectors (up to 5 000, with a filter), each point coloured by a
+ * payload field. PCA paints at once; UMAP, when chosen, runs in a worker (map-worker.js, loaded only then) and
+ * redraws the same points when it ends. Hover or arrow keys show a point's payload; a selected point opens, and
  * "Neighbours" draws lines to its nearest points (those in the sample).
  */
 export function MapPage({ name }: { name: string }) {
@@ -43,6 +71,53 @@ export function MapPage({ name }: { name: string }) {
   const [selected, setSelected] = useState<number>();
   const [hovered, setHovered] = useState<number>();
   const [neighbours, setNeighbours] = useState<{ inSample: number[]; outside: number }>();
+  const [projection, setProjection] = useState<Projection>('pca');
+  const [umapText, setUmapText] = useState({ neighbours: '15', minDist: '0.1', seed: '42' });
+  const [umapProgress, setUmapProgress] = useState<UmapProgress>();
+  const cancelUmap = useRef<(() => void) | undefined>(undefined);
+
+  const stopUmap = (): void => {
+    cancelUmap.current?.();
+    cancelUmap.current = undefined;
+    setUmapProgress(undefined);
+  };
+  // Leaving the page ends the worker.
+  useEffect(() => () => cancelUmap.current?.(), []);
+
+  /** Starts UMAP on the map's sample (ending a run under way); its layout replaces PCA's when it ends. */
+  const runUmap = (data: MapData, options: UmapOptions): void => {
+    stopUmap();
+    setErrors((e) => ({ ...e, umap: '' }));
+    setUmapProgress('neighbours');
+    cancelUmap.current = startUmap(data.vectors, options, {
+      onProgress: setUmapProgress,
+      onDone: (xy) => {
+        cancelUmap.current = undefined;
+        setUmapProgress(undefined);
+        // Another sample drawn meanwhile cancelled this run; the check keeps a late answer off it all the same.
+        setMap((current) => (current?.points === data.points ? { ...current, umap: { xy, options } } : current));
+      },
+      onError: (message) => {
+        cancelUmap.current = undefined;
+        setUmapProgress(undefined);
+        setErrors((e) => ({ ...e, umap: message }));
+      },
+    });
+  };
+
+  /** UMAP with the form's options, unless a field is wrong (then its error shows). */
+  const umapOptionsOrShow = (): UmapOptions | undefined => {
+    const { options, problems } = parseUmapOptions(umapText);
+    setErrors((e) => ({ ...e, neighbours: '', min_dist: '', seed: '', ...problems }));
+    return options;
+  };
+
+  const chooseProjection = (chosen: Projection): void => {
+    setProjection(chosen);
+    if (chosen === 'pca') return stopUmap();
+    const options = umapOptionsOrShow();
+    if (map && options && !map.umap) runUmap(map, options);
+  };
 
   const colour = (points: Point[], field: string): Pick<MapData, 'colours' | 'legend'> => {
     const keys = points.map((p) => keyOf(p, field));
@@ -59,8 +134,11 @@ export function MapPage({ name }: { name: string }) {
     if (!Number.isInteger(size) || size < 2 || size > MAX_SAMPLE)
       problems.sample = `A whole number from 2 to ${MAX_SAMPLE}`;
     if (filter.error) problems.filter = filter.error;
+    const umap = projection === 'umap' ? parseUmapOptions(umapText) : { problems: {} };
+    Object.assign(problems, umap.problems);
     setErrors(problems);
     if (Object.keys(problems).length > 0) return;
+    stopUmap();
     setBusy(true);
     setSelected(undefined);
     setNeighbours(undefined);
@@ -81,8 +159,12 @@ export function MapPage({ name }: { name: string }) {
         return Array.isArray(v) && v.every((x) => typeof x === 'number');
       });
       if (points.length === 0) throw new Error('No sampled point has a dense vector of that name.');
-      const xy = pca2(points.map((p) => vectorOf(p, using.trim()) as number[]));
-      setMap({ points, xy, ...colour(points, colourBy.trim()) });
+      const vectors = points.map((p) => vectorOf(p, using.trim()) as number[]);
+      if (vectors.some((v) => v.length !== vectors[0].length))
+        throw new Error('The sampled vectors differ in length: name one vector with "Vector name".');
+      const data: MapData = { points, vectors, pca: pca2(vectors), ...colour(points, colourBy.trim()) };
+      setMap(data);
+      if (umap.options) runUmap(data, umap.options);
     } catch (error) {
       setMap(undefined);
       setErrors({ form: messageOf(error) });
@@ -111,14 +193,22 @@ export function MapPage({ name }: { name: string }) {
     }
   };
 
+  // UMAP's layout once chosen and computed; PCA's until then.
+  const shown: Projection = projection === 'umap' && map?.umap ? 'umap' : 'pca';
   // Screen coordinates: both axes scaled alike, so distances on the map keep their proportions.
   const screen = (() => {
     if (!map) return [];
-    const xs = map.xy.map((p) => p[0]);
-    const ys = map.xy.map((p) => p[1]);
+    const xy = shown === 'umap' && map.umap ? map.umap.xy : map.pca;
+    const xs = xy.map((p) => p[0]);
+    const ys = xy.map((p) => p[1]);
     const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
     const scale = (SIZE - 2 * PAD) / Math.max(maxX - minX, maxY - minY, 1e-12);
-    return map.xy.map(([x, y]) => [PAD + (x - minX) * scale, SIZE - PAD - (y - minY) * scale] as const);
+    return xy.map(([x, y]) => [PAD + (x - minX) * scale, SIZE - PAD - (y - minY) * scale] as const);
+  })();
+  const projectedBy = (() => {
+    if (shown === 'pca') return umapProgress ? 'PCA until UMAP ends' : 'PCA';
+    const { nNeighbors, minDist, seed } = map!.umap!.options;
+    return `UMAP (${nNeighbors} neighbours, minimum distance ${minDist}, seed ${seed})`;
   })();
   const focus = hovered ?? selected;
   const onKey = (event: KeyboardEvent): void => {
@@ -160,16 +250,88 @@ export function MapPage({ name }: { name: string }) {
             />
           </Field>
         </div>
+        <div class="row">
+          <Field label="Projection" name="projection">
+            <select
+              name="projection"
+              value={projection}
+              onChange={(e) => chooseProjection(e.currentTarget.value as Projection)}
+            >
+              <option value="pca">PCA (at once)</option>
+              <option value="umap">UMAP (in the background)</option>
+            </select>
+          </Field>
+          {projection === 'umap' ? (
+            <>
+              <Field label="UMAP neighbours" name="neighbours" error={errors.neighbours}>
+                <input
+                  name="neighbours"
+                  inputMode="numeric"
+                  value={umapText.neighbours}
+                  onInput={(e) => setUmapText({ ...umapText, neighbours: e.currentTarget.value })}
+                />
+              </Field>
+              <Field label="UMAP minimum distance (0 to 1)" name="min_dist" error={errors.min_dist}>
+                <input
+                  name="min_dist"
+                  inputMode="decimal"
+                  value={umapText.minDist}
+                  onInput={(e) => setUmapText({ ...umapText, minDist: e.currentTarget.value })}
+                />
+              </Field>
+              <Field label="UMAP seed" name="seed" error={errors.seed}>
+                <input
+                  name="seed"
+                  inputMode="numeric"
+                  value={umapText.seed}
+                  onInput={(e) => setUmapText({ ...umapText, seed: e.currentTarget.value })}
+                />
+              </Field>
+            </>
+          ) : null}
+        </div>
         <FilterEditor value={filterText} onChange={setFilterText} serverError={errors.filter} />
         <ErrorText message={errors.form} testId="map-error" />
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Drawing…' : 'Draw map'}
-        </button>
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? 'Drawing…' : 'Draw map'}
+          </button>
+          {map && projection === 'umap' && !umapProgress ? (
+            <button
+              type="button"
+              data-testid="map-umap-rerun"
+              onClick={() => {
+                const options = umapOptionsOrShow();
+                if (options) runUmap(map, options);
+              }}
+            >
+              Run UMAP again (same sample)
+            </button>
+          ) : null}
+        </div>
       </form>
+      {umapProgress ? (
+        <div class="card umap-progress" data-testid="map-umap-progress">
+          <progress
+            aria-label="UMAP projection"
+            max={umapProgress === 'neighbours' ? undefined : umapProgress.total}
+            value={umapProgress === 'neighbours' ? undefined : umapProgress.done}
+          />{' '}
+          <span>
+            {umapProgress === 'neighbours'
+              ? "UMAP: finding each point's nearest neighbours…"
+              : `UMAP: epoch ${umapProgress.done} of ${umapProgress.total}`}
+          </span>{' '}
+          <button type="button" data-testid="map-umap-cancel" onClick={stopUmap}>
+            Cancel
+          </button>
+        </div>
+      ) : null}
+      <ErrorText message={errors.umap} testId="map-umap-error" />
       {map ? (
         <div class="card map" data-testid="map-result">
-          <p class="muted" data-testid="map-summary">
-            {map.points.length} points, projected by PCA. Arrow keys select a point, Enter opens it.
+          <p class="muted" data-testid="map-summary" aria-live="polite">
+            {map.points.length} points, projected by {projectedBy}. Arrow keys select a point, Enter opens it.
           </p>
           <div class="row">
             <svg
@@ -180,6 +342,7 @@ export function MapPage({ name }: { name: string }) {
               tabindex={0}
               aria-label={`Map of ${map.points.length} points`}
               data-testid="map-svg"
+              data-projection={shown}
               onKeyDown={onKey}
             >
               {neighbours && selected !== undefined
