@@ -6,11 +6,11 @@
 //   <snapshots dir>/tmp/                                    work folders (extractions, downloads)
 // Each archive has its `<name>.sha256` beside it. Snapshots stay until deleted.
 import { DomainError } from '@vectorstore/common';
-import { fsyncDirectory, removeStaleTemporaryFiles } from '@vectorstore/persistence';
+import { durableFs, fsyncDirectory, removeStaleTemporaryFiles } from '@vectorstore/persistence';
 import { constants, promises as fs, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import * as path from 'node:path';
-import { checksumPathFor, readSidecarChecksum } from './snapshot-checksum';
+import { CHECKSUM_SUFFIX, checksumPathFor, readSidecarChecksum } from './snapshot-checksum';
 import { snapshotNotFound } from './snapshot-errors';
 import { DOWNLOAD_PREFIX, DOWNLOAD_SUFFIX, EXTRACTION_PREFIX } from './snapshot-work-names';
 import { collectionNameProblem, peerIdProblem } from './snapshot-manifest';
@@ -125,7 +125,7 @@ export class SnapshotStore {
   async reserveName(scope: SnapshotScope): Promise<SnapshotReservation> {
     const dir = this.dirOf(scope);
     const stem = this.stemOf(scope, this.now());
-    await fs.mkdir(dir, { recursive: true });
+    await durableFs.mkdir(dir, { recursive: true });
     for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
       const name = snapshotNameCandidate(stem, attempt);
       const problem = snapshotNameProblem(name);
@@ -135,16 +135,16 @@ export class SnapshotStore {
       const finalPath = path.join(dir, name);
       const tmpPath = `${finalPath}${TMP_SUFFIX}`;
       try {
-        await (await fs.open(tmpPath, 'wx', 0o600)).close();
+        await (await durableFs.open(tmpPath, 'wx', 0o600)).close();
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw error;
       }
       if (await exists(finalPath)) {
-        await fs.rm(tmpPath, { force: true });
+        await durableFs.rm(tmpPath, { force: true });
         continue;
       }
-      return { name, dir, path: finalPath, release: () => fs.rm(tmpPath, { force: true }) };
+      return { name, dir, path: finalPath, release: () => durableFs.rm(tmpPath, { force: true }) };
     }
     throw DomainError.internal(
       `Service internal error: no free snapshot name for ${stem} after ${MAX_NAME_ATTEMPTS} tries`,
@@ -200,12 +200,12 @@ export class SnapshotStore {
   async delete(scope: SnapshotScope, name: string): Promise<void> {
     const snapshotPath = await this.pathOf(scope, name);
     try {
-      await fs.unlink(snapshotPath);
+      await durableFs.unlink(snapshotPath);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw snapshotNotFound(name);
       throw error;
     }
-    await fs.rm(checksumPathFor(snapshotPath), { force: true });
+    await durableFs.rm(checksumPathFor(snapshotPath), { force: true });
     await fsyncDirectory(path.dirname(snapshotPath));
   }
 
@@ -234,8 +234,8 @@ export class SnapshotStore {
   }
 
   /**
-   * Removes what interrupted work left: `*.snapshot.tmp` files of writers and reservations and the temporary
-   * files of sidecar writes in every snapshot folder, and extraction folders (`extract-*`) and partial downloads
+   * Removes what interrupted work left: `*.snapshot.tmp` files of writers and reservations, the temporary files of
+   * sidecar writes and the sidecars of deleted snapshots (a delete cut short) in every snapshot folder, and extraction folders (`extract-*`) and partial downloads
    * (`*.part`) in the work folder. Nothing else: a collection named `tmp` keeps its snapshots in the work folder's
    * place, and they stay. Only for startup, before any snapshot work begins.
    */
@@ -252,7 +252,7 @@ export class SnapshotStore {
       const isWork =
         (entry.isDirectory() && entry.name.startsWith(EXTRACTION_PREFIX)) ||
         (entry.isFile() && entry.name.startsWith(DOWNLOAD_PREFIX) && entry.name.endsWith(DOWNLOAD_SUFFIX));
-      if (isWork) await fs.rm(path.join(this.tempDir, entry.name), { recursive: true, force: true });
+      if (isWork) await durableFs.rm(path.join(this.tempDir, entry.name), { recursive: true, force: true });
     }
   }
 
@@ -305,7 +305,10 @@ async function exists(filePath: string): Promise<boolean> {
   }
 }
 
-/** Removes `*.snapshot.tmp` files (and hidden `.*.tmp` files) in `dir` and its folders, `depth` levels down (root, collection, shards, <id>). */
+/**
+ * Removes `*.snapshot.tmp` files, hidden `.*.tmp` files and the `.sha256` of snapshots that are gone in `dir` and its
+ * folders, `depth` levels down (root, collection, shards, <id>).
+ */
 async function removeTmpFiles(dir: string, depth: number): Promise<void> {
   let entries;
   try {
@@ -316,10 +319,18 @@ async function removeTmpFiles(dir: string, depth: number): Promise<void> {
   }
   // the temporary files of writeFileAtomic (`.<name>.<pid>.<random>.tmp`), left by a crash during a sidecar write
   await removeStaleTemporaryFiles(dir);
+  const files = new Set(entries.filter((entry) => entry.isFile()).map((entry) => entry.name));
   for (const entry of entries) {
     const entryPath = path.join(dir, entry.name);
     if (entry.isFile() && entry.name.endsWith(`${SNAPSHOT_SUFFIX}${TMP_SUFFIX}`))
-      await fs.rm(entryPath, { force: true });
+      await durableFs.rm(entryPath, { force: true });
+    // the checksum of a snapshot whose delete a crash cut short (the archive goes first)
+    else if (
+      entry.isFile() &&
+      entry.name.endsWith(`${SNAPSHOT_SUFFIX}${CHECKSUM_SUFFIX}`) &&
+      !files.has(entry.name.slice(0, -CHECKSUM_SUFFIX.length))
+    )
+      await durableFs.rm(entryPath, { force: true });
     else if (entry.isDirectory() && depth > 1) await removeTmpFiles(entryPath, depth - 1);
   }
 }

@@ -1,4 +1,4 @@
-import { checkSealedJson, describeSealCheck, KeyedMutex, sealJson } from '@vectorstore/common';
+import { checkSealedJson, DamagedFileError, describeSealCheck, KeyedMutex, sealJson } from '@vectorstore/common';
 import { readFileIfExists, removeStaleTemporaryFiles, writeFileAtomic } from '@vectorstore/persistence';
 import * as path from 'node:path';
 import { AUTH_DIR, ensureAuthDir } from '../users/user.store';
@@ -48,18 +48,22 @@ export class FileRefreshRecords implements RefreshRecords {
     this.sealLifetimeMs = options.sealLifetimeMs ?? 0;
   }
 
-  /** Loads saved sessions; an unreadable file is dropped with a warning (everyone logs in again). */
+  /**
+   * Loads saved sessions. A damaged file (it does not parse, fails its checksum or is not this format) is dropped with
+   * a one-line warning naming it, and the server starts: the sessions are only a convenience, everyone signs in
+   * again. A file written before checksums is read as it is.
+   */
   async load(): Promise<void> {
     await ensureAuthDir(path.join(this.dataDir, AUTH_DIR));
     await removeStaleTemporaryFiles(path.dirname(this.filePath), path.basename(this.filePath));
     const text = await readFileIfExists(this.filePath);
     if (text === undefined) return;
     try {
-      const data = JSON.parse(text) as RefreshFile;
+      const data = parseRefreshFile(text);
       // A session record that changed on disk (an expiry, a family) must not be honoured: drop them all instead.
       const check = checkSealedJson(data, (value) => JSON.stringify(value));
       if (check.state === 'mismatch' || check.state === 'malformed') throw new Error(describeSealCheck(check));
-      if (data.version !== FORMAT_VERSION || typeof data.families !== 'object' || typeof data.tokens !== 'object') {
+      if (data.version !== FORMAT_VERSION || !isObject(data.families) || !isObject(data.tokens)) {
         throw new Error(`not format version ${FORMAT_VERSION}`);
       }
       this.families = new Map(Object.entries(data.families).map(([id, value]) => [id, this.versioned(value)]));
@@ -70,8 +74,13 @@ export class FileRefreshRecords implements RefreshRecords {
           delete value.successor;
       }
     } catch (error) {
+      this.families = new Map();
+      this.tokens = new Map();
+      const reason = error instanceof Error ? error.message : String(error);
       this.onWarning(
-        `discarding unreadable ${this.filePath}: ${error instanceof Error ? error.message : String(error)}`,
+        new DamagedFileError(this.filePath, reason, {
+          advice: 'its sessions were dropped: everyone signs in again (the next sign-in rewrites the file)',
+        }).message,
       );
     }
   }
@@ -166,4 +175,16 @@ export class FileRefreshRecords implements RefreshRecords {
     };
     return JSON.stringify(sealJson(data, (value) => JSON.stringify(value)));
   }
+}
+
+function parseRefreshFile(text: string): RefreshFile {
+  try {
+    return JSON.parse(text) as RefreshFile;
+  } catch (error) {
+    throw new Error(`not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,5 @@
+import { inspect } from 'node:util';
+
 /**
  * A durable file whose content is not what was written: a checksum mismatch, a torn or truncated write, bytes that
  * no longer parse, or a file its manifest lists that is gone. The message names the file and says what is wrong,
@@ -16,6 +18,14 @@ export class DamagedFileError extends Error {
     super(`${path} is damaged: ${reason}${options?.advice ? `; ${options.advice}` : ''}`);
     this.name = 'DamagedFileError';
     this.stack = `${this.name}: ${this.message}`;
+  }
+
+  /**
+   * How a log shows it: its one line. Nest logs an error thrown while a provider is made (node.json, users.json at
+   * start) by inspecting it, which would otherwise add `path` and `reason` on lines of their own.
+   */
+  [inspect.custom](): string {
+    return `${this.name}: ${this.message}`;
   }
 
   /** The same damage with what to do about it appended to the message. */
