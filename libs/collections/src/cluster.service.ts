@@ -20,6 +20,7 @@ import {
   describeShardKey,
   isShardOf,
   REPLICA_STATES,
+  ReplicaState,
   ShardRecord,
   ShardKey,
   shardKeyEquals,
@@ -519,13 +520,15 @@ export class ClusterService {
   async markReplicasDead(
     collectionId: string,
     replicas: ReadonlyArray<{ shardId: number; peerId: string }>,
+    /** Replicas in these states are left as they are (judged on the catalog of the change, not a caller's copy). */
+    unlessIn?: ReadonlySet<ReplicaState>,
   ): Promise<void> {
     await this.catalog.mutate((draft) => {
       const record = [...draft.collections.values()].find((r) => r.id === collectionId);
       if (!record) return;
       for (const { shardId, peerId } of replicas) {
         const replica = record.shards.find((s) => s.shardId === shardId && s.peerId === peerId);
-        if (!replica || replica.state === 'Dead') continue;
+        if (!replica || replica.state === 'Dead' || unlessIn?.has(replica.state)) continue;
         // A resharding's shards have no Active replica while it runs: their other replicas in its states count.
         const othersActive = record.shards.some(
           (s) => s !== replica && s.shardId === shardId && SERVING_STATES.has(s.state),

@@ -43,6 +43,15 @@ export class CollectionStatsReporter implements CollectionStatsProvider, OnModul
         optimizerStatus: { ok: false, error: `could not be loaded: ${storage.failure.message}` },
       };
     }
+    // A replica set aside as damaged (cluster mode) is not answered for as an empty one.
+    const damaged = [...storage.damaged].find(([shardId]) => !shardIds || shardIds.includes(shardId));
+    if (damaged) {
+      return {
+        ...stats,
+        status: 'Red',
+        optimizerStatus: { ok: false, error: `shard ${damaged[0]} is damaged here: ${damaged[1].message}` },
+      };
+    }
     const schema: Record<string, PayloadSchemaInfo> = {};
     for (const handle of storage.shards.values()) {
       if (shardIds && !shardIds.includes(handle.shardId)) continue;

@@ -32,6 +32,11 @@ export async function applyToLocalShard(
   part: UpdateOperation,
   tag?: ClockTag,
 ): Promise<number> {
+  const damage = context.storage.damaged.get(shardId);
+  if (damage)
+    throw DomainError.unavailable(
+      `Service unavailable: the replica of shard ${shardId} of collection \`${context.record.name}\` on this peer is damaged and waits to be copied again (${damage.message})`,
+    );
   const deadline = Date.now() + SHARD_OPEN_WAIT_MS;
   let handle = context.storage.shards.get(shardId);
   while (!handle && Date.now() < deadline) {

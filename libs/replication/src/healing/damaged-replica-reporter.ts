@@ -54,7 +54,8 @@ export class DamagedReplicaReporter implements OnModuleInit, OnApplicationShutdo
         if (!record || !replica || AWAITING_COPY.has(replica.state)) continue;
         const key = `${record.id}/${shardId}`;
         try {
-          await this.cluster.markReplicasDead(record.id, [{ shardId, peerId: selfId }]);
+          // The state is checked again inside the catalog change: a copy may have started since this peer's look.
+          await this.cluster.markReplicasDead(record.id, [{ shardId, peerId: selfId }], AWAITING_COPY);
           this.warned.delete(key);
           this.logger.warn(
             `the replica of shard ${shardId} of ${record.name} on this peer is damaged (${damage.message}): marked Dead, to be copied again`,

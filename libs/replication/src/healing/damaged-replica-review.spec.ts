@@ -1,5 +1,5 @@
 // Review of d04d08d (issue 28 item 3, cluster mode): DamagedReplicaReporter marks this peer's set-aside replicas
-// Dead. The `it.failing` below is a defect the review found; it passes once the defect is fixed (then make it `it`).
+// Dead. The test marked "review finding, fixed" below was a defect the review found (once an `it.failing`).
 // Real catalog (file store) and real ClusterService; the storage is reduced to what the reporter reads of it
 // (openStorages: the collection's id and its set-aside shards).
 import { Logger } from '@nestjs/common';
@@ -69,7 +69,7 @@ describe('review of d04d08d: DamagedReplicaReporter', () => {
     expect(mine()?.state).toBe('Partial');
   });
 
-  // DEFECT (low): the reporter decides on its own catalog snapshot (damaged-replica-reporter.ts:52-54: skip a
+  // Review finding, fixed (low): the reporter decides on its own catalog snapshot (damaged-replica-reporter.ts:52-54: skip a
   // replica that already waits for a copy), but ClusterService.markReplicasDead re-reads nothing of that: it marks
   // any replica that is not Dead and aborts its transfers (cluster.service.ts:519). When this peer's snapshot lags a
   // change already committed (a write's coordinator marked the replica Dead and the healer started its copy, the
@@ -77,7 +77,7 @@ describe('review of d04d08d: DamagedReplicaReporter', () => {
   // it again, a copy wasted. The state check should be made inside the catalog change (a markReplicasDead that
   // only turns Active/serving replicas Dead, or the reporter's own mutate). Here the lag is a commit that is not
   // published yet when the reporter looks.
-  it.failing('should not abort a copy to the replica that started after its snapshot', async () => {
+  it('should not abort a copy to the replica that started after its snapshot', async () => {
     const transfer: ShardTransferRecord = {
       shardId: 0,
       from: OTHER,

@@ -1,5 +1,5 @@
 import { CollectionRecord } from '@vectorstore/collections';
-import { parseJson } from '@vectorstore/common';
+import { DomainError, parseJson } from '@vectorstore/common';
 import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -17,6 +17,12 @@ import { CollectionStorage } from './collection-storage';
 export async function checkpointCollection(storage: CollectionStorage, intoDir: string): Promise<void> {
   if (storage.failure) throw storage.failure;
   await storage.schemaLock.exclusive(async () => {
+    // A snapshot without a shard this peer holds would be taken as whole: refused while one is set aside.
+    const [shardId, damage] = [...storage.damaged][0] ?? [];
+    if (damage !== undefined)
+      throw DomainError.unavailable(
+        `Service unavailable: shard ${shardId} of \`${storage.record.name}\` is damaged on this peer and waits to be copied again, so it cannot be snapshotted here (${damage.message})`,
+      );
     for (const handle of storage.shards.values()) {
       await handle.shard.checkpoint(path.join(intoDir, 'shards', String(handle.shardId)));
     }

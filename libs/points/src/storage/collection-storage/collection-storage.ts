@@ -173,6 +173,13 @@ export class CollectionStorage {
     const folders = shardFolders(this.shardDir(shardId));
     await this.schemaLock.exclusive(async () => {
       const handle = this.shardHandles.get(shardId);
+      if (handle === undefined && this.damagedShards.has(shardId)) {
+        // A replica set aside as damaged: the restored copy takes its place (its damaged folder goes with the swap).
+        await stageReplacement(folders, replacementDir);
+        await swapInReplacement(folders);
+        await this.openSetAside(shardId);
+        return;
+      }
       if (handle === undefined) throw new Error(`shard ${shardId} is not open`);
       try {
         await stageReplacement(folders, replacementDir);
@@ -222,18 +229,32 @@ export class CollectionStorage {
     await this.schemaLock.exclusive(async () => {
       const handle = this.shardHandles.get(shardId);
       if (handle === undefined) {
-        const placed = this.record.shards.find((shard) => shard.shardId === shardId);
-        if (!this.damagedShards.has(shardId) || placed === undefined) throw new Error(`shard ${shardId} is not open`);
+        if (!this.damagedShards.has(shardId)) throw new Error(`shard ${shardId} is not open`);
         await discardShardFolder(this.shardDir(shardId));
-        const shard = await this.openShard(shardId);
-        this.damagedShards.delete(shardId);
-        this.shardHandles.set(shardId, { shardId, shardKey: placed.shardKey, shard });
+        await this.openSetAside(shardId);
         return;
       }
       await handle.shard.close();
       await discardShardFolder(this.shardDir(shardId));
       handle.shard = await this.openShard(shardId);
     });
+  }
+
+  /**
+   * Opens a set-aside replica whose folder was just emptied or replaced, and serves it from now on. A catalog change
+   * may have moved the replica off this peer while it opened (reconcile takes no lock): then it is closed and its
+   * folder removed again, and the caller is told.
+   */
+  private async openSetAside(shardId: number): Promise<void> {
+    const shard = await this.openShard(shardId);
+    const placed = this.record.shards.find((s) => s.shardId === shardId);
+    if (placed === undefined || !this.damagedShards.has(shardId)) {
+      await shard.close();
+      if (placed === undefined) await discardShardFolder(this.shardDir(shardId));
+      throw new Error(`shard ${shardId} left this peer while it was opened again`);
+    }
+    this.damagedShards.delete(shardId);
+    this.shardHandles.set(shardId, { shardId, shardKey: placed.shardKey, shard });
   }
 
   /**

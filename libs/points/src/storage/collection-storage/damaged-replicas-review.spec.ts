@@ -1,6 +1,5 @@
 // Review of d04d08d (issue 28 item 3, cluster mode): a replica damaged beyond a rebuild from its log is set aside at
-// open. Each `it.failing` below is a defect the review found; it passes once the defect is fixed (then turn it into
-// `it`). The passing tests are controls: they show the scenario itself is sound, so each failure is the defect's.
+// open. Each test marked "review finding, fixed" below was a defect the review found (once an `it.failing`). The others are controls: they show the scenario itself is sound, so each failure is the defect's.
 import { Logger } from '@nestjs/common';
 import {
   CollectionCatalog,
@@ -116,11 +115,11 @@ describe('review of d04d08d: a replica set aside as damaged (cluster mode)', () 
       expect(fs.readdirSync(path.join(into, 'shards')).sort()).toEqual(['0', '1']);
     });
 
-    // DEFECT (medium): checkpointCollection (collection-snapshot.ts:20) copies storage.shards only, and a set-aside
+    // Review finding, fixed (medium): checkpointCollection (collection-snapshot.ts:20) copies storage.shards only, and a set-aside
     // shard is not there: the snapshot is taken and reported as made, silently without shard 0 (a backup that lacks a
     // shard this peer holds; restoring it fails with "snapshot lacks shards 0", or recovers a peer without it). It
     // should be refused, naming the damage, as a collection that failed to load is (storage.failure).
-    it.failing('should refuse the snapshot, naming the damage, rather than leave the set-aside shard out', async () => {
+    it('should refuse the snapshot, naming the damage, rather than leave the set-aside shard out', async () => {
       const storage = await setAside();
       const into = path.join(dir, 'snapshot');
       await expect(checkpointCollection(storage, into)).rejects.toThrow(/damaged/);
@@ -137,13 +136,13 @@ describe('review of d04d08d: a replica set aside as damaged (cluster mode)', () 
       expect(storage.shards.get(0)?.shard.pointCount).toBe(3);
     });
 
-    // DEFECT (medium): the operator's way to repair a damaged replica from a backup (PUT .../shards/0/snapshots/
+    // Review finding, fixed (medium): the operator's way to repair a damaged replica from a backup (PUT .../shards/0/snapshots/
     // upload or /recover, CollectionSnapshots.restoreShard) ends in CollectionStorage.replaceShard
     // (collection-storage.ts:186), which needs an open handle: it throws a plain Error "shard 0 is not open" (a 500)
     // after the archive was checked and built, and ShardRecovery.recoverFromTree has already applied its priority's
     // catalog change. resetShard got a set-aside branch; replaceShard did not (swap the folder in, open, clear the
     // damage).
-    it.failing('should swap the snapshot copy in and open it, clearing the damage', async () => {
+    it('should swap the snapshot copy in and open it, clearing the damage', async () => {
       const copy = await healthyShardCopy();
       const storage = await setAside();
       await storage.replaceShard(0, copy);
@@ -170,12 +169,12 @@ describe('review of d04d08d: a replica set aside as damaged (cluster mode)', () 
       expect(Object.keys(stats.shards)).toEqual(['0']);
     });
 
-    // DEFECT (low; lasts until the reporter's Dead mark lands, ~1 s, or for as long as etcd refuses it):
+    // Review finding, fixed (low; lasts until the reporter's Dead mark lands, ~1 s, or for as long as etcd refuses it):
     // ClusterStatsGatherer (cluster-stats.ts) asks this peer's own replica first while the catalog still shows it
     // Active, and statsFor (collection-stats.reporter.ts:47) iterates storage.shards only: a set-aside shard asked
     // for is answered as 0 points, status Green, no shard entry and no warning. It should answer Red (or throw, so
     // the gatherer asks another replica), naming the damage.
-    it.failing('should not answer for a set-aside shard as an empty Green one', async () => {
+    it('should not answer for a set-aside shard as an empty Green one', async () => {
       const storage = await setAside();
       const stats = reporter(storage).statsFor(storage.record, [0]);
       expect(stats.status).not.toBe('Green');
@@ -185,25 +184,25 @@ describe('review of d04d08d: a replica set aside as damaged (cluster mode)', () 
   describe("a write routed to this peer's own set-aside replica (this peer coordinating)", () => {
     const context = (storage: CollectionStorage) => ({ record: storage.record, storage }) as CollectionContext;
 
-    // DEFECT (low): ShardEndpoint.caughtUp refuses a set-aside replica at once, naming the damage, but a write this
+    // Review finding, fixed (low): ShardEndpoint.caughtUp refuses a set-aside replica at once, naming the damage, but a write this
     // peer coordinates reaches its own replica through LocalReplicas.apply -> applyToLocalShard
     // (replication-ports.ts:36), which polls storage.shards for SHARD_OPEN_WAIT_MS (2 s) and then says only "is not
     // open on this peer": every write of the shard coordinated here stalls 2 s until the Dead mark lands, and the
     // error hides the cause. It should refuse at once with the damage (check storage.damaged before waiting).
-    it.failing('should refuse at once, naming the damage', async () => {
+    it('should refuse at once, naming the damage', async () => {
       const storage = await setAside();
       await expect(applyToLocalShard(context(storage), 0, upsert(9))).rejects.toThrow(/damaged/);
     });
   });
 
   describe('a reset racing a catalog change that drops the set-aside replica', () => {
-    // DEFECT (low): resetShard's set-aside branch (collection-storage.ts:225) runs under the schema lock, but
+    // Review finding, fixed (low): resetShard's set-aside branch (collection-storage.ts:225) runs under the schema lock, but
     // reconcile takes no lock. A reconcile that drops the replica while the reset opens it (drop_replica, or the
     // replica removed while its copy starts) deletes the damaged entry and discards the folder, then the reset
     // puts an open handle for shard 0 into shardHandles anyway: a shard the record no longer lists is open here
     // (its folder renamed away under it) until some later reconcile closes it. The reset should check, after its
     // awaits, that the shard is still placed and still set aside (or reconcile should take the lock).
-    it.failing('should not leave the dropped shard open', async () => {
+    it('should not leave the dropped shard open', async () => {
       let hold: (() => void) | undefined;
       const opening = new Promise<void>((resolve) => (hold = resolve));
       let reached: () => void = () => undefined;
