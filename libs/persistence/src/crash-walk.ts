@@ -279,7 +279,8 @@ export async function walkFullDiskPoints<Stack>(
   { stride = 1, isFullDisk, timeoutMs = 60_000, select = () => true }: FullDiskWalkOptions,
 ): Promise<FullDiskWalkResult> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'vs-full-disk-walk-'));
-  // a promise nobody waits for that rejects is a crash waiting to happen in a server: each is a failure
+  // a promise nobody waits for that rejects is a crash waiting to happen in a server: each is a failure (under
+  // jest, which takes the event itself, the test fails on it anyway)
   const strays: unknown[] = [];
   const onStray = (reason: unknown) => void strays.push(reason);
   process.on('unhandledRejection', onStray);
