@@ -22,6 +22,7 @@ import {
   createRequest,
   expectOneOf,
   fullRestore,
+  openDb,
   optimize,
   optimizerMerge,
   point,
@@ -32,6 +33,8 @@ import {
   shardRestore,
   snapshotBatch,
   snapshotCreate,
+  startAfterSwapCut,
+  startAfterTornRecord,
   upsertAndFlush,
   upsertBatches,
   walBatches,
@@ -142,6 +145,41 @@ const catalogSteps: Steps = {
   'delete c': (db) => db.collections.delete('c'),
 };
 
+/**
+ * A start with recovery work to do (after a first crash, as in the crash walk): the start must work or be refused as
+ * a full disk; while the disk is full, collection c is read or refused as a full disk (its recovery may need the
+ * space); once space is freed, the started server (or, if the start was refused, the next start) must serve c without
+ * a restart; and the crash walk's check of the first crash must hold at the next start.
+ */
+const started = new Map<string, Db>();
+const startOnFullDisk = (operation: CrashWalkOperation<string>): FullDiskWalkOperation<string> => ({
+  ...operation,
+  run: async (dir, acked) => {
+    started.set(dir, await openDb(dir));
+    acked.add('started');
+  },
+  checkLive: async (dir) => {
+    const db = started.get(dir);
+    if (db === undefined) return;
+    try {
+      contentOf(db, 'c');
+    } catch (error) {
+      if (!isFullDisk(error)) throw error;
+    }
+  },
+  resume: async (dir, acked) => {
+    const db = started.get(dir) ?? (await openDb(dir));
+    started.set(dir, db);
+    acked.add('started');
+    contentOf(db, 'c');
+  },
+  close: async (dir) => {
+    const db = started.get(dir);
+    started.delete(dir);
+    await db?.close();
+  },
+});
+
 const OPERATIONS: Array<FullDiskWalkOperation<Db>> = [
   batchesOnFullDisk(upsertAndFlush, upsertBatches),
   optimizerOnFullDisk(segmentBuild),
@@ -195,6 +233,9 @@ const OPERATIONS: Array<FullDiskWalkOperation<Db>> = [
   ),
 ];
 
+// (the start after a restored folder was renamed in only removes that folder: nothing a full disk refuses)
+const STARTS = [startAfterSwapCut, startAfterTornRecord].map(startOnFullDisk);
+
 /**
  * Points where the walk finds a defect in code this walk's author may not change (collection-storage/,
  * points-storage.ts): walked apart, as `it.failing`, so the rest of each walk guards what works. When a fix lands,
@@ -215,6 +256,17 @@ const KNOWN_DEFECTS: Record<string, { defect: string; at: (op: FileOp, trace: re
   // The catalog names the new collection before its shard folder is made: when the full disk refuses the folder,
   // reconcile marks the storage failed and the create is still answered as a success; reads and writes of it are
   // refused (507) until the next catalog change reconciles again (points-storage.ts reconcile).
+  // A server started on a full disk, whose recovery must write (settle a cut shard swap, cut a torn log record off),
+  // answers that collection 507 while the disk is full, as it should; but the collection stays failed once space
+  // is freed, until a restart (points-storage.ts reconcile marks it failed; nothing loads it again when space is back).
+  'start after a cut swap': {
+    defect: 'the collection stays failed after space is freed, until a restart',
+    at: () => true,
+  },
+  'start after a torn record': {
+    defect: 'the collection stays failed after space is freed, until a restart',
+    at: () => true,
+  },
   'catalog change': {
     defect: 'a create answered as done whose shard folder the full disk refused',
     at: (op) => /\/collections\//.test(op.path),
@@ -256,8 +308,12 @@ describe('full disk at every step (issue 28, item 2)', () => {
   it.failing.each(Object.entries(KNOWN_DEFECTS).map(([name, { defect, at }]) => ({ name, defect, at })))(
     '$name, known defect: $defect',
     async ({ name, at }) => {
-      const op = OPERATIONS.find((candidate) => candidate.name === name)!;
-      const result = await walkFullDiskPoints(op, { stride: STRIDE, isFullDisk, select: at });
+      const op = [...OPERATIONS, ...STARTS].find((candidate) => candidate.name === name)!;
+      const result = await walkFullDiskPoints(op as FullDiskWalkOperation<unknown>, {
+        stride: STRIDE,
+        isFullDisk,
+        select: at,
+      });
       results.push({ ...result, known: true });
       expect(result.walked).toBeGreaterThan(0);
       expect(result.failures).toEqual([]);

@@ -7,7 +7,7 @@ import {
   EmptyCollectionStatsProvider,
   FileCatalogStore,
 } from '@vectorstore/collections';
-import { CrashWalkOperation, FileOp } from '@vectorstore/persistence';
+import { CrashWalkOperation, FileOp, injectFaults, stopFaultInjection } from '@vectorstore/persistence';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { OptimizerService } from '../optimizer/optimizer.service';
@@ -474,3 +474,79 @@ export const catalogChange: CrashWalkOperation<Db> = {
         throw new Error('c was deleted before its delete was asked');
     }),
 };
+
+/**
+ * A second crash: `base` crashed at the point `pick` chooses (as a kill -9), then the start on that folder, which
+ * has recovery work to do (settle a restore, cut a torn log record, remove an unnamed folder), is itself crashed
+ * at each of its file operations; the check is `base`'s, for the first crash's acknowledged steps.
+ */
+export function startAfterCrash(
+  name: string,
+  base: CrashWalkOperation<Db>,
+  pick: (trace: readonly FileOp[]) => number,
+): CrashWalkOperation<string> {
+  let acked = new Set<string>();
+  const crashedRun = async (from: string, dir: string, plan: { at?: number }): Promise<FileOp[]> => {
+    fs.cpSync(from, dir, { recursive: true });
+    const db = await openDb(dir);
+    const target = `${dir}.crashed`;
+    const injector = injectFaults({
+      root: dir,
+      trace: true,
+      ...(plan.at === undefined
+        ? {}
+        : {
+            at: plan.at,
+            action: 'crash' as const,
+            tornWrite: true,
+            onCrash: () => fs.cpSync(dir, target, { recursive: true }),
+          }),
+    });
+    acked = new Set();
+    await base.run(db, acked).catch(() => undefined);
+    stopFaultInjection();
+    await db.close().catch(() => undefined);
+    return injector.trace;
+  };
+  return {
+    name,
+    prepare: async (dir) => {
+      const start = `${dir}.base`;
+      await base.prepare(start);
+      const n = pick(await crashedRun(start, `${dir}.count`, {}));
+      await crashedRun(start, `${dir}.first`, { at: n });
+      fs.renameSync(`${dir}.first.crashed`, dir);
+      for (const leftover of [start, `${dir}.count`, `${dir}.first`])
+        fs.rmSync(leftover, { recursive: true, force: true });
+    },
+    open: async (dir) => dir,
+    close: async () => undefined,
+    run: async (dir, startAcked) => {
+      const db = await openDb(dir);
+      await db.close();
+      startAcked.add('started');
+    },
+    check: (dir) => base.check(dir, acked, undefined),
+  };
+}
+
+export const indexOf = (trace: readonly FileOp[], match: (op: FileOp) => boolean, after = 0): number => {
+  const found = trace.find((op) => match(op));
+  if (found === undefined) throw new Error('the operation makes no such file operation');
+  return found.n + after;
+};
+
+export const startAfterSwapCut = startAfterCrash('start after a cut swap', shardRestore, (trace) =>
+  // just after the old shard folder is moved aside: the shard's own name is missing
+  indexOf(trace, (op) => op.kind === 'rename' && /\/collections\/[^/]+\/shards\/0$/.test(op.path), 1),
+);
+
+export const startAfterTornRecord = startAfterCrash('start after a torn record', upsertAndFlush, (trace) =>
+  // the second batch's log write, torn: the start cuts it off
+  indexOf(trace.filter((op) => op.kind === 'write' && /\/wal\//.test(op.path)).slice(1), () => true),
+);
+
+export const startAfterUnnamedFolder = startAfterCrash('start after a restore', fullRestore, (trace) =>
+  // the restored collection renamed in, the catalog not yet written: the start removes the folder
+  indexOf(trace, (op) => op.kind === 'rename' && /\/restoring\//.test(op.path), 1),
+);
