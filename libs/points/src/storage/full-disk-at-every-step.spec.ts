@@ -43,8 +43,8 @@ import {
 
 /*
  * Full disk at every step (issue 28, item 2): each operation of the crash walk (../testing/storage-walk-fixtures.ts)
- * is run once to count the file operations a full disk can refuse (every one but a removal), then once per point N
- * with operation N and all after it failing with ENOSPC, the disk staying full. The operation must succeed or be
+ * is run once to count the file operations a full disk can refuse (FULL_DISK_OP_KINDS: not removals or truncates),
+ * then once per point N with operation N and all after it failing with ENOSPC, the disk staying full. The operation must succeed or be
  * refused with what the transports answer 507 / RESOURCE_EXHAUSTED (`insufficientStorageOf`, their own test), never
  * crash or hang; the live stack, still full, must serve exactly the acknowledged writes; once space is freed, the
  * same stack (not reopened) must finish the operation; and a restart must find it all, with nothing left over.
