@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FileOp, injectFaults, stopFaultInjection } from './fault-injection';
+import { FILE_OP_KINDS, FileOp, FileOpKind, injectFaults, stopFaultInjection } from './fault-injection';
 
 /**
  * Crash at every step (issue 28, item 1), for tests: an operation is run once to count the durable file operations
@@ -84,10 +84,15 @@ export async function walkCrashPoints<Stack>(
   }
 }
 
-async function countRun<Stack>(operation: CrashWalkOperation<Stack>, template: string, dir: string): Promise<FileOp[]> {
+async function countRun<Stack>(
+  operation: CrashWalkOperation<Stack>,
+  template: string,
+  dir: string,
+  kinds: readonly FileOpKind[] = FILE_OP_KINDS,
+): Promise<FileOp[]> {
   cpSync(template, dir, { recursive: true });
   const stack = await operation.open(dir);
-  const injector = injectFaults({ root: dir, trace: true });
+  const injector = injectFaults({ root: dir, trace: true, kinds });
   const acked = new Set<string>();
   try {
     await operation.run(stack, acked);
@@ -224,4 +229,150 @@ class UnsyncedWrites {
 
 function isFile(file: string): boolean {
   return existsSync(file) && statSync(file).isFile();
+}
+
+/**
+ * The kinds of file operation a full disk can refuse: every one that may need a block or a folder entry. A removal
+ * frees space, and so does a truncate that shrinks; one that grows makes a sparse file (the WAL's spare files),
+ * taking no block: neither is refused by a full disk, so neither is counted here.
+ */
+export const FULL_DISK_OP_KINDS: readonly FileOpKind[] = FILE_OP_KINDS.filter(
+  (kind) => kind !== 'remove' && kind !== 'truncate',
+);
+
+/**
+ * Full disk at every step (issue 28, item 2), for tests: an operation is run once to count the file operations a
+ * full disk can refuse, then once per point N on a fresh copy of the starting folder with operation N and every
+ * later one failing with ENOSPC (the disk stays full). The run must succeed or be refused as a full disk; the live
+ * stack, still full, must serve exactly the acknowledged steps; once space is freed (the injector stopped), the same
+ * stack, not reopened, must finish the operation; and after it is closed, `check` must find everything on a restart.
+ */
+export interface FullDiskWalkOperation<Stack> extends CrashWalkOperation<Stack> {
+  /** While the disk is still full, after `run` ended: throws unless `stack` serves exactly what `acked` says. */
+  checkLive(stack: Stack, acked: ReadonlySet<string>): Promise<void>;
+  /**
+   * Space is freed: on the same stack, finishes the operation (the steps not in `acked`, or the whole of it again),
+   * adding each step to `acked`. Any failure is a defect: nothing is full any more.
+   */
+  resume(stack: Stack, acked: Set<string>): Promise<void>;
+}
+
+export interface FullDiskWalkOptions {
+  /** Walk points 1, 1 + stride, ... and the last (default 1: every one). */
+  stride?: number;
+  /** Whether a failure is what the transports answer as a full disk (REST 507, gRPC RESOURCE_EXHAUSTED). */
+  isFullDisk(error: unknown): boolean;
+  /** How long one phase (run, check, resume, close) may take before it counts as hung (default 60 s). */
+  timeoutMs?: number;
+  /** Which points to walk (default all): the points of a known defect can be walked apart (`it.failing`). */
+  select?: (op: FileOp, trace: readonly FileOp[]) => boolean;
+}
+
+export interface FullDiskWalkResult extends CrashWalkResult {
+  /** Points whose run was refused (the others completed: the refused operation was not on their path). */
+  refused: number;
+}
+
+/** Walks full-disk points 1, 1 + stride, ... and the last one of `operation` under a scratch folder. */
+export async function walkFullDiskPoints<Stack>(
+  operation: FullDiskWalkOperation<Stack>,
+  { stride = 1, isFullDisk, timeoutMs = 60_000, select = () => true }: FullDiskWalkOptions,
+): Promise<FullDiskWalkResult> {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'vs-full-disk-walk-'));
+  // a promise nobody waits for that rejects is a crash waiting to happen in a server: each is a failure (under
+  // jest, which takes the event itself, the test fails on it anyway)
+  const strays: unknown[] = [];
+  const onStray = (reason: unknown) => void strays.push(reason);
+  process.on('unhandledRejection', onStray);
+  try {
+    const template = path.join(scratch, 'template');
+    await operation.prepare(template);
+    const trace = await countRun(operation, template, path.join(scratch, 'count'), FULL_DISK_OP_KINDS);
+    if (process.env.CRASH_WALK_TRACE === '1')
+      process.stdout.write(`${operation.name}:\n${trace.map((op) => `  #${op.n} ${describe(op)}`).join('\n')}\n`);
+    operation.checkCount?.(trace);
+    const selected = trace.filter((op) => select(op, trace)).map((op) => op.n);
+    const points = selected.filter((_, i) => i % stride === 0);
+    if (selected.length > 0 && points[points.length - 1] !== selected[selected.length - 1])
+      points.push(selected[selected.length - 1]);
+    const failures: string[] = [];
+    let refused = 0;
+    for (const n of points) {
+      const dir = path.join(scratch, `run-${n}`);
+      const outcome = await fullDiskAt(operation, template, dir, n, isFullDisk, timeoutMs).finally(() =>
+        rmSync(dir, { recursive: true, force: true }),
+      );
+      // rejections left unhandled surface a turn later
+      await new Promise((resolve) => setImmediate(resolve));
+      const stray = strays.splice(0).map((reason) => `unhandled rejection: ${messageOf(reason)}`);
+      const failure = [outcome.failure, ...stray].filter((text) => text !== undefined).join('; ');
+      if (outcome.refused) refused++;
+      if (failure !== '') failures.push(`ENOSPC at #${n} of ${trace.length} (${describe(trace[n - 1])}): ${failure}`);
+    }
+    return { name: operation.name, points: trace.length, walked: points.length, refused, failures };
+  } finally {
+    process.off('unhandledRejection', onStray);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function fullDiskAt<Stack>(
+  operation: FullDiskWalkOperation<Stack>,
+  template: string,
+  dir: string,
+  n: number,
+  isFullDisk: (error: unknown) => boolean,
+  timeoutMs: number,
+): Promise<{ refused: boolean; failure?: string }> {
+  cpSync(template, dir, { recursive: true });
+  const stack = await operation.open(dir);
+  const acked = new Set<string>();
+  let refused = false;
+  // each phase runs even after one failed, so that a failure says what else it leads to
+  const failures: string[] = [];
+  const phase = async (name: string, step: () => Promise<unknown>): Promise<boolean> => {
+    try {
+      await withTimeout(step(), timeoutMs);
+      return true;
+    } catch (error) {
+      failures.push(`${name}: ${messageOf(error)}`);
+      return false;
+    }
+  };
+  injectFaults({ root: dir, at: n, action: 'fail', code: 'ENOSPC', times: Infinity, kinds: FULL_DISK_OP_KINDS });
+  try {
+    try {
+      await withTimeout(operation.run(stack, acked), timeoutMs);
+    } catch (error) {
+      if (error instanceof HungError || !isFullDisk(error))
+        failures.push(`run: not refused as a full disk: ${messageOf(error)}`);
+      else refused = true;
+    }
+    await phase('the check while the disk is full', () => operation.checkLive(stack, acked));
+  } finally {
+    stopFaultInjection();
+  }
+  await phase('the resume after space was freed', () => operation.resume(stack, acked));
+  if (await phase('the close', () => operation.close(stack)))
+    await phase('the restart', () => operation.check(dir, acked, undefined));
+  return { refused, failure: failures.length > 0 ? failures.join('; ') : undefined };
+}
+
+class HungError extends Error {}
+
+/** `promise`, or a {@link HungError} once `ms` passed. */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HungError(`hung: no answer after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -138,8 +138,23 @@ function copyFile(from: string, to: string, mode?: number): Promise<void> {
 
 /** `fs.mkdir`; resolves with the first folder created, as `fs.mkdir` with `recursive`. */
 function mkdir(dir: string, options?: { recursive?: boolean; mode?: number }): Promise<string | undefined> {
-  const error = refusal('mkdir', dir);
-  return error === undefined ? fs.mkdir(dir, options) : Promise.reject(error);
+  return faultState.active === undefined ? fs.mkdir(dir, options) : mkdirCounted(dir, options);
+}
+
+async function mkdirCounted(
+  dir: string,
+  options?: { recursive?: boolean; mode?: number },
+): Promise<string | undefined> {
+  // A recursive mkdir of a folder that exists changes nothing on disk: nothing for a crash or a full disk to hit.
+  const exists = await fs.stat(dir).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
+  if (!(options?.recursive && exists)) {
+    const error = refusal('mkdir', dir);
+    if (error !== undefined) throw error;
+  }
+  return fs.mkdir(dir, options);
 }
 
 /** `fs.mkdtemp` (counted as a `mkdir` at `prefix`). */

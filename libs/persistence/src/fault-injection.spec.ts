@@ -72,6 +72,17 @@ describe('fault injection over durableFs', () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it('should not count a recursive mkdir of a folder that exists: it changes nothing a fault could hit', async () => {
+    fs.mkdirSync(path.join(dir, 'there'));
+    const injector = injectFaults({ root: dir, at: 1, action: 'fail', code: 'ENOSPC', times: Infinity, trace: true });
+
+    await durableFs.mkdir(path.join(dir, 'there'), { recursive: true });
+    await expect(durableFs.mkdir(path.join(dir, 'new'), { recursive: true })).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(durableFs.mkdir(path.join(dir, 'there'))).rejects.toMatchObject({ code: 'ENOSPC' });
+
+    expect(injector.trace.map((op) => path.basename(op.path))).toEqual(['new', 'there']);
+  });
+
   it('should crash at the chosen operation: it does not run, and every later one under the root fails', async () => {
     const file = path.join(dir, 'a.json');
     fs.writeFileSync(file, 'old');

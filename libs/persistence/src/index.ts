@@ -16,3 +16,11 @@ export {
 } from './fault-injection';
 // For tests: crash an operation at each of its durable file operations in turn and check what a restart finds.
 export { walkCrashPoints, type CrashWalkOperation, type CrashWalkResult } from './crash-walk';
+// ... and fail each one with ENOSPC in turn, the disk staying full until the test frees it.
+export {
+  walkFullDiskPoints,
+  FULL_DISK_OP_KINDS,
+  type FullDiskWalkOperation,
+  type FullDiskWalkOptions,
+  type FullDiskWalkResult,
+} from './crash-walk';

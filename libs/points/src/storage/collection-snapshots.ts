@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { CollectionCatalog, CollectionRecord } from '@vectorstore/collections';
-import { DomainError, integersToNumbers, parseJson, stringifyJson } from '@vectorstore/common';
+import { DomainError, insufficientStorageOf, integersToNumbers, parseJson, stringifyJson } from '@vectorstore/common';
 import { durableFs } from '@vectorstore/persistence';
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -84,8 +84,12 @@ export class CollectionSnapshots implements OnModuleInit {
     } catch (error) {
       await durableFs.rm(staging, { recursive: true, force: true });
       if (error instanceof DomainError) throw error;
-      throw DomainError.invalidArgument(
-        `Bad request: invalid snapshot archive: ${error instanceof Error ? error.message : String(error)}`,
+      // A full disk is no fault of the archive: 507, and the same restore works once space is freed.
+      throw (
+        insufficientStorageOf(error) ??
+        DomainError.invalidArgument(
+          `Bad request: invalid snapshot archive: ${error instanceof Error ? error.message : String(error)}`,
+        )
       );
     }
     const target = path.join(this.storage.collectionsDirectory, id);
@@ -159,7 +163,7 @@ export class CollectionSnapshots implements OnModuleInit {
         await buildRestoredCollection({ ...record, shards: [shard] }, folders, staging, this.openLog);
       } catch (error) {
         if (error instanceof DomainError) throw error;
-        throw bad(error instanceof Error ? error.message : String(error));
+        throw insufficientStorageOf(error) ?? bad(error instanceof Error ? error.message : String(error));
       }
       await this.storage.storageOf(record).replaceShard(shardId, path.join(staging, 'shards', String(shardId)));
     } finally {

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { injectFaults, stopFaultInjection } from '@vectorstore/persistence';
 import { recordFor } from './testing/deterministic-record';
 import { WalError } from './wal.errors';
 import { RECORD_HEADER_BYTES } from './wal-record';
@@ -308,6 +309,60 @@ describe(WriteAheadLog.name, () => {
       await expect(later).rejects.toBeInstanceOf(WalError);
       await expect(later).rejects.toMatchObject({ reason: 'failed', cause: { code: 'EIO' } });
       await wal.close();
+    });
+
+    describe('on a full disk (issue 28, item 2)', () => {
+      const noSpace = () => Object.assign(new Error('ENOSPC: no space left on device, fdatasync'), { code: 'ENOSPC' });
+
+      it('should refuse a batch whose fdatasync fails with ENOSPC, cut it off, and stay usable', async () => {
+        let failSyncs = 0;
+        const wal = await open({
+          io: {
+            ...nodeIo,
+            datasync: async (handle) => {
+              if (failSyncs > 0) {
+                failSyncs--;
+                throw noSpace();
+              }
+              await nodeIo.datasync(handle);
+            },
+          },
+        });
+        await appendMany(wal, 1, 2);
+
+        // the batch's fsync fails; the cut's fsync works
+        failSyncs = 1;
+        await expect(wal.append(recordFor(99, 300))).rejects.toMatchObject({ code: 'ENOSPC' });
+        // both fail: the cut is made, and made durable by the next batch's fsync
+        failSyncs = 2;
+        await expect(wal.append(recordFor(98, 300))).rejects.toMatchObject({ code: 'ENOSPC' });
+
+        expect(wal.lastOpNum).toBe(2);
+        expect(await wal.append(recordFor(3, 300))).toBe(3);
+        await wal.close();
+        const reopened = await open();
+        expect(reopened.recovery.clean).toBe(true);
+        expectRecords(await readAll(reopened), 1, 3);
+      });
+
+      it('should refuse the appends whose new segment the full disk refuses, and roll at the next append', async () => {
+        const wal = await open();
+        await appendMany(wal, 1, 2);
+        const big = new Uint8Array(1900).fill(3);
+
+        // a record that does not fit the open segment needs a new one, whose file the full disk refuses
+        injectFaults({ root: dir, at: 1, action: 'fail', code: 'ENOSPC', kinds: ['create'] });
+        try {
+          await expect(wal.append(big)).rejects.toMatchObject({ code: 'ENOSPC' });
+        } finally {
+          stopFaultInjection();
+        }
+
+        expect(await wal.append(big)).toBe(3);
+        await wal.close();
+        const reopened = await open();
+        expect((await readAll(reopened)).map((record) => record.opNum)).toEqual([1, 2, 3]);
+      });
     });
 
     it('should reject appends after close with a closed WalError', async () => {

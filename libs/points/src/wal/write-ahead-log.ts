@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
+import { insufficientStorageOf } from '@vectorstore/common';
 import { durableFs, fsyncDirectory } from '@vectorstore/persistence';
 import { WalError } from './wal.errors';
 import { aheadFileName, createAheadFile, ensureDirectory, listWalDir, segmentFileName } from './wal-files';
@@ -227,6 +228,13 @@ export class WriteAheadLog {
       try {
         segment = await this.roll();
       } catch (error) {
+        if (isNoSpace(error)) {
+          // A full disk refused the new file, its rename or the folder's fsync: nothing in our view changed (the
+          // open segment stays as it was), so the waiting appends are refused and the next one rolls again; a file
+          // left half made is taken over by that roll (same name) or by the next `open`.
+          for (const pending of this.queue.splice(0)) pending.reject(error);
+          return;
+        }
         // Whatever half of the roll happened, the folder no longer matches our view of it: stop here and let
         // the next `open` sort it out. The waiting appends get the I/O error itself.
         this.fail(error, this.queue.splice(0));
@@ -264,6 +272,12 @@ export class WriteAheadLog {
     try {
       await this.options.io.datasync(handle);
     } catch (error) {
+      if (isNoSpace(error)) {
+        // A full disk (delayed allocation) refused the batch's blocks. Everything before it was fsynced by an
+        // earlier batch, so cutting the batch off leaves only bytes already durable: the log stays usable.
+        await this.undoWrite(handle, segment, batch, error);
+        return;
+      }
       // After a failed fsync the kernel may have dropped the dirty pages and cleared the error ("fsyncgate"):
       // a retry could succeed without the data on disk, so nothing written from here on can be trusted.
       this.fail(error, batch);
@@ -284,9 +298,11 @@ export class WriteAheadLog {
   }
 
   /**
-   * A write failed before any fsync (ENOSPC is the usual case): cut off whatever part of the batch reached the
-   * file so those records cannot resurface, make the cut durable, and keep the log usable. If even that fails
-   * the log is failed.
+   * A write failed before any fsync (ENOSPC is the usual case), or a full disk failed its fsync: cut off whatever
+   * part of the batch reached the file so those records cannot resurface, make the cut durable, and keep the log
+   * usable. If the cut fails the log is failed. If only its fsync fails on a full disk, the log stays usable: the
+   * next batch is written from the cut and its fsync makes the cut durable too (until then a crash may bring the
+   * refused batch back, whole, as it may any write not acknowledged).
    */
   private async undoWrite(
     handle: FileHandle,
@@ -296,10 +312,17 @@ export class WriteAheadLog {
   ): Promise<void> {
     try {
       await durableFs.truncate(handle, segment.bytes);
-      await this.options.io.datasync(handle);
     } catch {
       this.fail(error, batch);
       return;
+    }
+    try {
+      await this.options.io.datasync(handle);
+    } catch (syncError) {
+      if (!isNoSpace(syncError)) {
+        this.fail(error, batch);
+        return;
+      }
     }
     for (const pending of batch) pending.reject(error);
   }
@@ -311,7 +334,10 @@ export class WriteAheadLog {
     const spare = this.spareAhead.shift();
     let handle: FileHandle;
     if (spare !== undefined) {
-      await durableFs.rename(spare, segmentPath);
+      await durableFs.rename(spare, segmentPath).catch((error: unknown) => {
+        this.spareAhead.unshift(spare); // still there, for the next roll
+        throw error;
+      });
       handle = await durableFs.open(segmentPath, 'r+');
     } else {
       handle = await durableFs.open(segmentPath, 'w+', 0o600);
@@ -421,4 +447,9 @@ async function readPrefix(filePath: string, bytes: number): Promise<Buffer> {
   } finally {
     await handle.close();
   }
+}
+
+/** A full disk or quota (ENOSPC, EDQUOT, however wrapped): the transports' own classification (507). */
+function isNoSpace(error: unknown): boolean {
+  return insufficientStorageOf(error) !== undefined;
 }
