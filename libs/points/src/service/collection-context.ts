@@ -53,6 +53,7 @@ export class CollectionContexts {
     if (storage.failure) {
       throw DomainError.internal(
         `Service internal error: collection \`${record.name}\` could not be loaded: ${storage.failure.message}`,
+        storage.failure,
       );
     }
     const scope = this.scope?.collectionId === record.id ? this.scope.shardIds : undefined;

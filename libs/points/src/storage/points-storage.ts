@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { CatalogState, CollectionCatalog, CollectionRecord, isShardOf, PEER_ID } from '@vectorstore/collections';
+import { insufficientStorageOf } from '@vectorstore/common';
 import { durableFs } from '@vectorstore/persistence';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -8,6 +9,8 @@ import { discardShardFolder } from './collection-storage/shard-replacement';
 import { OpenShardLog } from './shard-log';
 
 export const POINTS_DATA_DIR = Symbol('POINTS_DATA_DIR');
+/** How often a collection that failed to load for want of disk space is tried again. */
+const FULL_DISK_RETRY_MS = 2000;
 export const OPEN_SHARD_LOG = Symbol('OPEN_SHARD_LOG');
 
 /**
@@ -22,6 +25,8 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
   private readonly lastFlush = new Map<string, number>();
   private flushTimer: NodeJS.Timeout | undefined;
   private closing = false;
+  private retrying = false;
+  private nextRetryAt = 0;
 
   constructor(
     private readonly catalog: CollectionCatalog,
@@ -42,7 +47,13 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     await durableFs.mkdir(this.collectionsDir, { recursive: true, mode: 0o700 });
     await this.catalog.subscribe((state) => this.reconcile(state));
-    this.flushTimer = setInterval(() => void this.flushDue(), 1000);
+    this.flushTimer = setInterval(() => {
+      void this.flushDue();
+      if (Date.now() >= this.nextRetryAt) {
+        this.nextRetryAt = Date.now() + FULL_DISK_RETRY_MS;
+        void this.loadAgainAfterFullDisk();
+      }
+    }, 1000);
     this.flushTimer.unref();
   }
 
@@ -109,6 +120,30 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
     for (const folder of folders) {
       if (!wanted.has(folder))
         await durableFs.rm(path.join(this.collectionsDir, folder), { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Collections that failed to load because the disk was full (at start, at a create, in a failed restore) are
+   * loaded again every few seconds (from the flush timer), so that they serve once space is freed, without a
+   * restart. Other failures (damaged files) wait for an operator: opening them again would only read the same damage.
+   */
+  async loadAgainAfterFullDisk(): Promise<void> {
+    if (this.retrying || this.closing) return;
+    this.retrying = true;
+    try {
+      for (const storage of [...this.storages.values()]) {
+        if (!storage.failure || insufficientStorageOf(storage.failure) === undefined) continue;
+        const known = this.catalog.snapshot.collections.get(storage.record.name)?.shards;
+        try {
+          await storage.retryLoad(known ?? storage.record.shards);
+          this.logger.log(`collection ${storage.record.name} loaded again: disk space is back`);
+        } catch (error) {
+          storage.markFailed(error instanceof Error ? error : new Error(String(error)));
+        }
+      }
+    } finally {
+      this.retrying = false;
     }
   }
 

@@ -162,6 +162,24 @@ export class CollectionStorage {
   }
 
   /**
+   * Loads a collection that failed to load for want of disk space, as a start would, now that space may be back:
+   * a shard a failed restore left closed has its folders settled (shard-replacement.ts) and is opened again; shards
+   * never opened are opened by a reconcile. Throws what still fails (the collection stays refused).
+   */
+  async retryLoad(known: CollectionRecord['shards']): Promise<void> {
+    await this.schemaLock.exclusive(async () => {
+      for (const handle of this.shardHandles.values()) {
+        if (!handle.shard.isClosed) continue;
+        const settled = await settleShardReplacement(this.shardDir(handle.shardId));
+        if (settled !== undefined) this.logger.warn(settled);
+        handle.shard = await this.openShard(handle.shardId);
+      }
+    });
+    await this.reconcile(this.record, known);
+    this.markLoaded();
+  }
+
+  /**
    * Makes shard `shardId` the shard folder `replacementDir` (a restored shard snapshot, already proven to open;
    * on the file system of the collection, as it is renamed). Under the exclusive side of the schema lock, so no
    * write is half-way: the replacement is moved beside the shard, the old shard flushed and closed, its folder
@@ -181,6 +199,10 @@ export class CollectionStorage {
         return;
       }
       if (handle === undefined) throw new Error(`shard ${shardId} is not open`);
+      // A shard left closed by a failed restore: its folders may hold the only copy aside (`0.replaced`), which a
+      // new restore's staging would remove. Refused until it is loaded again (retryLoad, once space is back).
+      if (handle.shard.isClosed)
+        throw new Error(`shard ${shardId} is not loaded after a failed restore`, { cause: this.loadFailure });
       try {
         await stageReplacement(folders, replacementDir);
         await handle.shard.close();
@@ -215,7 +237,9 @@ export class CollectionStorage {
       const reason = error instanceof Error ? error.message : String(error);
       const why = cause instanceof Error ? cause.message : String(cause);
       this.markFailed(
-        new Error(`shard ${handle.shardId} could not be put back after a failed restore (${why}): ${reason}`),
+        new Error(`shard ${handle.shardId} could not be put back after a failed restore (${why}): ${reason}`, {
+          cause: error,
+        }),
       );
     }
   }
