@@ -158,6 +158,9 @@ try {
   await page.fill('input[name=colour_by]', 'label');
   await page.click('[data-testid=map-form] button[type=submit]');
   await page.getByTestId('map-svg').waitFor();
+  // PCA paints first; the map shown is UMAP's, computed in its worker.
+  await page.selectOption('select[name=projection]', 'umap');
+  await page.locator('[data-testid=map-svg][data-projection=umap]').waitFor({ timeout: 120_000 });
   await page.getByTestId('map-svg').focus();
   await page.keyboard.press('ArrowRight');
   await page.getByTestId('map-neighbours').click();
