@@ -21,6 +21,8 @@ import { WriteAheadLog } from '../../wal/write-ahead-log';
 import { CollectionStorage } from '../collection-storage';
 import { checksumOf } from '../file-checksum';
 import { manifestText, readManifest } from '../local-shard/manifest-file';
+import { PointsStorage } from '../points-storage';
+import { ScrubService } from './scrub.service';
 import { ReadPacer, scrubShard } from './shard-scrub';
 
 type OpenLogOptions = Parameters<typeof WriteAheadLog.open>[0];
@@ -175,6 +177,139 @@ describe('review of 449831b: reopenDamagedShard (a scrub found a damaged file th
     expect(storage.shards.has(0)).toBe(false);
     expect(handle.shard.isClosed).toBe(true);
     expect(outcome).not.toBe('reopened');
+  });
+});
+
+describe('review of 449831b: reopenDamagedShard when the log no longer covers the damaged file (standalone)', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  let dir: string;
+  let storage: CollectionStorage | undefined;
+
+  afterEach(async () => {
+    await storage?.close().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const DIM = 128;
+  const points = (from: number, count: number): UpdateOperation => ({
+    upsert: {
+      points: Array.from({ length: count }, (_, i) => ({
+        id: BigInt(from + i),
+        vectors: { v: { kind: 'dense' as const, values: new Float32Array(DIM).fill(from + i) } },
+        payload: { id: from + i },
+      })),
+    },
+  });
+
+  // DEFECT (high, standalone; availability): the usual state of a shard that has run a while is a log acknowledged
+  // past op 1 (every flush lets it drop what the segments hold). A damaged body (.seg) or delete file (.del) of such
+  // a shard is only damaged on disk: the segment was read into memory and verified when the shard opened, and
+  // searches are served from that good copy. reopenDamagedShard (collection-storage.ts:268) throws the good copy away
+  // (close) and opens from disk, which cannot rebuild, so the whole collection is refused (markFailed: every request
+  // answers 500) until an operator restores a snapshot, losing the writes made since it. The scrub turns a repairable
+  // file into an outage. For a file whose contents the shard holds in memory (body, deletes), the shard should write
+  // the segment again from memory (ShardManifest.rewriteAfterRunningFlush, then flush: new file, new checksum) and
+  // keep serving; closing and reopening is only for files it reads from disk (.vec, .pay of on-disk storage).
+  it.failing(
+    'should rewrite an in-memory segment whose file is damaged on disk, not refuse the collection',
+    async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-scrub-review-'));
+      const catalog = new CollectionCatalog(new FileCatalogStore(dir));
+      await catalog.load();
+      const collections = new CollectionsService(catalog, new EmptyCollectionStatsProvider());
+      await collections.create({
+        name: 'c',
+        vectors: { paramsMap: { v: { size: DIM, distance: 'Euclid' as const } } },
+        walConfig: { walCapacityMb: 1, walSegmentsAhead: 0 },
+      });
+      const record = catalog.require('c');
+      storage = new CollectionStorage(record, path.join(dir, 'collections', record.id), (options) =>
+        WriteAheadLog.open(options),
+      );
+      await storage.reconcile(record);
+      const shard = () => storage!.shards.get(0)!.shard;
+      const TOTAL = 4000;
+      for (let from = 1; from <= TOTAL; from += 200) await shard().update(points(from, 200));
+      await storage.flush();
+      // The log no longer starts at op 1: a rebuild from it is impossible (as in any shard that ran a while).
+      const walFiles = fs.readdirSync(path.join(storage.shardDir(0), 'wal')).filter((n) => /^\d+\.wal$/.test(n));
+      expect(Math.min(...walFiles.map((n) => Number(n.slice(0, -4))))).toBeGreaterThan(1);
+      const listed = (await readManifest(storage.shardDir(0)))!.manifest.segments.flatMap((s) => s.files ?? []);
+      const body = path.join(storage.shardDir(0), 'segments', listed.find((f) => f.file.endsWith('.seg'))!.file);
+      flipByte(body, Math.floor(fs.statSync(body).size / 2));
+      // Served from memory, intact, before the scrub looks.
+      expect(shard().pointCount).toBe(TOTAL);
+
+      const outcome = await storage.reopenDamagedShard(0);
+
+      expect(storage.failure).toBeUndefined();
+      expect(outcome).not.toBe('refused');
+      expect(shard().pointCount).toBe(TOTAL);
+    },
+  );
+});
+
+describe('review of 449831b: ScrubService, a pass meeting an error that is not damage', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  let dir: string;
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** A shard folder listing one file `a.vec`; `asFolder` makes the listed name a folder (reading it: EISDIR). */
+  function shardFolder(name: string, asFolder: boolean): string {
+    const shard = path.join(dir, name);
+    const data = Buffer.from('vectors');
+    fs.mkdirSync(path.join(shard, 'segments'), { recursive: true });
+    if (asFolder) fs.mkdirSync(path.join(shard, 'segments', 'a.vec'));
+    else fs.writeFileSync(path.join(shard, 'segments', 'a.vec'), 'VECTORS');
+    fs.writeFileSync(
+      path.join(shard, 'manifest.json'),
+      manifestText({
+        version: 1,
+        persistedOpNum: 1,
+        segments: [{ id: 'a', bodyVersion: 1, body: 'a.1.seg', files: [checksumOf('a.vec', data)] }],
+        fieldIndexes: [],
+      }),
+    );
+    return shard;
+  }
+
+  const fakeStorage = (shardDir: string, name: string, reopened: string[]) => ({
+    record: { name },
+    shards: new Map([[0, { shardId: 0, shard: { isClosed: false } }]]),
+    shardDir: () => shardDir,
+    reopenDamagedShard: async () => {
+      reopened.push(name);
+      return 'reopened';
+    },
+  });
+  const scrubOf = (storages: unknown[]) =>
+    new ScrubService({ openStorages: () => storages } as unknown as PointsStorage, {
+      intervalMs: 0,
+      bytesPerSecond: 0,
+    });
+
+  it('control: a pass finds the damaged shard and reopens it', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-scrub-review-'));
+    const reopened: string[] = [];
+    const pass = await scrubOf([fakeStorage(shardFolder('damaged', false), 'c1', reopened)]).runPass();
+    expect(reopened).toEqual(['c1']);
+    expect(pass).toMatchObject({ shards: 1, damaged: [{ collection: 'c1', shardId: 0, outcome: 'reopened' }] });
+  });
+
+  // DEFECT (low-medium): scrubShard rethrows every read error that `unreadable` (file-checksum.ts:79) does not map to
+  // damage (only ENOENT and EIO are): EACCES after an operator's chown, EMFILE, EISDIR, ENOTDIR... ScrubService.pass
+  // (scrub.service.ts:76-100) has no try around a shard, so one such file ends the whole pass: every shard after it,
+  // in every collection after it, is never scrubbed, in this pass or any later one (same order each time), and
+  // `last` is never set; only "the scrub pass failed" is logged, once a day. The error should be logged for that
+  // shard (or file) and the pass go on.
+  it.failing('should go on to the next shard after a read error that is not damage', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-scrub-review-'));
+    const dirs = [shardFolder('unreadable', true), shardFolder('damaged', false)];
+    const reopened: string[] = [];
+    const scrub = scrubOf(dirs.map((shardDir, i) => fakeStorage(shardDir, `c${i}`, reopened)));
+    const pass = await scrub.runPass().catch((error: unknown) => error);
+    expect(reopened).toEqual(['c1']);
+    expect(pass).toMatchObject({ shards: 2 });
   });
 });
 
