@@ -40,7 +40,7 @@ export class AppModule {
           dataDir: config.dataDir,
           scrub: {
             intervalMs: config.scrub.intervalSeconds * 1000,
-            bytesPerSecond: config.scrub.mbPerSecond * 1024 * 1024,
+            bytesPerSecond: config.scrub.mbPerSecond * 1_000_000,
           },
         }),
         ReplicationModule.forRoot(

@@ -39,11 +39,12 @@ export async function applyToLocalShard(
     );
   const deadline = Date.now() + SHARD_OPEN_WAIT_MS;
   let handle = context.storage.shards.get(shardId);
-  while (!handle && Date.now() < deadline) {
+  // A shard not open yet, or closed to be opened again (a restore, a scrub's reopen): waited for, briefly.
+  while ((!handle || handle.shard.isClosed) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     handle = context.storage.shards.get(shardId);
   }
-  if (!handle) {
+  if (!handle || handle.shard.isClosed) {
     throw DomainError.unavailable(
       `Service unavailable: shard ${shardId} of collection \`${context.record.name}\` is not open on this peer`,
     );

@@ -9,6 +9,7 @@ import { OpenShardLog } from '../shard-log';
 import { VectorSpace, vectorSpacesOf } from '../vector-space';
 import { DroppedVectors, vectorsDroppedBy } from './dropped-vectors';
 import { canSetAside } from './damaged-replicas';
+import { ReadPacer, scrubShard } from '../scrub/shard-scrub';
 import { readShards, routeWrite, ShardHandle, writeShardsForFilter } from './shard-routing';
 import { deferredPointsFrom } from '../deferred-points';
 import {
@@ -282,26 +283,35 @@ export class CollectionStorage {
   }
 
   /**
-   * A scrub found a file of shard `shardId` damaged on disk (its bytes no longer what its manifest recorded): the
-   * shard is closed and opened again, as a start would, under the exclusive side of the schema lock. Opening
-   * rebuilds it from its log when the log still holds every operation; otherwise the replica is set aside to be
-   * copied again (cluster mode, see damaged-replicas.ts) or the collection is refused, naming the file. Nothing
-   * is served from the damaged file meanwhile. What happened is returned (for the scrub's log).
+   * A scrub found a file of shard `shardId` damaged on disk (its bytes no longer what its manifest recorded). First
+   * the segments are written again from memory (bodies and delete files: their copy in memory was verified when the
+   * shard opened, and searches are served from it), and the shard's files checked again. A file still damaged is
+   * one the shard reads from disk (`.vec`, `.pay`): the shard is then closed and opened again, as a start would,
+   * under the exclusive side of the schema lock: rebuilt from its log when the log still holds every operation,
+   * otherwise set aside to be copied again (cluster mode, see damaged-replicas.ts) or the collection refused,
+   * naming the file. A shard a transfer reads from (its writes observed) is not reopened under it (the transfer
+   * would lose the writes applied after): that waits for the next pass. What happened is returned (for the log).
    */
-  async reopenDamagedShard(shardId: number): Promise<'reopened' | 'set aside' | 'refused' | 'not open'> {
+  async reopenDamagedShard(
+    shardId: number,
+  ): Promise<'rewritten' | 'reopened' | 'set aside' | 'refused' | 'deferred' | 'not open'> {
+    const before = this.shardHandles.get(shardId);
+    if (before === undefined || before.shard.isClosed) return 'not open';
+    await before.shard.rewriteFromMemory();
+    const check = await scrubShard(this.shardDir(shardId), new ReadPacer(0), () => before.shard.isClosed);
+    if (check.damage === undefined) return 'rewritten';
     return this.schemaLock.exclusive(async () => {
       const handle = this.shardHandles.get(shardId);
       if (handle === undefined || handle.shard.isClosed) return 'not open';
-      await handle.shard
-        .close()
-        .catch((error: unknown) =>
-          this.logger.warn(
-            `closing damaged shard ${shardId} of ${this.record.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        );
+      if (handle.shard.observed) return 'deferred';
+      await handle.shard.close().catch((error: unknown) =>
+        this.logger.warn(
+          `closing damaged shard ${shardId} of ${this.record.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+      let opened: LocalShard;
       try {
-        handle.shard = await this.openShard(shardId);
-        return 'reopened';
+        opened = await this.openShard(shardId);
       } catch (error) {
         this.shardHandles.delete(shardId);
         const placed = this.record.shards.find((shard) => shard.shardId === shardId);
@@ -312,6 +322,13 @@ export class CollectionStorage {
         this.markFailed(error instanceof Error ? error : new Error(String(error)));
         return 'refused';
       }
+      // A catalog change may have dropped the shard while it opened (reconcile takes no lock): nothing stays open.
+      if (this.shardHandles.get(shardId) !== handle || !this.record.shards.some((s) => s.shardId === shardId)) {
+        await opened.close();
+        return 'not open';
+      }
+      handle.shard = opened;
+      return 'reopened';
     });
   }
 

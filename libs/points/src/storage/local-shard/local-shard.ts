@@ -138,6 +138,22 @@ export class LocalShard {
     return this.wal.observeApplied(listener);
   }
 
+  /** Whether anything (a transfer forwarding this replica's writes) observes the writes it applies. */
+  get observed(): boolean {
+    return this.wal.observed;
+  }
+
+  /**
+   * Writes every segment's body (and so its deletes) again from memory, then flushes: a body or delete file damaged
+   * on disk is replaced by the copy verified when the shard opened, which searches were served from all along.
+   * Vector and payload files a segment reads from disk (`.vec`, `.pay`) are not rewritten: a body lists them by the
+   * checksums they were written with.
+   */
+  async rewriteFromMemory(): Promise<void> {
+    this.manifest.rewriteAfterRunningFlush(this.segmentSet.all.map((segment) => segment.id));
+    await this.flush();
+  }
+
   /** Ids of the live points (matching `filter`), deferred ones included: what a copy of the shard must hold. */
   livePointIds(filter?: Filter): PointId[] {
     return livePointIds(this.segments, filter);

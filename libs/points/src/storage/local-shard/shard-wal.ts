@@ -173,6 +173,11 @@ export class ShardWal {
     return () => this.listeners.delete(listener);
   }
 
+  /** Whether any listener observes the operations applied. */
+  get observed(): boolean {
+    return this.listeners.size > 0;
+  }
+
   /** Records up to `opNum` are held by flushed segments and may be dropped. */
   ack(opNum: number): Promise<void> {
     return this.log.ack(opNum);

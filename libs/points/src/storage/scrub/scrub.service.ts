@@ -8,7 +8,7 @@ export const SCRUB_SETTINGS = Symbol('SCRUB_SETTINGS');
 export interface ScrubSettings {
   /** From the end of one pass to the start of the next (and from start to the first); 0 turns the scrub off. */
   intervalMs: number;
-  /** The most a pass reads per second, on average (0: as fast as the disk gives). */
+  /** The most a pass reads per second (0: as fast as the disk gives). */
   bytesPerSecond: number;
 }
 
@@ -80,7 +80,16 @@ export class ScrubService implements OnModuleInit, OnApplicationShutdown {
       for (const [shardId, handle] of storage.shards) {
         if (stopped()) break;
         if (handle.shard.isClosed) continue;
-        const result = await scrubShard(storage.shardDir(shardId), pacer, stopped);
+        let result: Awaited<ReturnType<typeof scrubShard>>;
+        try {
+          result = await scrubShard(storage.shardDir(shardId), pacer, stopped);
+        } catch (error) {
+          // Not damage (a permission, too many open files …): this shard is skipped this time, the others go on.
+          this.logger.warn(
+            `scrub: shard ${shardId} of ${storage.record.name} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+          );
+          continue;
+        }
         pass.shards++;
         pass.files += result.files;
         pass.bytes += result.bytes;
@@ -104,6 +113,10 @@ export class ScrubService implements OnModuleInit, OnApplicationShutdown {
 
 function describeOutcome(outcome: string): string {
   switch (outcome) {
+    case 'rewritten':
+      return 'its segments were written again from memory, where they were intact';
+    case 'deferred':
+      return 'a transfer reads the shard now: it is reopened at the next pass';
     case 'reopened':
       return 'the shard was opened again (rebuilt from its write-ahead log)';
     case 'set aside':

@@ -9,16 +9,16 @@ const CHUNK_BYTES = 1 << 20;
 
 /** Paces reads to at most `bytesPerSecond` on average (0: no pacing). */
 export class ReadPacer {
-  private readonly started = Date.now();
-  private read = 0;
+  /** When the reads so far are paid for. Time spent not reading is no credit: a stall is never followed by a burst. */
+  private paidUntil = 0;
 
   constructor(private readonly bytesPerSecond: number) {}
 
   async account(bytes: number): Promise<void> {
-    this.read += bytes;
     if (this.bytesPerSecond <= 0) return;
-    const due = this.started + (this.read / this.bytesPerSecond) * 1000;
-    const wait = due - Date.now();
+    const now = Date.now();
+    this.paidUntil = Math.max(this.paidUntil, now) + (bytes / this.bytesPerSecond) * 1000;
+    const wait = this.paidUntil - now;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
@@ -50,13 +50,15 @@ export async function scrubShard(dir: string, pacer: ReadPacer, stopped: () => b
   for (const expected of listed) {
     if (stopped()) break;
     const filePath = path.join(segmentsDir, expected.file);
-    const problem = await checkFile(filePath, expected, pacer, result);
+    const problem = await checkFile(filePath, expected, pacer, result, stopped);
     if (problem === undefined) continue;
     // Still listed, with the same checksum? Then the file on disk is what the shard would open: damage.
     const now = await listedFiles(dir).catch((error: unknown) => (error instanceof DamagedFileError ? [] : undefined));
     const still = now?.some((entry) => entry.file === expected.file && entry.crc32 === expected.crc32);
     if (!still) continue;
-    if ((await checkFile(filePath, expected, pacer, result)) !== undefined) return { ...result, damage: problem };
+    if (stopped()) break;
+    if ((await checkFile(filePath, expected, pacer, result, stopped)) !== undefined)
+      return { ...result, damage: problem };
   }
   return result;
 }
@@ -73,6 +75,7 @@ async function checkFile(
   expected: FileChecksum,
   pacer: ReadPacer,
   result: ShardScrubResult,
+  stopped: () => boolean,
 ): Promise<DamagedFileError | undefined> {
   let handle: fs.FileHandle;
   try {
@@ -95,6 +98,8 @@ async function checkFile(
         throw damage;
       }
       if (bytesRead === 0) break;
+      // Shutting down: the file is left unjudged (a partial read says nothing of it).
+      if (stopped()) return undefined;
       running.add(buffer.subarray(0, bytesRead));
       result.bytes += bytesRead;
       await pacer.account(bytesRead);
