@@ -64,7 +64,8 @@ describe('OptimizerService, a source file damaged on disk after open', () => {
   });
 
   /** A standalone collection with on-disk vectors, one shard, indexing from 1 KB, one segment wanted. */
-  const openCollection = async (walCapacityMb?: number): Promise<LocalShard> => {
+  const openCollection = async (options: { walCapacityMb?: number; onDiskPayload?: boolean } = {}) => {
+    const { walCapacityMb, onDiskPayload } = options;
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-optimizer-damage-'));
     const catalog = new CollectionCatalog(new FileCatalogStore(dir));
     await catalog.load();
@@ -72,6 +73,7 @@ describe('OptimizerService, a source file damaged on disk after open', () => {
       name: 'c',
       vectors: { paramsMap: { v: { size: 4, distance: 'Dot' as const, onDisk: true } } },
       optimizersConfig: { indexingThreshold: 1, defaultSegmentNumber: 1 },
+      onDiskPayload: onDiskPayload ?? false,
       ...(walCapacityMb ? { walConfig: { walCapacityMb } } : {}),
     });
     const record = catalog.require('c');
@@ -83,25 +85,21 @@ describe('OptimizerService, a source file damaged on disk after open', () => {
     return storage.shards.get(0)!.shard;
   };
 
-  /** Runs the jobs the shard needs now, to their end (and the reopen a damaged file asks for). */
+  /** Runs the jobs the shard needs now to their end (a job ends after the reopen a damaged file asks for). */
   const optimize = async (shard: LocalShard) => {
     optimizer.scan();
     while (shard.optimization.running > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    // the reopen runs in the failed job's settling
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    for (let i = 0; i < 100 && storage.shards.get(0)?.shard === shard && shard.isClosed; i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
   };
 
-  /** Indexes points 1..200 into an on-disk segment; returns its vector file. */
-  const onDiskSegment = async (shard: LocalShard): Promise<string> => {
+  /** Indexes the points into an on-disk segment; returns its vector file (and payload file, if on disk). */
+  const onDiskSegment = async (shard: LocalShard, onDiskPayload = false): Promise<string[]> => {
     await optimize(shard);
     expect(build).toHaveBeenCalledTimes(1);
     const indexed = shard.segments.find((segment) => !segment.appendable)!;
     expect(indexed.vectorsOnDisk).toBe(true);
-    const [vec] = shard.diskFilesOf(indexed);
-    expect(path.basename(vec.path)).toBe(`${indexed.id}.vec`);
-    return vec.path;
+    const files = shard.diskFilesOf(indexed).map((file) => path.basename(file.path));
+    expect(files.sort()).toEqual(onDiskPayload ? [`${indexed.id}.pay`, `${indexed.id}.vec`] : [`${indexed.id}.vec`]);
+    return files.map((file) => path.join(shard.segmentsDir, file));
   };
 
   /** Flips the high byte of a float in the middle of `file`: one vector changes a lot. */
@@ -115,45 +113,53 @@ describe('OptimizerService, a source file damaged on disk after open', () => {
 
   it.each([
     [
-      'a flipped byte',
+      'a flipped byte in the vector file',
+      '.vec',
       flip,
       'checksum mismatch \\(crc32 [0-9a-f]{8} written, [0-9a-f]{8} read\\): its bytes changed on disk',
     ],
     [
-      'a torn file',
+      'a torn vector file',
+      '.vec',
       (file: string) => fs.truncateSync(file, 1000),
       '1000 bytes where \\d+ were written \\(truncated\\)',
     ],
+    ['a flipped byte in the payload file', '.pay', flip, 'checksum mismatch .*'],
   ])(
     'should fail the job naming the file (%s), build nothing, and rebuild the shard from its log',
-    async (_case, damage, reason) => {
-      const shard = await openCollection();
-      await shard.update(upsert(1, 200));
-      const vec = await onDiskSegment(shard);
-      damage(vec);
+    async (_case, ext, damage, reason) => {
+      const onDiskPayload = ext === '.pay';
+      const shard = await openCollection({ onDiskPayload });
+      await shard.update(upsert(1, 200, 10));
+      const file = (await onDiskSegment(shard, onDiskPayload)).find((name) => name.endsWith(ext))!;
+      damage(file);
       // More points: the next indexing job takes the appendable segment with the on-disk one (one segment wanted).
-      await shard.update(upsert(201, 300));
+      await shard.update(upsert(201, 300, 10));
       await optimize(shard);
 
       expect(build).toHaveBeenCalledTimes(1);
       expect(shard.optimization.error).toMatch(
-        new RegExp(`^indexing optimization failed: ${escaped(vec)} is damaged: ${reason}$`),
+        new RegExp(`^indexing optimization failed: ${escaped(file)} is damaged: ${reason}$`),
       );
       const reopened = storage.shards.get(0)!.shard;
       expect(reopened).not.toBe(shard);
       expect(storage.failure).toBeUndefined();
       expect(reopened.pointCount).toBe(300);
       expect(changedIds(reopened, 300)).toEqual([]);
-      // The rebuild replaced the damaged file on disk; no segment holds a changed vector.
-      expect(fs.readdirSync(path.dirname(vec)).filter((name) => name.endsWith('.vec'))).toEqual([]);
+      for (let id = 1; id <= 300; id++) {
+        const found = reopened.find(BigInt(id))!;
+        expect(found.segment.payload(found.slot)).toEqual({ pad: 'x'.repeat(10) });
+      }
+      // The rebuild replaced the damaged file on disk; no segment holds a changed vector or payload.
+      expect(fs.readdirSync(path.dirname(file)).filter((name) => /\.(vec|pay)$/.test(name))).toEqual([]);
     },
   );
 
   it('should refuse the collection naming the file when the log no longer covers the shard', async () => {
     // 1 MiB log files and about 2.5 MiB of operations: the flush after the first job drops the log's first file.
-    const shard = await openCollection(1);
+    const shard = await openCollection({ walCapacityMb: 1 });
     for (let id = 1; id <= 200; id += 2) await shard.update(upsert(id, id + 1, 12_000));
-    const vec = await onDiskSegment(shard);
+    const [vec] = await onDiskSegment(shard);
     flip(vec);
     // The source serves the changed vector: what a job without the check would copy.
     expect(changedIds(shard, 200)).toHaveLength(1);
