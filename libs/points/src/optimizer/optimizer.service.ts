@@ -151,7 +151,7 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
   private async reopenDamaged(reopen: ReopenDamaged, damage: DamagedFileError): Promise<void> {
     try {
       const outcome = await reopen();
-      this.logger.error(`optimizer: ${damage.message}; the shard was reopened as at a start: ${outcome}`);
+      this.logger.error(`optimizer: ${damage.message}; the shard was opened again as a start would: ${outcome}`);
     } catch (error) {
       this.logger.error({ err: error }, `optimizer: reopening the shard after ${damage.message} failed`);
     }
