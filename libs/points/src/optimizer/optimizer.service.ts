@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { CollectionConfig } from '@vectorstore/collections';
+import { DamagedFileError } from '@vectorstore/common';
 import { randomUUID } from 'node:crypto';
 import { LocalShard } from '../storage/local-shard';
 import { PointsStorage } from '../storage/points-storage';
@@ -13,8 +14,15 @@ import {
   storageOptionsOf,
 } from './optimization-planner';
 import { runSegmentBuild } from './segment-build-runner';
+import { readVerified } from './source-verification';
 
 const SCAN_INTERVAL_MS = 200;
+
+/**
+ * Reopens a shard in which a job found a damaged file, as a start would (CollectionStorage.reopenDamagedShard:
+ * rebuilt from its log, set aside in a cluster, or its collection refused); says what became of it.
+ */
+type ReopenDamaged = () => Promise<string>;
 
 /**
  * Background optimization: merges the smallest segments down to `default_segment_number`, indexes
@@ -23,7 +31,8 @@ const SCAN_INTERVAL_MS = 200;
  * allows: merges first, so that under sustained writes indexing cannot take every free slot while
  * segments pile up. A job copies the live points of its source segments, builds the new segment on a
  * worker thread, then swaps it in, dropping points that were deleted or moved meanwhile. Searches keep
- * using the sources until the swap.
+ * using the sources until the swap. The files the sources were read from are checked against their checksums
+ * first (source-verification.ts): a damaged one fails the job and has its shard reopened, as the scrub does.
  */
 @Injectable()
 export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
@@ -57,11 +66,16 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
   scan(): void {
     if (this.stopped) return;
     for (const storage of this.storage.openStorages()) {
-      for (const handle of storage.shards.values()) this.scanShard(handle.shard, storage.record.config);
+      for (const [shardId, handle] of storage.shards) {
+        const shard = handle.shard;
+        // Only the shard the job ran on: a restore may have put another in its place meanwhile.
+        const reopen = async () => (handle.shard === shard ? storage.reopenDamagedShard(shardId) : 'not open');
+        this.scanShard(shard, storage.record.config, reopen);
+      }
     }
   }
 
-  private scanShard(shard: LocalShard, collection: CollectionConfig): void {
+  private scanShard(shard: LocalShard, collection: CollectionConfig, reopen: ReopenDamaged): void {
     const config = collection.optimizerConfig;
     if (shard.isClosed || shard.failure || !shard.optimization.triggered) return;
     if ((this.backoff.get(shard)?.until ?? 0) > Date.now()) return;
@@ -72,11 +86,17 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     for (const plan of planOptimizations(shard, collection, busy)) {
       if (shard.optimization.running >= limit) break;
       if (plan.sources.some((s) => busy.has(s))) continue;
-      this.start(shard, plan, busy, collection);
+      this.start(shard, plan, busy, collection, reopen);
     }
   }
 
-  private start(shard: LocalShard, plan: OptimizationPlan, busy: Set<Segment>, collection: CollectionConfig): void {
+  private start(
+    shard: LocalShard,
+    plan: OptimizationPlan,
+    busy: Set<Segment>,
+    collection: CollectionConfig,
+    reopen: ReopenDamaged,
+  ): void {
     for (const source of plan.sources) busy.add(source);
     const points = plan.sources.reduce((sum, source) => sum + source.pointCount, 0);
     const started = process.hrtime.bigint();
@@ -91,7 +111,7 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
         shard.optimization.jobSucceeded(points, id);
         this.backoff.delete(shard);
       })
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
         // The shard was closed under the build (collection deleted or restored): nothing failed.
         if (shard.isClosed) {
@@ -102,6 +122,7 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
         const delayMs = Math.min(300_000, (this.backoff.get(shard)?.delayMs ?? 2_500) * 2);
         this.backoff.set(shard, { until: Date.now() + delayMs, delayMs });
         this.logger.error({ err: error, retryInMs: delayMs }, shard.optimization.error);
+        if (error instanceof DamagedFileError) await this.reopenDamaged(reopen, error);
       })
       .finally(() => {
         shard.optimization.jobEnded(Number(process.hrtime.bigint() - started) / 1e3, id);
@@ -126,6 +147,16 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  /** Nothing more is served from a damaged file: its shard is opened again, as the scrub would. */
+  private async reopenDamaged(reopen: ReopenDamaged, damage: DamagedFileError): Promise<void> {
+    try {
+      const outcome = await reopen();
+      this.logger.error(`optimizer: ${damage.message}; the shard was opened again as a start would: ${outcome}`);
+    } catch (error) {
+      this.logger.error({ err: error }, `optimizer: reopening the shard after ${damage.message} failed`);
+    }
+  }
+
   /** Builds the replacement segment and swaps it in; false when nothing was swapped in. */
   private async build(
     shard: LocalShard,
@@ -135,7 +166,9 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
   ): Promise<boolean> {
     // Writes must not land in a segment being rebuilt: give them a fresh one.
     if (plan.sources.includes(shard.active)) shard.rollActiveSegment();
-    const columns = collectColumns(plan.sources, denseDimsOf(shard.spaces));
+    const { value: columns, check } = await readVerified(shard, plan.sources, () =>
+      collectColumns(plan.sources, denseDimsOf(shard.spaces)),
+    );
     const fieldIndexes = [...shard.fieldIndexes].map(([field, schema]) => ({ field, ...schema }));
     const storage = storageOptionsOf(collection);
     const bytes = await runSegmentBuild({
@@ -169,7 +202,7 @@ export class OptimizerService implements OnModuleInit, OnApplicationShutdown {
       if (!shard.segments.includes(built)) built.dispose();
     }
     this.logger.log(
-      { kind: plan.kind, points: built.pointCount, sources: plan.sources.length },
+      { kind: plan.kind, points: built.pointCount, sources: plan.sources.length, verified: check },
       'optimization finished',
     );
     return built.pointCount > 0;

@@ -6,6 +6,7 @@ import { PointId } from '../../model/point-id.model';
 import { SearchParams } from '../../model/query.model';
 import { PointsSelector } from '../../model/selectors.model';
 import { Vector } from '../../model/vectors.model';
+import { FileChecksum } from '../file-checksum';
 import { Segment } from '../segment';
 import { OpenShardLog, ShardLog, ShardLogOptions } from '../shard-log';
 import { VectorSpace } from '../vector-space';
@@ -18,6 +19,7 @@ import { OptimizationStatus } from './optimization-status';
 import { FlushSource, OpenedShard, ShardManifest } from './shard-manifest';
 import { findPoint, indexedVectorCount, livePointCount, PointRef, selectPoints } from './shard-points';
 import { searchSegments, searchSegmentsAsync, SettledHits, ShardHit } from './shard-search';
+import { SIDE_FILE_EXTENSIONS } from './segment-files';
 import { ShardSegments } from './shard-segments';
 import { AppliedListener, ShardWal } from './shard-wal';
 import { ClockTag, COPY_ORIGIN, deltaPlan, RecoveryPoint, walDelta } from './shard-clocks';
@@ -177,6 +179,20 @@ export class LocalShard {
   /** Where segment files live; the optimizer writes a new segment's vector and payload files here. */
   get segmentsDir(): string {
     return this.manifest.segmentsDir;
+  }
+
+  /**
+   * The files `segment` reads vectors or payloads from while it serves (`<id>.vec`, `<id>.pay`: only immutable
+   * segments kept on disk have them), each with the checksum the shard's manifest records for it (or, for a segment
+   * the manifest does not list yet, the one its body took when it was built). Opening checked them; a reader that
+   * copies from them (the optimizer) checks them again, as they may have changed on disk since.
+   */
+  diskFilesOf(segment: Segment): Array<{ path: string; checksum: FileChecksum }> {
+    const recorded = this.manifest.recordedFiles(segment.id) ?? segment.sideFiles;
+    const names = new Set(SIDE_FILE_EXTENSIONS.map((ext) => `${segment.id}${ext}`));
+    return recorded
+      .filter((checksum) => names.has(checksum.file))
+      .map((checksum) => ({ path: path.join(this.segmentsDir, checksum.file), checksum }));
   }
 
   /**

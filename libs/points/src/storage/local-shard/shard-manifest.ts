@@ -159,6 +159,11 @@ export class ShardManifest {
     return this.persistedOp;
   }
 
+  /** The files (with their checksums) the last manifest lists for segment `id`; undefined when it lists none. */
+  recordedFiles(id: string): readonly FileChecksum[] | undefined {
+    return this.persisted.get(id)?.files;
+  }
+
   /** The segment leaves the shard: the next manifest does not list it. */
   forget(id: string): void {
     this.persisted.delete(id);
