@@ -294,12 +294,15 @@ export class CollectionStorage {
    */
   async reopenDamagedShard(
     shardId: number,
+    { fromMemoryFirst = true }: { fromMemoryFirst?: boolean } = {},
   ): Promise<'rewritten' | 'reopened' | 'set aside' | 'refused' | 'deferred' | 'not open'> {
     const before = this.shardHandles.get(shardId);
     if (before === undefined || before.shard.isClosed) return 'not open';
-    await before.shard.rewriteFromMemory();
-    const check = await scrubShard(this.shardDir(shardId), new ReadPacer(0), () => before.shard.isClosed);
-    if (check.damage === undefined) return 'rewritten';
+    if (fromMemoryFirst) {
+      await before.shard.rewriteFromMemory();
+      const check = await scrubShard(this.shardDir(shardId), new ReadPacer(0), () => before.shard.isClosed);
+      if (check.damage === undefined) return 'rewritten';
+    }
     return this.schemaLock.exclusive(async () => {
       const handle = this.shardHandles.get(shardId);
       if (handle === undefined || handle.shard.isClosed) return 'not open';

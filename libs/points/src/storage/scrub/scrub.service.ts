@@ -80,6 +80,7 @@ export class ScrubService implements OnModuleInit, OnApplicationShutdown {
       for (const [shardId, handle] of storage.shards) {
         if (stopped()) break;
         if (handle.shard.isClosed) continue;
+        pass.shards++;
         let result: Awaited<ReturnType<typeof scrubShard>>;
         try {
           result = await scrubShard(storage.shardDir(shardId), pacer, stopped);
@@ -90,7 +91,6 @@ export class ScrubService implements OnModuleInit, OnApplicationShutdown {
           );
           continue;
         }
-        pass.shards++;
         pass.files += result.files;
         pass.bytes += result.bytes;
         if (!result.damage) continue;
