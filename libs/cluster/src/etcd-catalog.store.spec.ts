@@ -3,6 +3,7 @@ import { DomainError, ErrorKind, JsonObject } from '@vectorstore/common';
 import { CatalogState, CollectionCatalog, CollectionRecord, emptyCatalog } from '@vectorstore/collections';
 import { ClusterKeys } from './cluster-keys';
 import { EtcdCatalogStore } from './etcd-catalog.store';
+import { MetadataStore } from './metadata/metadata-store';
 import { MemoryMetadataStore } from './testing/memory-metadata-store';
 import { until, rejectionOf } from './testing/spec-helpers';
 
@@ -56,6 +57,24 @@ class EtcdLimitedStore extends MemoryMetadataStore {
 
 const names = (state: Readonly<CatalogState>): string[] => [...state.collections.keys()].sort();
 
+/** `shared` as one peer sees it when its watch delivers every change `lagMs` late (an etcd watch under load). */
+function withLaggingWatch(shared: MemoryMetadataStore, lagMs: number): MetadataStore {
+  return {
+    range: (prefix) => shared.range(prefix),
+    get: (key) => shared.get(key),
+    txn: (guards, writes) => shared.txn(guards, writes),
+    watch: (prefix, fromRevision, handlers) =>
+      shared.watch(prefix, fromRevision, {
+        onEvents: (events, revision) => void setTimeout(() => handlers.onEvents(events, revision), lagMs),
+        onLost: (error) => handlers.onLost(error),
+      }),
+    grantLease: (ttlSeconds) => shared.grantLease(ttlSeconds),
+    keepAlive: (id) => shared.keepAlive(id),
+    revokeLease: (id) => shared.revokeLease(id),
+    close: () => shared.close(),
+  };
+}
+
 describe(EtcdCatalogStore.name, () => {
   beforeEach(() => {
     // Quiet the expected warnings (failed renewals, lost campaigns, failed listeners).
@@ -74,10 +93,12 @@ describe(EtcdCatalogStore.name, () => {
       timeoutMs?: number;
       assertWritable?: () => void;
       membershipGuard?: () => { key: string; createRevision: number } | undefined;
+      /** This peer's watch delivers each change this late. */
+      watchLagMs?: number;
     } = {},
   ): Promise<{ catalogStore: EtcdCatalogStore; catalog: CollectionCatalog }> {
     const catalogStore = new EtcdCatalogStore(
-      store,
+      options.watchLagMs === undefined ? store : withLaggingWatch(store, options.watchLagMs),
       keys,
       options.timeoutMs ?? 2000,
       options.assertWritable,
@@ -549,6 +570,55 @@ describe(EtcdCatalogStore.name, () => {
       const importer = new EtcdCatalogStore(store, keys, 1000);
 
       await expect(importer.importStandalone(emptyCatalog())).resolves.toBe(false);
+    });
+  });
+
+  describe('catchUp', () => {
+    const LAG_MS = 300;
+
+    it("should hold another peer's change once catchUp resolves, though this peer's watch has not delivered it", async () => {
+      const a = await peer();
+      const b = await peer({ watchLagMs: LAG_MS });
+      const published: string[][] = [];
+      await b.catalog.subscribe((state) => void published.push(names(state)));
+      await a.catalog.mutate(create('x'));
+      expect(names(b.catalog.snapshot)).toEqual([]);
+
+      await b.catalog.catchUp();
+
+      expect(names(b.catalog.snapshot)).toEqual(['x']);
+      expect(b.catalog.snapshot.collections.get('x')).toEqual(record('x'));
+      // The watch's late delivery of that change is skipped: published once, and nothing goes back.
+      await new Promise((resolve) => setTimeout(resolve, LAG_MS + 100));
+      expect(published).toEqual([[], ['x']]);
+      // Changes made from the caught-up state commit (their guards are the store's revisions).
+      await b.catalog.mutate(create('y'));
+      expect(names(b.catalog.snapshot)).toEqual(['x', 'y']);
+      await until(() => names(a.catalog.snapshot).length === 2, 'y on A');
+    });
+
+    it('should no longer hold a collection another peer deleted', async () => {
+      const a = await peer();
+      await a.catalog.mutate(create('x'));
+      const b = await peer({ watchLagMs: LAG_MS });
+      await a.catalog.mutate((draft) => void draft.collections.delete('x'));
+      expect(names(b.catalog.snapshot)).toEqual(['x']);
+
+      await b.catalog.catchUp();
+
+      expect(names(b.catalog.snapshot)).toEqual([]);
+    });
+
+    it('should publish nothing when the watch has already delivered every change', async () => {
+      const a = await peer();
+      await a.catalog.mutate(create('x'));
+      let publishes = 0;
+      await a.catalog.subscribe(() => void publishes++);
+
+      await a.catalog.catchUp();
+
+      expect(publishes).toBe(1);
+      expect(names(a.catalog.snapshot)).toEqual(['x']);
     });
   });
 

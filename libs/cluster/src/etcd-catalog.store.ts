@@ -111,6 +111,24 @@ export class EtcdCatalogStore implements CatalogStore {
   }
 
   /**
+   * Publishes the catalog as the store holds it now, unless the watch has already brought it: one read of the
+   * catalog keys; when they differ from the newest state this peer has (a change the watch has not delivered yet),
+   * that read is published as of its revision, as a lost watch's re-read is, and the watch's older events are then
+   * skipped. Resolves once the state is published.
+   */
+  async catchUp(): Promise<void> {
+    const { keys, revision } = await this.store.range(this.keys.catalog);
+    const latest = this.latest;
+    if (!latest) return;
+    const modRevisions = new Map(keys.map((k) => [k.key, k.modRevision]));
+    const current =
+      modRevisions.size === latest.modRevisions.size &&
+      [...modRevisions].every(([key, modRevision]) => latest.modRevisions.get(key) === modRevision);
+    if (!current && revision > latest.revision) this.enqueue(this.stateOf(keys), revision, modRevisions);
+    await this.caughtUp(this.latest!.revision);
+  }
+
+  /**
    * Brings a standalone catalog into an empty cluster catalog (a server switched to cluster mode keeps
    * its collections). Refuses when both hold collections: merging them could lose one side's data.
    * Collections go in batches (etcd caps a transaction's operations); the aliases key goes last and

@@ -61,6 +61,7 @@ export type { CatalogState } from './catalog/catalog-state';
 export { emptyCatalog } from './catalog/catalog-state';
 export { CatalogConflict, type CatalogStore } from './catalog/catalog.store';
 export { CollectionCatalog } from './catalog/collection-catalog';
+export { validateStoredCollectionConfig } from './catalog/stored-config';
 export { FileCatalogStore } from './catalog/file-catalog.store';
 export {
   CollectionStatsRegistry,

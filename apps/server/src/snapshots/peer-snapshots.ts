@@ -24,10 +24,11 @@ export class PeerSnapshots implements SnapshotPeers {
   }
 
   /**
-   * This peer's catalog, once it is at least as new as the call: its watch applies each change within
-   * milliseconds; the replica chosen is checked Active again on its own peer when its copy is taken.
+   * This peer's catalog once it holds every change the metadata store had committed when called (its watch may
+   * lag behind a replica just marked Dead); the replica chosen is checked Active again on its own peer too.
    */
   async latestCatalog() {
+    await this.catalog.catchUp();
     return this.catalog.snapshot;
   }
 

@@ -18,6 +18,11 @@ export interface CatalogStore {
    * once its own change has been published, and throws CatalogConflict only after the newer state has.
    */
   watch?(publish: (state: CatalogState) => Promise<void>): Promise<void>;
+  /**
+   * Shared stores only. Resolves once every change the store had committed when called has been handed to
+   * `publish` (the watch may lag): after it, the live catalog is at least as new as the call.
+   */
+  catchUp?(): Promise<void>;
 }
 
 /** A shared store refused a change made from a state that is no longer current; retry on the new one. */

@@ -35,6 +35,15 @@ export class CollectionCatalog {
     return this.state;
   }
 
+  /**
+   * Resolves once the live state holds every change the store had committed when called. A shared store's watch
+   * lags by milliseconds; what must not act on an older state (a backup choosing the replicas to copy) waits here.
+   * A local store publishes each change before `mutate` resolves, so it is always caught up.
+   */
+  async catchUp(): Promise<void> {
+    await this.store.catchUp?.();
+  }
+
   /** Resolves a collection name or alias to the collection's record. */
   resolve(nameOrAlias: string): CollectionRecord | undefined {
     return resolveInState(this.state, nameOrAlias);

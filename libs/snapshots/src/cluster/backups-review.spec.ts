@@ -17,8 +17,8 @@ const SHARD_FILE = 'collections/0/shards/0.snapshot';
 const SHA = 'a'.repeat(64);
 const files = new Map([[SHARD_FILE, { size: 10, sha256: SHA }]]);
 
-/** A backup.json of one collection `c` with one shard, with `aliases` and `params` as given. */
-function backupJson(aliases: unknown[], params: Record<string, unknown>): string {
+/** A backup.json of one collection `c` with one shard, with `aliases` and its config's `vectors` as given. */
+function backupJson(aliases: unknown[], vectors: Record<string, unknown>): string {
   return JSON.stringify({
     format: 'vectorstore-cluster-backup',
     version: 1,
@@ -32,7 +32,17 @@ function backupJson(aliases: unknown[], params: Record<string, unknown>): string
           id: 'x',
           name: 'c',
           createdAt: '2026-01-01T00:00:00.000Z',
-          config: { params },
+          config: {
+            params: { shardNumber: 1, onDiskPayload: true, vectors, replicationFactor: 1, writeConsistencyFactor: 1 },
+            hnswConfig: { m: 16, efConstruct: 100, fullScanThreshold: 10000, maxIndexingThreads: 0, onDisk: false },
+            optimizerConfig: {
+              deletedThreshold: 0.2,
+              vacuumMinVectorNumber: 1000,
+              maxOptimizationThreads: { setting: 'Auto' },
+            },
+            walConfig: { walCapacityMb: 32, walSegmentsAhead: 0, walRetainClosed: 1 },
+            metadata: {},
+          },
           shards: [{ shardId: 0, state: 'Active', peerId: '1' }],
           shardKeys: [],
           nextShardId: 1,
@@ -57,31 +67,54 @@ async function refusalOf(json: string): Promise<unknown> {
   }
 }
 
-const goodParams = { vectors: { size: 4, distance: 'Cosine' } };
+const goodVectors = { params: { size: 4, distance: 'Cosine' } };
 
 describe('cluster backup manifest (review)', () => {
   it('accepts a well-formed backup.json (the fixture is sound)', async () => {
-    expect(await refusalOf(backupJson(['prod'], goodParams))).toBeUndefined();
+    expect(await refusalOf(backupJson(['prod'], goodVectors))).toBeUndefined();
   });
 
   // B2: readClusterBackupManifest checks aliases only as strings. ClusterRestores.restore replaces every collection
   // (restoreCollection) before AliasesService.update validates the alias names, so a backup naming an invalid alias
   // is refused only after the existing collections were replaced: not "checked before anything changes".
   it('refuses a backup whose aliases are not alias names before anything is restored', async () => {
-    const error = await refusalOf(backupJson(['bad/alias', ''], goodParams));
+    const error = await refusalOf(backupJson(['bad/alias', ''], goodVectors));
 
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).kind).toBe(ErrorKind.InvalidArgument);
   });
 
-  // B3: the record's config is taken as-is (only `config.params` must be an object): a backup with a config no
-  // collection could be created with goes into the catalog, replacing the collection of that name, and the
-  // restore fails later (shard recovery or storage open), leaving a broken collection instead of a clear 400.
-  it.failing('refuses a backup whose collection config is invalid before anything is restored', async () => {
-    const error = await refusalOf(backupJson([], { vectors: { size: -5, distance: 'Bogus' } }));
+  // B3 (fixed): the record's config was taken as-is (only `config.params` had to be an object): a config no
+  // collection could be created with went into the catalog, replacing the collection of that name, and the restore
+  // failed later. It is now checked by the create-collection rules while the manifest is read.
+  it('refuses a backup whose collection config is invalid before anything is restored', async () => {
+    const error = await refusalOf(backupJson([], { params: { size: -5, distance: 'Bogus' } }));
 
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).kind).toBe(ErrorKind.InvalidArgument);
+    expect((error as DomainError).message).toContain('collection "c"');
+    expect((error as DomainError).message).toContain('vectors_config.params.size: value -5 invalid');
+    expect((error as DomainError).message).toContain('vectors_config.params.distance: value Bogus invalid');
+  });
+
+  it('refuses a backup whose collection config breaks a create rule outside the vectors', async () => {
+    const json = JSON.parse(backupJson([], goodVectors));
+    json.collections[0].record.config.params.shardNumber = 0;
+    json.collections[0].record.config.hnswConfig.efConstruct = 1;
+
+    const error = (await refusalOf(JSON.stringify(json))) as DomainError;
+
+    expect(error.kind).toBe(ErrorKind.InvalidArgument);
+    expect(error.message).toContain('shard_number: value 0 invalid');
+    expect(error.message).toContain('hnsw_config.ef_construct: value 1 invalid');
+  });
+
+  it('refuses a backup whose collection config is not shaped as one, as invalid rather than failing', async () => {
+    const error = (await refusalOf(backupJson([], { size: 4, distance: 'Cosine' }))) as DomainError;
+
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error.kind).toBe(ErrorKind.InvalidArgument);
+    expect(error.message).toContain('params.vectors');
   });
 });
 

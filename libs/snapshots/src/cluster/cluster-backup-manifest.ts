@@ -1,8 +1,15 @@
 // `backup.json` of a cluster backup (an archive of kind `cluster`): which peers the cluster had, where each shard's
 // replicas were, and which file holds each shard's snapshot, with its sha256. See docs/cluster.md, "Snapshots and
 // backups". The archive's own manifest lists every file with its sha256 too; this file says what they mean.
-import { checkAliasName, CollectionRecord, ReplicaState, REPLICA_STATES, ShardKey } from '@vectorstore/collections';
-import { integersToNumbers, parseJson, stringifyJson, ValidationIssues } from '@vectorstore/common';
+import {
+  checkAliasName,
+  CollectionRecord,
+  ReplicaState,
+  REPLICA_STATES,
+  ShardKey,
+  validateStoredCollectionConfig,
+} from '@vectorstore/collections';
+import { DomainError, integersToNumbers, parseJson, stringifyJson, ValidationIssues } from '@vectorstore/common';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { invalidSnapshot } from '../snapshot-errors';
@@ -99,6 +106,9 @@ export async function readClusterBackupManifest(
     if (names.has(name)) throw fail(`${at}.name ${JSON.stringify(name)} is listed twice`);
     names.add(name);
     const record = checkRecord(entry.record, `${at}.record`, fail);
+    // Checked before anything is restored too: a config no collection could be created with would replace the
+    // collection of that name and fail only later, at its shards' recovery.
+    checkConfig(name, record, `${at}.record.config`, fail);
     if (!Array.isArray(entry.aliases) || !entry.aliases.every((a: unknown) => typeof a === 'string'))
       throw fail(`${at}.aliases must be a list of names`);
     // Checked here, before anything is restored: a bad alias found later would leave collections replaced.
@@ -146,6 +156,26 @@ function checkRecord(value: unknown, at: string, fail: (why: string) => Error): 
   if (value.shards.length === 0) throw fail(`${at} has no shards`);
   if (value.router !== undefined && value.router !== 'Ring') throw fail(`${at}.router must be "Ring" or absent`);
   return value as unknown as CollectionRecord;
+}
+
+function checkConfig(name: string, record: CollectionRecord, at: string, fail: (why: string) => Error): void {
+  const config = record.config as unknown as Record<string, unknown>;
+  const parts = ['hnswConfig', 'optimizerConfig', 'walConfig'].filter((part) => !isObject(config[part]));
+  const vectors: unknown = record.config.params.vectors;
+  if (!isObject(vectors) || !(isObject(vectors.params) || isObject(vectors.paramsMap)))
+    parts.unshift('params.vectors ({params} or {paramsMap})');
+  if (record.config.params.sparseVectors !== undefined && !isObject(record.config.params.sparseVectors))
+    parts.push('params.sparseVectors');
+  if (config.metadata !== undefined && !isObject(config.metadata)) parts.push('metadata');
+  if (parts.length > 0) throw fail(`${at} of collection ${JSON.stringify(name)}: ${parts.join(', ')} must be objects`);
+  try {
+    validateStoredCollectionConfig(name, record.config);
+  } catch (error) {
+    if (!(error instanceof DomainError))
+      throw fail(`${at} of collection ${JSON.stringify(name)} is not a collection config`);
+    const issues = error.validationIssues ?? [error.message];
+    throw fail(`${at} of collection ${JSON.stringify(name)} could not create a collection: ${issues.join('; ')}`);
+  }
 }
 
 function checkShard(

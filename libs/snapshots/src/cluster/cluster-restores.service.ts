@@ -9,6 +9,7 @@ import {
 } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
 import { APP_CONFIG, AppConfig } from '@vectorstore/config';
+import { CollectionSnapshots } from '@vectorstore/points';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { readSnapshot } from '../snapshot-reader';
@@ -18,12 +19,14 @@ import { peersNotWired } from './cluster-backups.service';
 import { putRestoredRecord, restoreTargets } from './restored-placement';
 import { ShardRecovery } from './shard-recovery';
 import { SNAPSHOT_PEERS, SnapshotPeers } from './snapshot-peers';
+import { writeStandaloneTree } from './standalone-backup-tree';
 
 /**
  * Restores a cluster backup into this cluster, whatever its size: each collection is made again (replacing one of
  * the same name) with the backup's config, shard ids and router, its replicas placed on this cluster's live peers;
  * each shard's data is recovered on one of its replicas (with `snapshot` priority), whose peer then copies it to
- * the others (the leader's healing). Standalone, every shard is restored here.
+ * the others (the leader's healing). Standalone, each collection is built aside from all its shards and swapped in
+ * whole (as a collection snapshot's restore).
  */
 @Injectable()
 export class ClusterRestores {
@@ -34,6 +37,7 @@ export class ClusterRestores {
     private readonly catalog: CollectionCatalog,
     private readonly aliases: AliasesService,
     private readonly shards: ShardRecovery,
+    private readonly collections: CollectionSnapshots,
     @Inject(PEER_ID) private readonly selfId: string,
     @Optional() @Inject(CLUSTER_MEMBERSHIP) private readonly membership?: ClusterMembership,
     @Optional() @Inject(SNAPSHOT_PEERS) private readonly peers?: SnapshotPeers,
@@ -95,12 +99,13 @@ export class ClusterRestores {
    * peer one after the other, the peers side by side.
    */
   private async restoreCollection(collection: BackupCollection, dir: string): Promise<void> {
-    const states = this.membership
-      ? ({ first: 'ManualRecovery', others: 'Dead' } as const)
-      : ({ first: 'Active', others: 'Active' } as const);
-    await this.membership?.probePeers?.();
+    if (!this.membership) return this.restoreStandalone(collection, dir);
+    await this.membership.probePeers?.();
     const record: CollectionRecord = await this.catalog.mutate((draft) =>
-      putRestoredRecord(draft, collection.record, collection.name, this.membership, states),
+      putRestoredRecord(draft, collection.record, collection.name, this.membership, {
+        first: 'ManualRecovery',
+        others: 'Dead',
+      }),
     );
     const byPeer = new Map<string, Array<{ shardId: number; file: string; sha256: string }>>();
     const targets = restoreTargets(record);
@@ -122,6 +127,25 @@ export class ClusterRestores {
         }
       }),
     );
+    this.logger.log(
+      `collection ${collection.name} restored from a cluster backup (${collection.shards.length} shards)`,
+    );
+  }
+
+  /**
+   * Standalone, a replica's state guards nothing (reads and writes go to the shards whatever it is): the collection
+   * is assembled from all its shards first and replaces one of the same name only once it opens, with one catalog
+   * change. A failure leaves the collection of that name as it was.
+   */
+  private async restoreStandalone(collection: BackupCollection, dir: string): Promise<void> {
+    const extractParent = path.join(this.config.snapshotsDir, 'tmp');
+    const tree = await fs.mkdtemp(path.join(extractParent, 'backup-collection-'));
+    try {
+      await writeStandaloneTree(collection, dir, tree, extractParent);
+      await this.collections.restore(collection.name, tree);
+    } finally {
+      await fs.rm(tree, { recursive: true, force: true });
+    }
     this.logger.log(
       `collection ${collection.name} restored from a cluster backup (${collection.shards.length} shards)`,
     );
