@@ -49,7 +49,18 @@ export class CollectionContexts {
 
   resolve(nameOrAlias: string): CollectionContext {
     const record = this.catalog.require(nameOrAlias);
-    const storage = this.storage.storageOf(record);
+    const storage = this.storage.findStorage(record);
+    // The catalog is published before its listeners open storage: a collection just created or restored is
+    // refused as not ready (retry), never served half-opened (standalone: every shard of the record is here).
+    const opening =
+      storage === undefined ||
+      (storage.failure === undefined &&
+        storage.record.id === record.id &&
+        storage.record.shards.some(
+          (s) => s.peerId === undefined && !storage.shards.has(s.shardId) && !storage.damaged.has(s.shardId),
+        ));
+    if (opening)
+      throw DomainError.unavailable(`Service unavailable: collection \`${record.name}\` is being opened; retry`);
     if (storage.failure) {
       throw DomainError.internal(
         `Service internal error: collection \`${record.name}\` could not be loaded: ${storage.failure.message}`,

@@ -80,6 +80,11 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
     return storage;
   }
 
+  /** The storage of a collection record, or undefined while the catalog names it and no reconcile has opened it. */
+  findStorage(record: CollectionRecord): CollectionStorage | undefined {
+    return this.storages.get(record.id);
+  }
+
   private async reconcile(state: Readonly<CatalogState>): Promise<void> {
     if (this.closing) return;
     // This peer stores only the shards placed on it (every shard, standalone).
