@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ClusterService, sameTransfer, ShardTransferKey, ShardTransferRecord } from '@vectorstore/collections';
-import { DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
+import { DamagedFileError, DomainError, ErrorKind, isDomainError } from '@vectorstore/common';
 import type {
   ClockTag,
   CollectionContext,
@@ -90,9 +90,11 @@ export class TransferRun {
 
   /** Runs to the end; never throws (a failure is reported to the catalog). */
   async run(): Promise<void> {
+    let damage: DamagedFileError | undefined;
     try {
       await this.execute();
     } catch (error) {
+      if (error instanceof DamagedFileError) damage = error;
       if (!this.stopped)
         this.logger.warn(
           `transfer of shard ${this.transfer.shardId} of ${this.collection.name} to peer ${this.transfer.to} failed: ${
@@ -106,6 +108,23 @@ export class TransferRun {
       );
     } finally {
       this.release();
+    }
+    if (damage) await this.reopenSource(damage);
+  }
+
+  /**
+   * The source's own files are damaged (found after reading the records to copy): its shard is reopened as a scrub
+   * would (rebuilt from its log, set aside to be copied again, or its collection refused), now that this run no
+   * longer observes its writes.
+   */
+  private async reopenSource(damage: DamagedFileError): Promise<void> {
+    try {
+      const outcome = await this.context().storage.reopenDamagedShard(this.transfer.shardId);
+      this.logger.error(`transfer source ${damage.message}: shard ${this.transfer.shardId} ${outcome}`);
+    } catch (error) {
+      this.logger.error(
+        `transfer source ${damage.message}; reopening the shard failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -270,6 +289,8 @@ export class TransferRun {
       }
       this.progress.add(batch.length);
     }
+    // What was read was on disk when its files passed: damage is never copied under the target's fresh checksums.
+    await this.localShard(this.context()).verifyDiskFiles();
     if (point) sender.push({ kind: 'clocks', point });
   }
 

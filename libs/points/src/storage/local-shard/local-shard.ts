@@ -6,7 +6,7 @@ import { PointId } from '../../model/point-id.model';
 import { SearchParams } from '../../model/query.model';
 import { PointsSelector } from '../../model/selectors.model';
 import { Vector } from '../../model/vectors.model';
-import { FileChecksum } from '../file-checksum';
+import { FileChecksum, verifyFile } from '../file-checksum';
 import { Segment } from '../segment';
 import { OpenShardLog, ShardLog, ShardLogOptions } from '../shard-log';
 import { VectorSpace } from '../vector-space';
@@ -193,6 +193,16 @@ export class LocalShard {
     return recorded
       .filter((checksum) => names.has(checksum.file))
       .map((checksum) => ({ path: path.join(this.segmentsDir, checksum.file), checksum }));
+  }
+
+  /**
+   * Checks every file the segments read from disk (`.vec`, `.pay`) against the checksum recorded for it; throws
+   * DamagedFileError naming the first that differs. What reads points out of the shard to copy them elsewhere (a
+   * transfer's records) calls it after reading, so bytes changed on disk are never copied under a fresh checksum.
+   */
+  async verifyDiskFiles(): Promise<void> {
+    for (const segment of this.segmentSet.all)
+      for (const file of this.diskFilesOf(segment)) await verifyFile(file.path, file.checksum);
   }
 
   /**
