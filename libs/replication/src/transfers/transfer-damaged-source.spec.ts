@@ -2,7 +2,7 @@
 // changed on disk after the shard opened (commit 50ad15f): the copy checks the source's on-disk files after reading
 // the records, so the transfer fails naming the file instead of making the target Active with the changed data under
 // its own fresh checksums, and the source shard is reopened (rebuilt from its log, which still covers it here).
-// Confirmed defects are `it.failing`, each with a comment.
+// Tests marked "review finding, fixed" were defects (`it.failing`) until fixed.
 // The harness is a trimmed copy of the one of transfer-regressions.spec.ts (read its header): two peers in one
 // process, each a real app context (catalog, points storage with its optimizer, LocalReplicas, ReplicaWriter,
 // TransferReceiver, TransferDriver), sharing one catalog through an in-memory store that publishes like etcd's watch;
@@ -413,13 +413,13 @@ describe('a stream_records transfer from a source whose on-disk file changed on 
     await recoveryAfterRebuild();
   });
 
-  // Defect of 50ad15f (reported): the files are checked only once every record was read. A flipped byte that makes a
+  // Review finding on 50ad15f, fixed: the files are checked only once every record was read. A flipped byte that makes a
   // payload record unparseable (here its "{" became "z") makes exportPoints throw first, in TransferRun.copyRecords:
   // the transfer fails (B stays Dead) with the bare SyntaxError "Unexpected token 'z', "z"id":107}" is not valid
   // JSON", which names no file, and A's shard is not reopened (not a DamagedFileError). Every recovery the leader
   // starts fails the same way until a scrub pass (daily by default) finds the file. A read that throws should be
   // followed by verifyDiskFiles, whose DamagedFileError is then the run's failure.
-  it.failing('fails naming the .pay file when a payload record no longer parses, and rebuilds A', async () => {
+  it('fails naming the .pay file when a payload record no longer parses, and rebuilds A', async () => {
     const pay = diskFileOfA('.pay');
     // A record's opening brace becomes "z": that payload cannot be read at all.
     flipFromMiddle(pay, (byte) => byte === 0x7b);
@@ -430,7 +430,7 @@ describe('a stream_records transfer from a source whose on-disk file changed on 
     await recoveryAfterRebuild();
   });
 
-  // Defect of 50ad15f (reported): the check runs once, after every batch of the copy was handed to the sender, which
+  // Review finding on 50ad15f, fixed: the check runs once, after every batch of the copy was handed to the sender, which
   // delivers them meanwhile; on a shard larger than the copy's 32 MiB window nearly all batches are applied by B
   // before the check even starts. B applies the changed vector (into segments with fresh checksums of its own)
   // before the run finds the damage. B is left Dead without the clocks step (never served) and the next copy resets
@@ -438,7 +438,7 @@ describe('a stream_records transfer from a source whose on-disk file changed on 
   // before sending what it read from them (per batch, or once before the first batch and again before the clocks
   // step). The spy below only makes the check wait (at most 2 s) for the batch holding the point to be applied, as
   // the check of a large shard's files would.
-  it.failing('never sends the changed vector to B', async () => {
+  it('never sends the changed vector to B', async () => {
     const vec = vectorFileOfA();
     flipMiddleByte(vec);
     const [id] = changedIds(peerA);

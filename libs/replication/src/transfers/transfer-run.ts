@@ -272,6 +272,10 @@ export class TransferRun {
         operation: { createFieldIndex: { field, type: schema.type, params: schema.params } },
       });
     const ids = shard.livePointIds(filter);
+    // The files read from disk are checked before anything read from them is sent, and again after the last read
+    // (before the clocks step that makes the copy whole): damage is never copied under the target's fresh checksums,
+    // and damage that appears meanwhile leaves the target unfinished (Dead, to be copied again).
+    await this.verifiedRead(shard, () => undefined);
     this.progress.plan(ids.length);
     this.progress.enter('transferring');
     for (let from = 0; from < ids.length; from += RECORDS_PER_BATCH) {
@@ -279,7 +283,7 @@ export class TransferRun {
       this.checkRunning();
       const current = this.localShard(this.context());
       const batch = ids.slice(from, from + RECORDS_PER_BATCH);
-      const points = current.exportPoints(batch, filter);
+      const points = await this.verifiedRead(current, () => current.exportPoints(batch, filter), false);
       if (points.length > 0) sender.push({ kind: 'operation', operation: { upsert: { points } } });
       if (!intoOtherShard && points.length < batch.length) {
         // Gone from the source since the list was taken: a forwarded conditional write may have made them there.
@@ -289,9 +293,25 @@ export class TransferRun {
       }
       this.progress.add(batch.length);
     }
-    // What was read was on disk when its files passed: damage is never copied under the target's fresh checksums.
-    await this.localShard(this.context()).verifyDiskFiles();
+    await this.verifiedRead(this.localShard(this.context()), () => undefined);
     if (point) sender.push({ kind: 'clocks', point });
+  }
+
+  /**
+   * `read` of the source shard, its files read from disk checked after it (`always`) or only when it fails: a read
+   * that fails on a damaged file (a payload record that no longer parses) is reported as that damage, naming the
+   * file, so the source is reopened (see {@link run}).
+   */
+  private async verifiedRead<T>(shard: LocalShardView, read: () => T, always = true): Promise<T> {
+    let value: T;
+    try {
+      value = read();
+    } catch (error) {
+      await shard.verifyDiskFiles();
+      throw error;
+    }
+    if (always) await shard.verifyDiskFiles();
+    return value;
   }
 
   /**
