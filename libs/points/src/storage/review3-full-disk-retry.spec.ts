@@ -119,4 +119,41 @@ describe('review3: a collection left unloaded by a full disk', () => {
       await db.close();
     }
   });
+  // DEFECT (5f99aaa): retryLoad opens shards outside the catalog's publish lock and never checks, once they are open,
+  // that the collection is still there. A collection deleted while the retry opens its shard has its storage closed
+  // and its folder removed first; the open then finishes: the shard's folder is made again under the removed
+  // collection's (left until the next start) and the shard stays open, referenced by no storage. Fix: serialise the
+  // retry with catalog changes (the publish lock), or check after each open that the storage is still registered
+  // (PointsStorage.storages) and close and remove what it opened if not.
+  it.failing('leaves nothing open nor on disk of a collection deleted while the retry opens it', async () => {
+    const dir = path.join(root, 'run');
+    const db = await openDb(dir);
+    const open = LocalShard.open.bind(LocalShard);
+    const opened: LocalShard[] = [];
+    const opens = jest.spyOn(LocalShard, 'open').mockImplementation(async (options) => {
+      await new Promise((resolve) => setTimeout(resolve, 200)); // a shard that takes a while to open
+      const shard = await open(options);
+      opened.push(shard);
+      return shard;
+    });
+    try {
+      await db.collections.create({ ...createRequest('c'), shardNumber: 2 });
+      const storage = db.storage.storageOf(db.catalog.require('c'));
+      // as if shard 1 had failed to open for want of space: dropped, and the collection marked failed
+      await storage.shards.get(1)!.shard.close();
+      (storage.shards as Map<number, unknown>).delete(1);
+      storage.markFailed(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+      opened.length = 0;
+      const retry = db.storage.loadAgainAfterFullDisk();
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the retry is opening shard 1
+      await db.collections.delete('c');
+      await retry;
+      expect(fs.existsSync(storage.dir)).toBe(false);
+      expect(opened.every((shard) => shard.isClosed)).toBe(true);
+    } finally {
+      opens.mockRestore();
+      for (const shard of opened) await shard.close();
+      await db.close();
+    }
+  });
 });
