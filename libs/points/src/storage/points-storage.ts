@@ -142,6 +142,12 @@ export class PointsStorage implements OnModuleInit, OnApplicationShutdown {
         const known = this.catalog.snapshot.collections.get(storage.record.name)?.shards;
         try {
           await storage.retryLoad(known ?? storage.record.shards);
+          if (this.storages.get(storage.record.id) !== storage) {
+            // Deleted while it opened: what the retry opened (and any folder it made again) goes too.
+            await storage.close().catch(() => undefined);
+            await durableFs.rm(storage.dir, { recursive: true, force: true });
+            continue;
+          }
           this.logger.log(`collection ${storage.record.name} loaded again: disk space is back`);
         } catch (error) {
           storage.markFailed(error instanceof Error ? error : new Error(String(error)));

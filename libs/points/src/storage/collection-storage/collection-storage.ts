@@ -40,6 +40,7 @@ export class CollectionStorage {
    * replica to copy from): not open, refused by name, until a transfer resets them (see damaged-replicas.ts).
    */
   private readonly damagedShards = new Map<number, DamagedFileError>();
+  private reconciling: Promise<void> = Promise.resolve();
   /**
    * Writes hold the shared side from validation until applied; a change of the vector names takes
    * the exclusive side, so no write checked against the old names is applied after the change.
@@ -83,8 +84,9 @@ export class CollectionStorage {
     return this.damagedShards;
   }
 
-  /** The last reconcile opened every shard. */
+  /** The last reconcile opened every shard (a shard a failed restore left closed keeps the failure: retryLoad). */
   markLoaded(): void {
+    if ([...this.shardHandles.values()].some((handle) => handle.shard.isClosed)) return;
     this.loadFailure = undefined;
   }
 
@@ -97,7 +99,17 @@ export class CollectionStorage {
    * Opens shards the record has and we don't; closes (and reports) shards it no longer has. `record`
    * lists the shards stored here; `known`, every shard of the collection (cluster mode: on any peer).
    */
-  async reconcile(record: CollectionRecord, known: CollectionRecord['shards'] = record.shards): Promise<ShardHandle[]> {
+  reconcile(record: CollectionRecord, known: CollectionRecord['shards'] = record.shards): Promise<ShardHandle[]> {
+    // One at a time (a catalog change's and a full-disk retry's): two must never open the same shard.
+    const run = this.reconciling.then(() => this.reconcileNow(record, known));
+    this.reconciling = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async reconcileNow(record: CollectionRecord, known: CollectionRecord['shards']): Promise<ShardHandle[]> {
     this.knownShards = known;
     // A changed config may leave segments built with the old one: let the optimizer look again.
     const configChanged = stringifyJson(record.config) !== stringifyJson(this.record.config);
@@ -299,9 +311,16 @@ export class CollectionStorage {
     const before = this.shardHandles.get(shardId);
     if (before === undefined || before.shard.isClosed) return 'not open';
     if (fromMemoryFirst) {
-      await before.shard.rewriteFromMemory();
-      const check = await scrubShard(this.shardDir(shardId), new ReadPacer(0), () => before.shard.isClosed);
-      if (check.damage === undefined) return 'rewritten';
+      try {
+        await before.shard.rewriteFromMemory();
+        const check = await scrubShard(this.shardDir(shardId), new ReadPacer(0), () => before.shard.isClosed);
+        if (check.damage === undefined && !before.shard.isClosed) return 'rewritten';
+      } catch (error) {
+        // A rewrite that failed (a full disk) leaves the damage to the reopen below.
+        this.logger.warn(
+          `writing shard ${shardId} of ${this.record.name} again from memory failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
     }
     return this.schemaLock.exclusive(async () => {
       const handle = this.shardHandles.get(shardId);

@@ -152,7 +152,11 @@ export class LocalShard {
    * checksums they were written with.
    */
   async rewriteFromMemory(): Promise<void> {
-    this.manifest.rewriteAfterRunningFlush(this.segmentSet.all.map((segment) => segment.id));
+    // A segment written before bodies listed their side files would lose their checksums: left to the reopen.
+    const rewritable = this.segmentSet.all.filter(
+      (segment) => segment.sideFiles.length > 0 || this.diskFilesOf(segment).length === 0,
+    );
+    this.manifest.rewriteAfterRunningFlush(rewritable.map((segment) => segment.id));
     await this.flush();
   }
 

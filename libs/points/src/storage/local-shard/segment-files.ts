@@ -6,9 +6,12 @@ import { Segment } from '../segment';
 /** Files an immutable segment may keep data in besides its body: `<id>.vec` (vectors), `<id>.pay` (payloads). */
 export const SIDE_FILE_EXTENSIONS = ['.vec', '.pay'] as const;
 
-/** The body file of a segment at its version: a new version gets a new name, so none is overwritten. */
-export function bodyFileName(segment: Segment): string {
-  return `${segment.id}.${segment.version}.seg`;
+/**
+ * The body file of a segment at its version: a new version gets a new name, so none is overwritten. A body written
+ * again at the same version (from memory) takes a `tag` before the version, which stays last (`<id>.<tag>.<version>`).
+ */
+export function bodyFileName(segment: Segment, tag?: string): string {
+  return tag === undefined ? `${segment.id}.${segment.version}.seg` : `${segment.id}.${tag}.${segment.version}.seg`;
 }
 
 /** The delete file of an immutable segment at its version (named like bodies, for the same reason). */

@@ -55,6 +55,9 @@ export interface FlushSource {
 export class ShardManifest {
   /** What the last written manifest holds for each segment. */
   private readonly persisted = new Map<string, PersistedSegment>();
+  /** Segments whose body the next flush writes again (see {@link rewriteAfterRunningFlush}), and how often so far. */
+  private readonly rewrites = new Set<string>();
+  private rewriteCount = 0;
   private persistedOp = 0;
   /** The recovery point the last manifest holds, as written: a merged one is worth a manifest of its own. */
   private persistedClocks = '{}';
@@ -174,7 +177,13 @@ export class ShardManifest {
    * way snapshotted them before the change and records them as persisted when it ends.
    */
   rewriteAfterRunningFlush(ids: readonly string[]): void {
-    void this.flushLock.run('flush', async () => ids.forEach((id) => this.persisted.delete(id)));
+    void this.flushLock.run('flush', async () =>
+      ids.forEach((id) => {
+        // Its body is written again under a fresh name: the listed file is never overwritten in place (a crash
+        // between the body's rename and the manifest's would leave the listed name holding other bytes).
+        if (this.persisted.delete(id)) this.rewrites.add(id);
+      }),
+    );
   }
 
   /**
@@ -217,7 +226,7 @@ export class ShardManifest {
     for (const segment of segments) {
       const current = this.persisted.get(segment.id);
       if (current === undefined || (segment.appendable && segment.version > current.bodyVersion)) {
-        const body = bodyFileName(segment);
+        const body = this.rewrites.has(segment.id) ? bodyFileName(segment, `w${++this.rewriteCount}`) : bodyFileName(segment);
         const data = segment.save();
         writes.push({ file: body, data });
         // A built segment's vector and payload files were checksummed as the optimizer wrote them.
@@ -250,6 +259,7 @@ export class ShardManifest {
     // A segment swapped out while this flush wrote is no longer ours to track.
     const present = new Set(shard.segments().map((s) => s.id));
     for (const [id, entry] of next) if (present.has(id)) this.persisted.set(id, entry);
+    for (const id of next.keys()) this.rewrites.delete(id);
     this.persistedOp = opNum;
     this.persistedClocks = clocksText;
     await shard.ackLog(opNum);

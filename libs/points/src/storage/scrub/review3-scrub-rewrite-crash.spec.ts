@@ -41,14 +41,14 @@ const prepare = (dir: string) =>
 const all = walBatches.reduce((content, batch) => contentAfter(batch, content), A);
 
 describe('review3: a crash while the scrub writes a shard again from memory', () => {
-  // DEFECT (1f9d446): reopenDamagedShard -> LocalShard.rewriteFromMemory -> flush writes every body again; a body
+  // Review finding, fixed (1f9d446): reopenDamagedShard -> LocalShard.rewriteFromMemory -> flush writes every body again; a body
   // at an unchanged version is written under the name the manifest lists (here `<id>.15.seg`), with other bytes.
   // A crash after that rename and before the new manifest's leaves the old manifest's checksum over the new body:
   // the start finds the body damaged, the log (from op 10) cannot rebuild the shard, and the standalone collection
   // is refused, though nothing was damaged but what the scrub set out to repair (any file of the shard). Fix: write
   // rewritten bodies under a fresh name (e.g. a rewrite counter in the name, or the next version), never over a
   // listed file.
-  it.failing('starts with every point after a crash between the rewritten body and the new manifest', async () => {
+  it('starts with every point after a crash between the rewritten body and the new manifest', async () => {
     const counted = path.join(root, 'count');
     await prepare(counted);
     let db = await openDb(counted);
@@ -72,7 +72,11 @@ describe('review3: a crash while the scrub writes a shard again from memory', ()
       kinds: FULL_DISK_OP_KINDS,
       onCrash: () => fs.cpSync(dir, crashed, { recursive: true }),
     });
-    await expect(db.storage.storageOf(db.catalog.require('c')).reopenDamagedShard(0)).rejects.toThrow();
+    // The ghost's reopen ends as it may (its rewrite and then its reopen fail on the crash): only the start counts.
+    await db.storage
+      .storageOf(db.catalog.require('c'))
+      .reopenDamagedShard(0)
+      .catch(() => undefined);
     stopFaultInjection();
     await db.close().catch(() => undefined); // a ghost: its state is abandoned
 

@@ -50,14 +50,14 @@ describe('review3: the scrub writing a damaged shard again from memory', () => {
     }
   });
 
-  // DEFECT (1f9d446): CollectionStorage.reopenDamagedShard calls LocalShard.rewriteFromMemory (a flush of every
+  // Review finding, fixed (1f9d446): CollectionStorage.reopenDamagedShard calls LocalShard.rewriteFromMemory (a flush of every
   // body) outside any try, and ScrubService.pass does not catch what reopenDamagedShard throws. When the rewrite
   // fails (here the disk is full under the damaged shard), the whole pass rejects: the other collections are not
   // scrubbed, nothing is recorded for the damaged shard, and it is neither reopened nor refused (a damaged .vec/.pay
   // keeps being read from disk). Fix: on a failed rewrite, fall through to the close-and-reopen path (a full disk
   // there refuses the collection with a 507, which loadAgainAfterFullDisk retries), and have the pass catch a
   // shard's reopen error as it catches its read error.
-  it.failing('goes on with the pass when the rewrite from memory fails for want of space', async () => {
+  it('goes on with the pass when the rewrite from memory fails for want of space', async () => {
     const db = await openDb(root);
     try {
       for (const name of ['a', 'b']) {

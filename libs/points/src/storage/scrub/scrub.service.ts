@@ -94,7 +94,9 @@ export class ScrubService implements OnModuleInit, OnApplicationShutdown {
         pass.files += result.files;
         pass.bytes += result.bytes;
         if (!result.damage) continue;
-        const outcome = await storage.reopenDamagedShard(shardId);
+        const outcome = await storage
+          .reopenDamagedShard(shardId)
+          .catch((error: unknown) => `reopening failed: ${error instanceof Error ? error.message : String(error)}`);
         const collection = storage.record.name;
         pass.damaged.push({ collection, shardId, message: result.damage.message, outcome });
         this.logger.error(
@@ -123,7 +125,9 @@ function describeOutcome(outcome: string): string {
       return 'the replica is set aside to be copied again from another peer';
     case 'refused':
       return 'the collection is refused until it is restored from a snapshot';
-    default:
+    case 'not open':
       return 'the shard had closed meanwhile';
+    default:
+      return outcome;
   }
 }
