@@ -1,22 +1,32 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import {
   CollectionRecord,
   CollectionRuntimeStats,
   emptyCollectionStats,
+  readExclusions,
   unreadShardIds,
+  type ReadExclusion,
 } from '@vectorstore/collections';
 import { worseStatus, type CollectionStatsGatherer } from '@vectorstore/points';
-import { POINTS_PEERS, PointsPeers } from './points-peers';
+import { POINTS_PEERS, PointsPeers, type ShardRead } from './points-peers';
 import { planReads } from './read-plan';
+import { ShardEndpoint } from './shard-endpoint';
 
 /** A collection's stats over the peers (GET /collections/{c} in cluster mode): the COLLECTION_STATS_GATHERER port. */
 @Injectable()
 export class ClusterStatsGatherer implements CollectionStatsGatherer {
-  constructor(@Inject(POINTS_PEERS) private readonly peers: PointsPeers) {}
+  constructor(
+    @Inject(POINTS_PEERS) private readonly peers: PointsPeers,
+    // The endpoint is looked up when first needed: it uses the stats reporter, which uses this.
+    @Optional() private readonly moduleRef?: ModuleRef,
+  ) {}
 
   /**
    * The stats of one readable replica of every shard (this peer's own first, from `local`), combined.
    * Collection info stays available while a peer is gone: its shards are left out, and a warning says so.
+   * During a resharding, the copies reads leave out (readExclusions) are counted on the same replica and taken
+   * off, so each point counts once.
    */
   async gather(
     record: CollectionRecord,
@@ -41,12 +51,15 @@ export class ClusterStatsGatherer implements CollectionStatsGatherer {
       }
     }
     const asked = [...parts];
+    const exclusions = readExclusions(record);
     const answers = await Promise.allSettled(
-      asked.map(([peerId, shardIds]) =>
-        peerId === peers.selfId
-          ? Promise.resolve(local(shardIds))
-          : peers.read(peerId, record, shardIds, { kind: 'stats', request: {} }),
-      ),
+      asked.map(async ([peerId, shardIds]) => {
+        const stats =
+          peerId === peers.selfId
+            ? local(shardIds)
+            : await peers.read(peerId, record, shardIds, { kind: 'stats', request: {} });
+        return this.withoutExcluded(stats, record, peerId, shardIds, exclusions);
+      }),
     );
     const total = combineStats(
       answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : [])),
@@ -57,6 +70,48 @@ export class ClusterStatsGatherer implements CollectionStatsGatherer {
       warnings.push(`Peers ${missing.join(', ')} did not answer: the counts leave out the shards they hold`);
     total.warnings.push(...warnings);
     return total;
+  }
+
+  /** `stats` of `shardIds` on `peerId` less the copies each shard holds that reads leave out (exact counts). */
+  private async withoutExcluded(
+    stats: CollectionRuntimeStats,
+    record: CollectionRecord,
+    peerId: string,
+    shardIds: readonly number[],
+    exclusions: readonly ReadExclusion[],
+  ): Promise<CollectionRuntimeStats> {
+    const counts = exclusions.flatMap((exclusion) =>
+      shardIds
+        .filter((shardId) => exclusion.shardIds.includes(shardId))
+        .map(async (shardId) => {
+          const read: Extract<ShardRead, { kind: 'count' }> = {
+            kind: 'count',
+            request: {
+              exact: true,
+              filter: { must: [{ ringOwner: { shardIds: exclusion.ring, owner: exclusion.owner } }] },
+            },
+          };
+          const copies =
+            peerId === this.peers.selfId
+              ? await this.endpoint().read(record, [shardId], read)
+              : await this.peers.read(peerId, record, [shardId], read);
+          return { shardId, copies };
+        }),
+    );
+    if (counts.length === 0) return stats;
+    const shards = { ...stats.shards };
+    let pointsCount = stats.pointsCount;
+    for (const { shardId, copies } of await Promise.all(counts)) {
+      pointsCount -= copies;
+      const shard = shards[shardId];
+      if (shard) shards[shardId] = { ...shard, pointsCount: shard.pointsCount - copies };
+    }
+    return { ...stats, pointsCount, shards };
+  }
+
+  private endpoint(): Pick<ShardEndpoint, 'read'> {
+    if (!this.moduleRef) throw new Error('no module to find the shard endpoint in');
+    return this.moduleRef.get(ShardEndpoint, { strict: true });
   }
 }
 

@@ -6,7 +6,7 @@
 // catalog through an in-memory store that publishes like etcd's watch; only the wire is a stand-in (a structured
 // clone of each request). The leader's ReshardingDriver is run one tick at a time.
 import { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModuleRef, NestFactory } from '@nestjs/core';
 import {
   CatalogConflict,
   ClusterService,
@@ -30,6 +30,7 @@ import {
   PointsModule,
   PointsStorage,
   ringShard,
+  type Filter,
   type UpdateOperation,
 } from '@vectorstore/points';
 import * as fs from 'node:fs';
@@ -39,7 +40,7 @@ import { serialize } from 'node:v8';
 import { ClusterStatsGatherer } from '../cluster-stats';
 import type { ClusterTopology } from '../healing/replica-healer';
 import { LocalReplicas } from '../local-replicas';
-import { PointsPeers, TransferApplyRequest } from '../points-peers';
+import { PointsPeers, type ShardRead, TransferApplyRequest } from '../points-peers';
 import { ReplicaWriter } from '../replica-writer';
 import { TransferDriver } from '../transfers/transfer-driver';
 import { TransferReceiver } from '../transfers/transfer-receiver';
@@ -554,15 +555,41 @@ describe('resharding review: reads see each point once at every stage', () => {
 
 describe('resharding review: collection info', () => {
   const NOW = new Date('2026-11-28T12:00:00Z');
-  /** Shards 0..2 hold 100 points each; the new shard 3 holds copies of 75 of them. */
-  const held: Record<number, number> = { 0: 100, 1: 100, 2: 100, 3: 75 };
+  const ids = range(1, 300).map(BigInt);
+  const owner = (id: bigint, ring: number[]) => ring[ringShard(id, ring)];
+  /** Where the points are, by shard: every shard holds the points either ring gives it (the copies made). */
+  const heldBy = (shardId: number) =>
+    ids.filter((id) => owner(id, [0, 1, 2]) === shardId || owner(id, [0, 1, 2, 3]) === shardId);
+  const countOf = (shardId: number, filter: Filter | undefined) => {
+    const rules = (filter?.must ?? []).map(
+      (condition) => (condition as { ringOwner: { shardIds: number[]; owner: number } }).ringOwner,
+    );
+    return heldBy(shardId).filter((id) => rules.every((rule) => owner(id, rule.shardIds) === rule.owner)).length;
+  };
+  const local = (record: CollectionRecord) => (shardIds: readonly number[]) => {
+    const stats = emptyCollectionStats(record);
+    for (const shardId of shardIds) {
+      stats.pointsCount += heldBy(shardId).length;
+      stats.shards[shardId] = { ...stats.shards[shardId], pointsCount: heldBy(shardId).length };
+    }
+    return stats;
+  };
+  /** This peer's count reads (ShardEndpoint.read), answered from `heldBy`. */
+  const endpoint = {
+    read: (_record: CollectionRecord, shardIds: readonly number[], read: ShardRead) => {
+      if (read.kind !== 'count') throw new Error(`unexpected ${read.kind} read`);
+      return Promise.resolve(shardIds.reduce((sum, shardId) => sum + countOf(shardId, read.request.filter), 0));
+    },
+  };
   const peers = { selfId: A, read: () => Promise.reject(new Error('one peer only')) } as unknown as PointsPeers;
-  const local = (record: CollectionRecord) => (shardIds: readonly number[]) => ({
-    ...emptyCollectionStats(record),
-    pointsCount: shardIds.reduce((sum, shardId) => sum + (held[shardId] ?? 0), 0),
-  });
+  const gatherer = () => new ClusterStatsGatherer(peers, { get: () => endpoint } as unknown as ModuleRef);
 
-  function scaleUp(stage: 'MigratingPoints' | 'ReadHashRingCommitted'): CollectionRecord {
+  function resharding(
+    direction: 'Up' | 'Down',
+    stage: NonNullable<CollectionRecord['resharding']>['stage'],
+  ): CollectionRecord {
+    const readsNew = stage === 'ReadHashRingCommitted' || stage === 'WriteHashRingCommitted';
+    const shard3 = direction === 'Up' ? (readsNew ? 'Active' : 'Resharding') : 'ReshardingScaleDown';
     return {
       id: 'c1',
       name: 'c',
@@ -571,27 +598,44 @@ describe('resharding review: collection info', () => {
       router: 'Ring',
       shards: [
         ...[0, 1, 2].map((shardId) => ({ shardId, state: 'Active' as const, peerId: A })),
-        { shardId: 3, state: stage === 'MigratingPoints' ? ('Resharding' as const) : ('Active' as const), peerId: A },
+        { shardId: 3, state: shard3, peerId: A },
       ],
       shardKeys: [],
       nextShardId: 4,
-      resharding: { direction: 'Up', shardId: 3, peerId: A, stage, stageAt: NOW.toISOString() },
+      resharding: { direction, shardId: 3, peerId: A, stage, stageAt: NOW.toISOString() },
     };
   }
 
-  // D6 (low): collection info (cluster-stats.ts) knew nothing of resharding (the warning is fixed; the count is not:
-  // points_count is approximate, as in Qdrant, and docs/cluster.md says it counts copies while they exist). While points migrate, the new shard
-  // (Resharding, not readable) is reported as "has no readable replica: the counts leave it out"; once reads follow
-  // the new ring, points_count adds the copies the old shards still hold until the cleanup (here 375 for 300 points).
+  // D6 (fixed): collection info (cluster-stats.ts) knew nothing of resharding. While points migrate, the new shard
+  // (Resharding, not readable) was reported as "has no readable replica: the counts leave it out"; once reads followed
+  // the new ring, points_count added the copies the old shards still held until the cleanup (Up), and while a
+  // scale-down's points migrated, the copies made so far (Down).
   it('D6: collection info gives no warning while a new shard is filled', async () => {
-    const record = scaleUp('MigratingPoints');
-    const stats = await new ClusterStatsGatherer(peers).gather(record, local(record));
+    const record = resharding('Up', 'MigratingPoints');
+    const stats = await gatherer().gather(record, local(record));
     expect(stats.warnings).toEqual([]);
+    expect(stats.pointsCount).toBe(300);
   });
 
-  it.failing('D6: collection info counts each point once once reads follow the new ring', async () => {
-    const record = scaleUp('ReadHashRingCommitted');
-    const stats = await new ClusterStatsGatherer(peers).gather(record, local(record));
-    expect(stats.pointsCount).toBe(300);
+  it('D6: collection info counts each point once once reads follow the new ring', async () => {
+    // The old shards still hold the ~75 points copied to shard 3: 375 points held in all.
+    expect([0, 1, 2, 3].reduce((sum, shardId) => sum + heldBy(shardId).length, 0)).toBeGreaterThan(350);
+    for (const stage of ['ReadHashRingCommitted', 'WriteHashRingCommitted'] as const) {
+      const record = resharding('Up', stage);
+      const stats = await gatherer().gather(record, local(record));
+      expect(stats.pointsCount).toBe(300);
+      // Each shard's own count is what it owns under the new ring.
+      for (const shardId of [0, 1, 2, 3])
+        expect(stats.shards[shardId].pointsCount).toBe(ids.filter((id) => owner(id, [0, 1, 2, 3]) === shardId).length);
+    }
+  });
+
+  it('D6: collection info counts each point once while a scale-down copies the removed shard', async () => {
+    // Down 4 -> 3: shard 3's points are copied to the shards the ring [0, 1, 2] gives them; reads still follow 4.
+    for (const stage of ['MigratingPoints', 'Aborting'] as const) {
+      const record = resharding('Down', stage);
+      const stats = await gatherer().gather(record, local(record));
+      expect(stats.pointsCount).toBe(300);
+    }
   });
 });
