@@ -442,6 +442,77 @@ describe('resharding review: replication', () => {
     expect(ofShard1.filter((id) => has(peerA, 0, id))).toEqual([]);
   });
 
+  /** A scale-up 1 -> 2 shards (the new one on B) driven to ReadHashRingCommitted; the points the new shard got. */
+  async function scaleUpToReadRing(driver: ReshardingDriver): Promise<number[]> {
+    await create(1);
+    await write(upsert(range(1, 300)), 0);
+    await reshard('up', B);
+    await until(() => shardOf(peerB, 1) !== undefined, 'the new shard open on B');
+    const moved = range(1, 300).filter((id) => movedPoints(record(), 0, 1)!.has(BigInt(id)));
+    await startDriver(peerA);
+    await driver.tick();
+    await noTransfers();
+    await driver.tick();
+    expect(record().resharding!.stage).toBe('ReadHashRingCommitted');
+    return moved;
+  }
+
+  // D7 (fixed): the cleanup after writes follow the new ring waited a fixed 2 s (RESHARDING_SETTLE_MS), not for the
+  // writes routed to the old shards before it: one still on its way there when the cleanup ran landed after it and
+  // left a copy of a moved point on the old shard for good (read twice once the resharding ends).
+  it('D7: the cleanup waits for a write routed to an old shard before it', async () => {
+    const driver = leader([A, B]);
+    const moved = await scaleUpToReadRing(driver);
+    // A new point the new ring gives the new shard: written to both shards while reads follow the new ring.
+    const late = range(1001, 1300).find((id) => ringShard(BigInt(id), [0, 1]) === 1)!;
+    const shard0 = shardOf(peerA, 0)!;
+    const original = shard0.update.bind(shard0);
+    const reached = gate();
+    const released = gate();
+    jest.spyOn(shard0, 'update').mockImplementation(async (operation, tag) => {
+      if ('upsert' in operation && operation.upsert.points.some((point) => point.id === BigInt(late))) {
+        reached.resolve();
+        await released.promise;
+      }
+      return original(operation, tag);
+    });
+    const toOld = write(upsert([late]), 0);
+    await write(upsert([late]), 1);
+    await reached.promise;
+    // Writes follow the new ring; the leader looks every 100 ms for longer than the old fixed settle.
+    await peerA.cluster.stepResharding(record().id, 'commitWrite');
+    const deadline = Date.now() + 2300;
+    while (Date.now() < deadline) {
+      await Promise.race([driver.tick(), new Promise((resolve) => setTimeout(resolve, 100))]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    released.resolve();
+    await toOld;
+    await until(() => record().resharding === undefined, 'the resharding to end');
+    await driver.tick();
+    expect([...moved, late].filter((id) => has(peerA, 0, id))).toEqual([]);
+    expect([...moved, late].every((id) => has(peerB, 1, id))).toBe(true);
+  });
+
+  // D7 (fixed): a part split by both rings is routed again unchanged when its first routing was stale; arriving at an
+  // old shard once writes follow the new ring (here after the cleanup), it must not bring a moved point back there.
+  it('D7: a write split by both rings and routed again after writes follow the new ring leaves the old shard out', async () => {
+    const driver = leader([A, B]);
+    await scaleUpToReadRing(driver);
+    const late = range(1001, 1300).find((id) => ringShard(BigInt(id), [0, 1]) === 1)!;
+    const stay = range(1001, 1300).find((id) => ringShard(BigInt(id), [0, 1]) === 0)!;
+    await peerA.cluster.stepResharding(record().id, 'commitWrite');
+    for (const deadline = Date.now() + 5000; record().resharding && Date.now() < deadline;) {
+      await driver.tick();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(record().resharding).toBeUndefined();
+    // The part for shard 0 of a write split while writes went by both rings, as routed again at the current epoch.
+    await peerA.replicas.apply({ id: record().id, name: 'c' }, 0, upsert([late, stay]), record().replicaEpoch ?? 0);
+    expect(has(peerA, 0, late)).toBe(false);
+    expect(has(peerA, 0, stay)).toBe(true);
+  });
+
   it('holds: with no copy failing, a scale-up copy leaves the new shard exactly the moved points, under writes', async () => {
     await create(1);
     await write(upsert(range(1, 300)), 0);
