@@ -7,15 +7,26 @@ import {
   readExclusions,
   unreadShardIds,
   type ReadExclusion,
+  type ShardRuntimeStats,
 } from '@vectorstore/collections';
 import { worseStatus, type CollectionStatsGatherer } from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers, type ShardRead } from './points-peers';
 import { planReads } from './read-plan';
 import { ShardEndpoint } from './shard-endpoint';
 
+/** Copy counts kept (see copyCounts): a few per resharding collection; more only after many reshardings. */
+const MAX_COPY_COUNTS = 1000;
+
 /** A collection's stats over the peers (GET /collections/{c} in cluster mode): the COLLECTION_STATS_GATHERER port. */
 @Injectable()
 export class ClusterStatsGatherer implements CollectionStatsGatherer {
+  /**
+   * The last count of excluded copies per replica and exclusion, with the replica's applied op number and points
+   * count then: a replica showing both unchanged holds the same copies (a copy only adds or removes copies), so a
+   * poll of collection info does not hash every point again.
+   */
+  private readonly copyCounts = new Map<string, { opNum: number; points: number; copies: number }>();
+
   constructor(
     @Inject(POINTS_PEERS) private readonly peers: PointsPeers,
     // The endpoint is looked up when first needed: it uses the stats reporter, which uses this.
@@ -84,6 +95,11 @@ export class ClusterStatsGatherer implements CollectionStatsGatherer {
       shardIds
         .filter((shardId) => exclusion.shardIds.includes(shardId))
         .map(async (shardId) => {
+          const shard = stats.shards[shardId] as ShardRuntimeStats | undefined;
+          const key = `${record.id}/${peerId}/${shardId}/${exclusion.ring.join(',')}/${exclusion.owner}`;
+          const known = this.copyCounts.get(key);
+          if (shard && known && known.opNum === shard.appliedOpNum && known.points === shard.pointsCount)
+            return { shardId, copies: known.copies };
           const read: Extract<ShardRead, { kind: 'count' }> = {
             kind: 'count',
             request: {
@@ -95,6 +111,8 @@ export class ClusterStatsGatherer implements CollectionStatsGatherer {
             peerId === this.peers.selfId
               ? await this.endpoint().read(record, [shardId], read)
               : await this.peers.read(peerId, record, [shardId], read);
+          if (this.copyCounts.size >= MAX_COPY_COUNTS) this.copyCounts.clear();
+          if (shard) this.copyCounts.set(key, { opNum: shard.appliedOpNum, points: shard.pointsCount, copies });
           return { shardId, copies };
         }),
     );

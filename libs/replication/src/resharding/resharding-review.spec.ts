@@ -646,9 +646,11 @@ describe('resharding review: collection info', () => {
     return stats;
   };
   /** This peer's count reads (ShardEndpoint.read), answered from `heldBy`. */
+  let countReads = 0;
   const endpoint = {
     read: (_record: CollectionRecord, shardIds: readonly number[], read: ShardRead) => {
       if (read.kind !== 'count') throw new Error(`unexpected ${read.kind} read`);
+      countReads++;
       return Promise.resolve(shardIds.reduce((sum, shardId) => sum + countOf(shardId, read.request.filter), 0));
     },
   };
@@ -699,6 +701,24 @@ describe('resharding review: collection info', () => {
       for (const shardId of [0, 1, 2, 3])
         expect(stats.shards[shardId].pointsCount).toBe(ids.filter((id) => owner(id, [0, 1, 2, 3]) === shardId).length);
     }
+  });
+
+  it('D6: collection info counts the copies of a replica again only once it changed', async () => {
+    const record = resharding('Up', 'ReadHashRingCommitted');
+    const gathering = gatherer();
+    countReads = 0;
+    expect((await gathering.gather(record, local(record))).pointsCount).toBe(300);
+    expect(countReads).toBe(3);
+    expect((await gathering.gather(record, local(record))).pointsCount).toBe(300);
+    expect(countReads).toBe(3);
+    // Shard 0 applied a write: its copies are counted again (here the same, the fake's points do not change).
+    const written = (shardIds: readonly number[]) => {
+      const stats = local(record)(shardIds);
+      stats.shards[0] = { ...stats.shards[0], appliedOpNum: 7 };
+      return stats;
+    };
+    expect((await gathering.gather(record, written)).pointsCount).toBe(300);
+    expect(countReads).toBe(4);
   });
 
   it('D6: collection info counts each point once while a scale-down copies the removed shard', async () => {
