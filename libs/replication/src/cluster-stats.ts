@@ -16,16 +16,22 @@ import { ShardEndpoint } from './shard-endpoint';
 
 /** Copy counts kept (see copyCounts): a few per resharding collection; more only after many reshardings. */
 const MAX_COPY_COUNTS = 1000;
+/**
+ * How long a count of copies stands while its replica changes: hashing every point of a shard takes about 2 µs a
+ * point, too much to do for every poll of collection info.
+ */
+const RECOUNT_MS = 1000;
 
 /** A collection's stats over the peers (GET /collections/{c} in cluster mode): the COLLECTION_STATS_GATHERER port. */
 @Injectable()
 export class ClusterStatsGatherer implements CollectionStatsGatherer {
   /**
    * The last count of excluded copies per replica and exclusion, with the replica's applied op number and points
-   * count then: a replica showing both unchanged holds the same copies (a copy only adds or removes copies), so a
-   * poll of collection info does not hash every point again.
+   * count then: a replica showing both unchanged holds the same copies (a copy only adds or removes copies).
    */
-  private readonly copyCounts = new Map<string, { opNum: number; points: number; copies: number }>();
+  private readonly copyCounts = new Map<string, { opNum: number; points: number; copies: number; at: number }>();
+  /** Counts on their way, by the same key: concurrent polls share one. */
+  private readonly counting = new Map<string, Promise<number>>();
 
   constructor(
     @Inject(POINTS_PEERS) private readonly peers: PointsPeers,
@@ -94,27 +100,10 @@ export class ClusterStatsGatherer implements CollectionStatsGatherer {
     const counts = exclusions.flatMap((exclusion) =>
       shardIds
         .filter((shardId) => exclusion.shardIds.includes(shardId))
-        .map(async (shardId) => {
-          const shard = stats.shards[shardId] as ShardRuntimeStats | undefined;
-          const key = `${record.id}/${peerId}/${shardId}/${exclusion.ring.join(',')}/${exclusion.owner}`;
-          const known = this.copyCounts.get(key);
-          if (shard && known && known.opNum === shard.appliedOpNum && known.points === shard.pointsCount)
-            return { shardId, copies: known.copies };
-          const read: Extract<ShardRead, { kind: 'count' }> = {
-            kind: 'count',
-            request: {
-              exact: true,
-              filter: { must: [{ ringOwner: { shardIds: exclusion.ring, owner: exclusion.owner } }] },
-            },
-          };
-          const copies =
-            peerId === this.peers.selfId
-              ? await this.endpoint().read(record, [shardId], read)
-              : await this.peers.read(peerId, record, [shardId], read);
-          if (this.copyCounts.size >= MAX_COPY_COUNTS) this.copyCounts.clear();
-          if (shard) this.copyCounts.set(key, { opNum: shard.appliedOpNum, points: shard.pointsCount, copies });
-          return { shardId, copies };
-        }),
+        .map(async (shardId) => ({
+          shardId,
+          copies: await this.copiesOn(record, peerId, shardId, exclusion, stats.shards[shardId]),
+        })),
     );
     if (counts.length === 0) return stats;
     const shards = { ...stats.shards };
@@ -125,6 +114,44 @@ export class ClusterStatsGatherer implements CollectionStatsGatherer {
       if (shard) shards[shardId] = { ...shard, pointsCount: shard.pointsCount - copies };
     }
     return { ...stats, pointsCount, shards };
+  }
+
+  /**
+   * How many copies reads leave out the replica of `shardId` on `peerId` holds: counted exactly (every point hashed),
+   * but at most once a second per replica while it changes, one count at a time, and not again while it is unchanged.
+   */
+  private async copiesOn(
+    record: CollectionRecord,
+    peerId: string,
+    shardId: number,
+    exclusion: ReadExclusion,
+    shard: ShardRuntimeStats | undefined,
+  ): Promise<number> {
+    const key = `${record.id}/${peerId}/${shardId}/${exclusion.ring.join(',')}/${exclusion.owner}`;
+    const known = this.copyCounts.get(key);
+    const unchanged = known && shard && known.opNum === shard.appliedOpNum && known.points === shard.pointsCount;
+    if (known && (unchanged || Date.now() - known.at < RECOUNT_MS)) return known.copies;
+    let counting = this.counting.get(key);
+    if (!counting) {
+      const read: Extract<ShardRead, { kind: 'count' }> = {
+        kind: 'count',
+        request: {
+          exact: true,
+          filter: { must: [{ ringOwner: { shardIds: exclusion.ring, owner: exclusion.owner } }] },
+        },
+      };
+      counting = (
+        peerId === this.peers.selfId
+          ? this.endpoint().read(record, [shardId], read)
+          : this.peers.read(peerId, record, [shardId], read)
+      ).finally(() => this.counting.delete(key));
+      this.counting.set(key, counting);
+    }
+    const copies = await counting;
+    if (this.copyCounts.size >= MAX_COPY_COUNTS) this.copyCounts.clear();
+    if (shard)
+      this.copyCounts.set(key, { opNum: shard.appliedOpNum, points: shard.pointsCount, copies, at: Date.now() });
+    return copies;
   }
 
   private endpoint(): Pick<ShardEndpoint, 'read'> {

@@ -703,7 +703,7 @@ describe('resharding review: collection info', () => {
     }
   });
 
-  it('D6: collection info counts the copies of a replica again only once it changed', async () => {
+  it('D6: collection info counts the copies of a replica again once it changed, at most once a second', async () => {
     const record = resharding('Up', 'ReadHashRingCommitted');
     const gathering = gatherer();
     countReads = 0;
@@ -711,14 +711,19 @@ describe('resharding review: collection info', () => {
     expect(countReads).toBe(3);
     expect((await gathering.gather(record, local(record))).pointsCount).toBe(300);
     expect(countReads).toBe(3);
-    // Shard 0 applied a write: its copies are counted again (here the same, the fake's points do not change).
+    // Shard 0 applied a write: its copies are counted again, but at most once a second while it changes.
     const written = (shardIds: readonly number[]) => {
       const stats = local(record)(shardIds);
       stats.shards[0] = { ...stats.shards[0], appliedOpNum: 7 };
       return stats;
     };
     expect((await gathering.gather(record, written)).pointsCount).toBe(300);
+    expect(countReads).toBe(3);
+    const now = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(now + 1500);
+    expect((await gathering.gather(record, written)).pointsCount).toBe(300);
     expect(countReads).toBe(4);
+    jest.restoreAllMocks();
   });
 
   it('D6: collection info counts each point once while a scale-down copies the removed shard', async () => {
