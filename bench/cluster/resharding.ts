@@ -204,6 +204,8 @@ interface Watched {
   cpu: number;
   /** Polls that failed (and were tried again). */
   pollErrors: string[];
+  /** The longest poll of every peer (s): a copy's listing is only as sharp as that. */
+  slowestPoll: number;
 }
 
 /**
@@ -219,15 +221,20 @@ async function reshard(peers: RunningServer[], body: string, shardNumber: number
   if (answer.result !== true) throw new Error(`${label}: ${JSON.stringify(answer)}`);
   let printed = -1;
   const pollErrors: string[] = [];
+  let slowestPoll = 0;
   for (;;) {
+    const polled = performance.now();
     // A poll that fails (a connection reset under load) is counted and tried again.
     const views = await Promise.all(
       peers.map(async (peer) => {
-        const [cluster, collection] = await Promise.all([
-          rest(peer, 'GET', `/collections/${COLLECTION}/cluster`),
-          rest(peer, 'GET', `/collections/${COLLECTION}`),
-        ]);
-        return { cluster: cluster.result as Json, shardNumber: collection.result.config.params.shard_number as number };
+        const cluster = (await rest(peer, 'GET', `/collections/${COLLECTION}/cluster`)).result as Json;
+        // Collection info only once the peer lists no resharding: during one, its points_count counts the copies
+        // reads leave out (hashing a changing shard's points once a second per peer), not a load to add 30 times a second.
+        const shardNumber =
+          cluster.resharding_operations === undefined
+            ? ((await rest(peer, 'GET', `/collections/${COLLECTION}`)).result.config.params.shard_number as number)
+            : undefined;
+        return { cluster, shardNumber };
       }),
     ).catch((error: unknown) => {
       pollErrors.push(error instanceof Error ? `${error.message} (${String(error.cause)})` : String(error));
@@ -238,6 +245,7 @@ async function reshard(peers: RunningServer[], body: string, shardNumber: number
       continue;
     }
     const at = (performance.now() - started) / 1000;
+    slowestPoll = Math.max(slowestPoll, (performance.now() - polled) / 1000);
     for (const transfer of views.flatMap((view) => view.cluster.shard_transfers as Json[])) {
       if (transfer.to_shard_id === undefined) continue;
       const key = `${transfer.shard_id} → ${transfer.to_shard_id}`;
@@ -250,7 +258,7 @@ async function reshard(peers: RunningServer[], body: string, shardNumber: number
     if (operations === 0 && views.every((view) => view.shardNumber === shardNumber)) {
       process.stderr.write(`\r${label}: done after ${at.toFixed(1)} s`.padEnd(100) + '\n');
       const cpu = peers.reduce((sum, peer, i) => sum + processCpuMs(peer.pid) - cpu0[i], 0) / 1000;
-      return { seconds: at, copies, operationGone, cpu, pollErrors };
+      return { seconds: at, copies, operationGone, cpu, pollErrors, slowestPoll };
     }
     if (at * 1000 > RESHARD_TIMEOUT_MS)
       throw new Error(`${label}: not done within ${RESHARD_TIMEOUT_MS / 1000} s: ${JSON.stringify(views)}`);
@@ -498,7 +506,8 @@ function report(
       "after the end (its rate: acknowledged writes ÷ (seconds + 1)). Exact count: every peer's exact count against the points loaded plus the writer's " +
       'acknowledged ones (± its failed ones), and every acknowledged one read back. Copies: each resharding copy ' +
       "(source shard → target shard) with when it was first and last listed; the rest is the stages' settling. " +
-      'CPU s: all three servers over the step.\n',
+      'CPU s: all three servers over the step. Slowest poll: the longest round of polling every peer (a copy is ' +
+      'listed at most that late).\n',
   );
   const body: (string | number)[][] = rows.map((row) => {
     const rate = mb(row.bytes) / row.watched.seconds;
@@ -516,6 +525,7 @@ function report(
         .map(([key, seen]) => `${key} ${seen.first.toFixed(1)}–${seen.last.toFixed(1)} s`)
         .join(', ') || '—',
       row.watched.cpu.toFixed(1),
+      row.watched.slowestPoll.toFixed(2),
     ];
   });
   const copiedPoints = rows[0]?.moved ?? 0;
@@ -529,6 +539,7 @@ function report(
     copyRate.toFixed(1),
     '1.000×',
     `${copy.files} files, same bytes`,
+    '—',
     '—',
     '—',
   ]);
@@ -546,6 +557,7 @@ function report(
         'exact count',
         'copies',
         'CPU s',
+        'slowest poll s',
       ],
       body,
     ),

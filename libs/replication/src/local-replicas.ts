@@ -9,7 +9,7 @@ import {
   type UpdateOperation,
 } from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers } from './points-peers';
-import { outsideScope, pendingCopies } from './resharding/resharding-scope';
+import { disownedPoints, isCleanup, outsideScope, pendingCopies, withoutIds } from './resharding/resharding-scope';
 
 /**
  * What a replica applies of a write whose every point comes to it through a resharding copy: nothing, but its tag
@@ -98,6 +98,12 @@ export class LocalReplicas {
     // Points a resharding copy still brings here come only through the copy, in its source's order.
     const pending = pendingCopies(context.record, shardId, selfId);
     if (pending) operation = outsideScope(operation, pending) ?? noPoints();
+    // A part split by a ring no longer in force (a write routed again across a resharding step) brings no point
+    // its shard has lost.
+    const disowned = disownedPoints(context.record, shardId);
+    if (disowned) operation = withoutIds(operation, disowned) ?? noPoints();
+    // A resharding's cleanup waits for every write routed here before it (one applied after could bring a copy back).
+    if (isCleanup(operation)) await this.settled(context.record.id, shardId, routedEpoch);
     const activity = this.activityOf(context.record.id, shardId);
     this.routed.set(operation, routedEpoch);
     activity.pending.set(routedEpoch, (activity.pending.get(routedEpoch) ?? 0) + 1);

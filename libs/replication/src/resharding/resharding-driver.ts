@@ -8,18 +8,18 @@ import {
   reshardingRings,
   ShardRecord,
 } from '@vectorstore/collections';
-import { CollectionContexts, type UpdateOperation } from '@vectorstore/points';
+import { CollectionContexts } from '@vectorstore/points';
 import { serialize } from 'node:v8';
 import { HealingSettings } from '../healing/healing-plan';
 import { CLUSTER_TOPOLOGY, ClusterTopology, HEALING_SETTINGS } from '../healing/replica-healer';
 import { ReplicaWriter } from '../replica-writer';
-import { movedPoints } from './resharding-scope';
+import { cleanupOperation, movedPoints } from './resharding-scope';
 
 /** How often the leader looks at reshardings. */
 const INTERVAL_MS = 1000;
 /**
- * How long reads follow the new ring before writes do, and writes before the copies left behind are deleted: every
- * peer's catalog watch has shown the step by then (a peer cut off from etcd is fenced well within it).
+ * How long reads follow the new ring before writes do, and an abort before its copies are deleted: every peer's
+ * catalog watch has shown the step by then (a peer cut off from etcd is fenced well within it).
  */
 export const RESHARDING_SETTLE_MS = 2000;
 /** The dead grace when none is configured (unit tests): a new shard's peer gone this long ends a scale-up. */
@@ -86,7 +86,8 @@ export class ReshardingDriver implements OnModuleInit, OnApplicationShutdown {
         if (settled) await this.cluster.stepResharding(record.id, 'commitWrite');
         return;
       case 'WriteHashRingCommitted': {
-        if (!settled) return;
+        // At once: each replica applies the cleanup only after every write routed to it before (LocalReplicas), and
+        // a part split by both rings that comes later is cut to the points its shard still owns.
         // Up: the old shards drop the points the new shard now holds. Down: the removed shard just goes.
         if (resharding.direction === 'Up') {
           const rings = reshardingRings(record)!;
@@ -177,10 +178,7 @@ export class ReshardingDriver implements OnModuleInit, OnApplicationShutdown {
   private async deleteOwned(record: CollectionRecord, shardId: number, ring: number[], owner: number): Promise<void> {
     const context = this.contexts.resolve(record.name);
     if (context.record.id !== record.id) return;
-    const operation: UpdateOperation = {
-      deletePoints: { selector: { filter: { must: [{ ringOwner: { shardIds: ring, owner } }] } } },
-    };
-    await this.writer.apply(context, shardId, operation, undefined);
+    await this.writer.apply(context, shardId, cleanupOperation(ring, owner), undefined);
   }
 }
 

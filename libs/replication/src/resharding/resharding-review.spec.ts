@@ -6,7 +6,7 @@
 // catalog through an in-memory store that publishes like etcd's watch; only the wire is a stand-in (a structured
 // clone of each request). The leader's ReshardingDriver is run one tick at a time.
 import { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModuleRef, NestFactory } from '@nestjs/core';
 import {
   CatalogConflict,
   ClusterService,
@@ -30,6 +30,7 @@ import {
   PointsModule,
   PointsStorage,
   ringShard,
+  type Filter,
   type UpdateOperation,
 } from '@vectorstore/points';
 import * as fs from 'node:fs';
@@ -39,7 +40,7 @@ import { serialize } from 'node:v8';
 import { ClusterStatsGatherer } from '../cluster-stats';
 import type { ClusterTopology } from '../healing/replica-healer';
 import { LocalReplicas } from '../local-replicas';
-import { PointsPeers, TransferApplyRequest } from '../points-peers';
+import { PointsPeers, type ShardRead, TransferApplyRequest } from '../points-peers';
 import { ReplicaWriter } from '../replica-writer';
 import { TransferDriver } from '../transfers/transfer-driver';
 import { TransferReceiver } from '../transfers/transfer-receiver';
@@ -441,6 +442,77 @@ describe('resharding review: replication', () => {
     expect(ofShard1.filter((id) => has(peerA, 0, id))).toEqual([]);
   });
 
+  /** A scale-up 1 -> 2 shards (the new one on B) driven to ReadHashRingCommitted; the points the new shard got. */
+  async function scaleUpToReadRing(driver: ReshardingDriver): Promise<number[]> {
+    await create(1);
+    await write(upsert(range(1, 300)), 0);
+    await reshard('up', B);
+    await until(() => shardOf(peerB, 1) !== undefined, 'the new shard open on B');
+    const moved = range(1, 300).filter((id) => movedPoints(record(), 0, 1)!.has(BigInt(id)));
+    await startDriver(peerA);
+    await driver.tick();
+    await noTransfers();
+    await driver.tick();
+    expect(record().resharding!.stage).toBe('ReadHashRingCommitted');
+    return moved;
+  }
+
+  // D7 (fixed): the cleanup after writes follow the new ring waited a fixed 2 s (RESHARDING_SETTLE_MS), not for the
+  // writes routed to the old shards before it: one still on its way there when the cleanup ran landed after it and
+  // left a copy of a moved point on the old shard for good (read twice once the resharding ends).
+  it('D7: the cleanup waits for a write routed to an old shard before it', async () => {
+    const driver = leader([A, B]);
+    const moved = await scaleUpToReadRing(driver);
+    // A new point the new ring gives the new shard: written to both shards while reads follow the new ring.
+    const late = range(1001, 1300).find((id) => ringShard(BigInt(id), [0, 1]) === 1)!;
+    const shard0 = shardOf(peerA, 0)!;
+    const original = shard0.update.bind(shard0);
+    const reached = gate();
+    const released = gate();
+    jest.spyOn(shard0, 'update').mockImplementation(async (operation, tag) => {
+      if ('upsert' in operation && operation.upsert.points.some((point) => point.id === BigInt(late))) {
+        reached.resolve();
+        await released.promise;
+      }
+      return original(operation, tag);
+    });
+    const toOld = write(upsert([late]), 0);
+    await write(upsert([late]), 1);
+    await reached.promise;
+    // Writes follow the new ring; the leader looks every 100 ms for longer than the old fixed settle.
+    await peerA.cluster.stepResharding(record().id, 'commitWrite');
+    const deadline = Date.now() + 2300;
+    while (Date.now() < deadline) {
+      await Promise.race([driver.tick(), new Promise((resolve) => setTimeout(resolve, 100))]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    released.resolve();
+    await toOld;
+    await until(() => record().resharding === undefined, 'the resharding to end');
+    await driver.tick();
+    expect([...moved, late].filter((id) => has(peerA, 0, id))).toEqual([]);
+    expect([...moved, late].every((id) => has(peerB, 1, id))).toBe(true);
+  });
+
+  // D7 (fixed): a part split by both rings is routed again unchanged when its first routing was stale; arriving at an
+  // old shard once writes follow the new ring (here after the cleanup), it must not bring a moved point back there.
+  it('D7: a write split by both rings and routed again after writes follow the new ring leaves the old shard out', async () => {
+    const driver = leader([A, B]);
+    await scaleUpToReadRing(driver);
+    const late = range(1001, 1300).find((id) => ringShard(BigInt(id), [0, 1]) === 1)!;
+    const stay = range(1001, 1300).find((id) => ringShard(BigInt(id), [0, 1]) === 0)!;
+    await peerA.cluster.stepResharding(record().id, 'commitWrite');
+    for (const deadline = Date.now() + 5000; record().resharding && Date.now() < deadline;) {
+      await driver.tick();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(record().resharding).toBeUndefined();
+    // The part for shard 0 of a write split while writes went by both rings, as routed again at the current epoch.
+    await peerA.replicas.apply({ id: record().id, name: 'c' }, 0, upsert([late, stay]), record().replicaEpoch ?? 0);
+    expect(has(peerA, 0, late)).toBe(false);
+    expect(has(peerA, 0, stay)).toBe(true);
+  });
+
   it('holds: with no copy failing, a scale-up copy leaves the new shard exactly the moved points, under writes', async () => {
     await create(1);
     await write(upsert(range(1, 300)), 0);
@@ -554,15 +626,43 @@ describe('resharding review: reads see each point once at every stage', () => {
 
 describe('resharding review: collection info', () => {
   const NOW = new Date('2026-11-28T12:00:00Z');
-  /** Shards 0..2 hold 100 points each; the new shard 3 holds copies of 75 of them. */
-  const held: Record<number, number> = { 0: 100, 1: 100, 2: 100, 3: 75 };
+  const ids = range(1, 300).map(BigInt);
+  const owner = (id: bigint, ring: number[]) => ring[ringShard(id, ring)];
+  /** Where the points are, by shard: every shard holds the points either ring gives it (the copies made). */
+  const heldBy = (shardId: number) =>
+    ids.filter((id) => owner(id, [0, 1, 2]) === shardId || owner(id, [0, 1, 2, 3]) === shardId);
+  const countOf = (shardId: number, filter: Filter | undefined) => {
+    const rules = (filter?.must ?? []).map(
+      (condition) => (condition as { ringOwner: { shardIds: number[]; owner: number } }).ringOwner,
+    );
+    return heldBy(shardId).filter((id) => rules.every((rule) => owner(id, rule.shardIds) === rule.owner)).length;
+  };
+  const local = (record: CollectionRecord) => (shardIds: readonly number[]) => {
+    const stats = emptyCollectionStats(record);
+    for (const shardId of shardIds) {
+      stats.pointsCount += heldBy(shardId).length;
+      stats.shards[shardId] = { ...stats.shards[shardId], pointsCount: heldBy(shardId).length };
+    }
+    return stats;
+  };
+  /** This peer's count reads (ShardEndpoint.read), answered from `heldBy`. */
+  let countReads = 0;
+  const endpoint = {
+    read: (_record: CollectionRecord, shardIds: readonly number[], read: ShardRead) => {
+      if (read.kind !== 'count') throw new Error(`unexpected ${read.kind} read`);
+      countReads++;
+      return Promise.resolve(shardIds.reduce((sum, shardId) => sum + countOf(shardId, read.request.filter), 0));
+    },
+  };
   const peers = { selfId: A, read: () => Promise.reject(new Error('one peer only')) } as unknown as PointsPeers;
-  const local = (record: CollectionRecord) => (shardIds: readonly number[]) => ({
-    ...emptyCollectionStats(record),
-    pointsCount: shardIds.reduce((sum, shardId) => sum + (held[shardId] ?? 0), 0),
-  });
+  const gatherer = () => new ClusterStatsGatherer(peers, { get: () => endpoint } as unknown as ModuleRef);
 
-  function scaleUp(stage: 'MigratingPoints' | 'ReadHashRingCommitted'): CollectionRecord {
+  function resharding(
+    direction: 'Up' | 'Down',
+    stage: NonNullable<CollectionRecord['resharding']>['stage'],
+  ): CollectionRecord {
+    const readsNew = stage === 'ReadHashRingCommitted' || stage === 'WriteHashRingCommitted';
+    const shard3 = direction === 'Up' ? (readsNew ? 'Active' : 'Resharding') : 'ReshardingScaleDown';
     return {
       id: 'c1',
       name: 'c',
@@ -571,27 +671,67 @@ describe('resharding review: collection info', () => {
       router: 'Ring',
       shards: [
         ...[0, 1, 2].map((shardId) => ({ shardId, state: 'Active' as const, peerId: A })),
-        { shardId: 3, state: stage === 'MigratingPoints' ? ('Resharding' as const) : ('Active' as const), peerId: A },
+        { shardId: 3, state: shard3, peerId: A },
       ],
       shardKeys: [],
       nextShardId: 4,
-      resharding: { direction: 'Up', shardId: 3, peerId: A, stage, stageAt: NOW.toISOString() },
+      resharding: { direction, shardId: 3, peerId: A, stage, stageAt: NOW.toISOString() },
     };
   }
 
-  // D6 (low): collection info (cluster-stats.ts) knew nothing of resharding (the warning is fixed; the count is not:
-  // points_count is approximate, as in Qdrant, and docs/cluster.md says it counts copies while they exist). While points migrate, the new shard
-  // (Resharding, not readable) is reported as "has no readable replica: the counts leave it out"; once reads follow
-  // the new ring, points_count adds the copies the old shards still hold until the cleanup (here 375 for 300 points).
+  // D6 (fixed): collection info (cluster-stats.ts) knew nothing of resharding. While points migrate, the new shard
+  // (Resharding, not readable) was reported as "has no readable replica: the counts leave it out"; once reads followed
+  // the new ring, points_count added the copies the old shards still held until the cleanup (Up), and while a
+  // scale-down's points migrated, the copies made so far (Down).
   it('D6: collection info gives no warning while a new shard is filled', async () => {
-    const record = scaleUp('MigratingPoints');
-    const stats = await new ClusterStatsGatherer(peers).gather(record, local(record));
+    const record = resharding('Up', 'MigratingPoints');
+    const stats = await gatherer().gather(record, local(record));
     expect(stats.warnings).toEqual([]);
+    expect(stats.pointsCount).toBe(300);
   });
 
-  it.failing('D6: collection info counts each point once once reads follow the new ring', async () => {
-    const record = scaleUp('ReadHashRingCommitted');
-    const stats = await new ClusterStatsGatherer(peers).gather(record, local(record));
-    expect(stats.pointsCount).toBe(300);
+  it('D6: collection info counts each point once once reads follow the new ring', async () => {
+    // The old shards still hold the ~75 points copied to shard 3: 375 points held in all.
+    expect([0, 1, 2, 3].reduce((sum, shardId) => sum + heldBy(shardId).length, 0)).toBeGreaterThan(350);
+    for (const stage of ['ReadHashRingCommitted', 'WriteHashRingCommitted'] as const) {
+      const record = resharding('Up', stage);
+      const stats = await gatherer().gather(record, local(record));
+      expect(stats.pointsCount).toBe(300);
+      // Each shard's own count is what it owns under the new ring.
+      for (const shardId of [0, 1, 2, 3])
+        expect(stats.shards[shardId].pointsCount).toBe(ids.filter((id) => owner(id, [0, 1, 2, 3]) === shardId).length);
+    }
+  });
+
+  it('D6: collection info counts the copies of a replica again once it changed, at most once a second', async () => {
+    const record = resharding('Up', 'ReadHashRingCommitted');
+    const gathering = gatherer();
+    countReads = 0;
+    expect((await gathering.gather(record, local(record))).pointsCount).toBe(300);
+    expect(countReads).toBe(3);
+    expect((await gathering.gather(record, local(record))).pointsCount).toBe(300);
+    expect(countReads).toBe(3);
+    // Shard 0 applied a write: its copies are counted again, but at most once a second while it changes.
+    const written = (shardIds: readonly number[]) => {
+      const stats = local(record)(shardIds);
+      stats.shards[0] = { ...stats.shards[0], appliedOpNum: 7 };
+      return stats;
+    };
+    expect((await gathering.gather(record, written)).pointsCount).toBe(300);
+    expect(countReads).toBe(3);
+    const now = Date.now();
+    jest.spyOn(Date, 'now').mockReturnValue(now + 1500);
+    expect((await gathering.gather(record, written)).pointsCount).toBe(300);
+    expect(countReads).toBe(4);
+    jest.restoreAllMocks();
+  });
+
+  it('D6: collection info counts each point once while a scale-down copies the removed shard', async () => {
+    // Down 4 -> 3: shard 3's points are copied to the shards the ring [0, 1, 2] gives them; reads still follow 4.
+    for (const stage of ['MigratingPoints', 'Aborting'] as const) {
+      const record = resharding('Down', stage);
+      const stats = await gatherer().gather(record, local(record));
+      expect(stats.pointsCount).toBe(300);
+    }
   });
 });

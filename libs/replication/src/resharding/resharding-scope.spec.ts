@@ -1,6 +1,15 @@
 import { CollectionRecord } from '@vectorstore/collections';
-import { matchesFilter, type PointId, type UpdateOperation } from '@vectorstore/points';
-import { movedPoints, outsideScope, pendingCopies, withinScope } from './resharding-scope';
+import { matchesFilter, ringShard, type PointId, type UpdateOperation } from '@vectorstore/points';
+import {
+  cleanupOperation,
+  disownedPoints,
+  isCleanup,
+  movedPoints,
+  outsideScope,
+  pendingCopies,
+  withinScope,
+  withoutIds,
+} from './resharding-scope';
 
 const NOW = '2026-11-28T12:00:00Z';
 
@@ -80,5 +89,47 @@ describe('resharding scopes', () => {
     const index: UpdateOperation = { createFieldIndex: { field: 'a', type: 'Keyword' } };
     expect(withinScope(index, scope)).toBe(index);
     expect(outsideScope(index, scope)).toBe(index);
+  });
+
+  it('should leave out of a write to a shard the points by id no write ring in force gives it', () => {
+    const ring = (shardIds: number[]) => (id: PointId) => shardIds[ringShard(id, shardIds)];
+    const upsertOf = (points: PointId[]): UpdateOperation => ({
+      upsert: { points: points.map((id) => ({ id, vectors: {}, payload: {} })) as never },
+    });
+    const kept = (record: CollectionRecord, shardId: number) => {
+      const scope = disownedPoints(record, shardId);
+      if (!scope) return ids;
+      for (const id of ids) expect(matchesFilter(scope.filter, view(id))).toBe(scope.has(id));
+      const narrowed = withoutIds(upsertOf(ids), scope);
+      return narrowed && 'upsert' in narrowed ? narrowed.upsert.points.map((point) => point.id) : [];
+    };
+    // While points migrate (and until writes commit) a write goes by both rings: an old shard keeps what either gives it.
+    const both = kept(upRecord(), 0);
+    expect(both).toEqual(ids.filter((id) => ring([0, 1])(id) === 0 || ring([0, 1, 2])(id) === 0));
+    // Once writes follow the new ring, and after the end (three shards, no resharding), only the new ring's.
+    const newRing = ids.filter((id) => ring([0, 1, 2])(id) === 0);
+    const writes = {
+      ...upRecord(),
+      resharding: { ...upRecord().resharding!, stage: 'WriteHashRingCommitted' as const },
+    };
+    expect(kept(writes, 0)).toEqual(newRing);
+    expect(kept({ ...upRecord(), resharding: undefined }, 0)).toEqual(newRing);
+    expect(newRing.length).toBeLessThan(both.length);
+    // A scale-down's removed shard, in no ring once writes follow the new one, and a collection routed by modulo.
+    const down = { ...writes, resharding: { ...writes.resharding, direction: 'Down' as const } };
+    expect(disownedPoints(down, 2)).toBeUndefined();
+    expect(disownedPoints({ ...upRecord(), router: undefined }, 0)).toBeUndefined();
+    // Writes by filter stay whole.
+    const byFilter: UpdateOperation = { deletePoints: { selector: { filter: { must: [{ hasId: ids }] } } } };
+    expect(withoutIds(byFilter, disownedPoints(writes, 0)!)).toEqual(byFilter);
+  });
+
+  it('should tell a resharding cleanup from a client delete', () => {
+    expect(isCleanup(cleanupOperation([0, 1, 2], 2))).toBe(true);
+    expect(isCleanup({ deletePoints: { selector: { filter: { must: [{ hasId: ids }] } } } })).toBe(false);
+    expect(isCleanup({ deletePoints: { selector: { ids } } })).toBe(false);
+    const widened = cleanupOperation([0, 1, 2], 2) as { deletePoints: { selector: { filter: object } } };
+    widened.deletePoints.selector.filter = { ...widened.deletePoints.selector.filter, should: [] };
+    expect(isCleanup(widened as UpdateOperation)).toBe(false);
   });
 });

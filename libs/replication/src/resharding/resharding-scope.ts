@@ -1,4 +1,11 @@
-import { CollectionRecord, migrationUnits, reshardingRings } from '@vectorstore/collections';
+import {
+  CollectionRecord,
+  groupShardIds,
+  migrationUnits,
+  reshardingRings,
+  shardKeyEquals,
+  writeRings,
+} from '@vectorstore/collections';
 import { type Filter, type PointId, ringShard, type UpdateOperation } from '@vectorstore/points';
 
 /**
@@ -46,6 +53,53 @@ export function pendingCopies(record: CollectionRecord, shardId: number, peerId:
   };
 }
 
+/**
+ * The points of a write reaching a replica of `shardId` that no write ring in force gives its shard (collections on
+ * the hash ring). A coordinator routes a write that turned out stale again unchanged, so a part split by both rings
+ * of a resharding can reach an old shard after writes follow the new ring, even after the cleanup and the end:
+ * applied there, it would leave a copy behind. Writes by filter stay whole: they only touch points the replica holds.
+ */
+export function disownedPoints(record: CollectionRecord, shardId: number): PointScope | undefined {
+  if (record.router !== 'Ring') return undefined;
+  const key = record.shards.find((shard) => shard.shardId === shardId)?.shardKey;
+  const resharding = record.resharding;
+  const reshards =
+    resharding !== undefined &&
+    (key === undefined
+      ? resharding.shardKey === undefined
+      : resharding.shardKey !== undefined && shardKeyEquals(key, resharding.shardKey));
+  const rings = (reshards ? writeRings(record) : undefined) ?? [groupShardIds(record, key)];
+  // One shard owns every point; and a scale-down's removed shard, in no ring once writes follow the new one, is
+  // dropped at the end whatever it gets.
+  if (rings.every((ring) => ring.length <= 1) || !rings.some((ring) => ring.includes(shardId))) return undefined;
+  const owns = (id: PointId) => rings.some((ring) => ring[ringShard(id, ring)] === shardId);
+  return {
+    has: (id) => !owns(id),
+    filter: {
+      must: rings.map((ring) => ({ filter: { mustNot: [{ ringOwner: { shardIds: ring, owner: shardId } }] } })),
+    },
+  };
+}
+
+/** The delete that removes from a shard the copies of the points `owner` holds under `ring` (a resharding's cleanup). */
+export function cleanupOperation(ring: number[], owner: number): UpdateOperation {
+  return { deletePoints: { selector: { filter: { must: [{ ringOwner: { shardIds: ring, owner } }] } } } };
+}
+
+/** Whether `operation` is a resharding's cleanup ({@link cleanupOperation}; clients cannot send a ring filter). */
+export function isCleanup(operation: UpdateOperation): boolean {
+  if (!('deletePoints' in operation)) return false;
+  const selector = operation.deletePoints.selector;
+  if (!('filter' in selector)) return false;
+  const { must, ...rest } = selector.filter;
+  return Object.keys(rest).length === 0 && must?.length === 1 && 'ringOwner' in must[0];
+}
+
+/** `operation` without the points of `scope` given by id; writes by filter stay whole (undefined: it touches none). */
+export function withoutIds(operation: UpdateOperation, scope: PointScope): UpdateOperation | undefined {
+  return narrow(operation, (id) => !scope.has(id), undefined);
+}
+
 /** `operation` limited to the points of `scope` (undefined: it touches none). Field index changes stay whole. */
 export function withinScope(operation: UpdateOperation, scope: PointScope): UpdateOperation | undefined {
   return narrow(operation, scope.has, { must: [{ filter: scope.filter }] });
@@ -58,16 +112,18 @@ export function outsideScope(operation: UpdateOperation, scope: PointScope): Upd
 
 type Selector = { ids: PointId[] } | { filter: Filter };
 
+/** `within` undefined: a selector by filter stays whole. */
 function narrow(
   operation: UpdateOperation,
   keep: (id: PointId) => boolean,
-  within: Filter,
+  within: Filter | undefined,
 ): UpdateOperation | undefined {
   const selector = (selector: Selector): Selector | undefined => {
     if ('ids' in selector) {
       const ids = selector.ids.filter(keep);
       return ids.length === 0 ? undefined : { ids };
     }
+    if (!within) return selector;
     return { filter: { must: [{ filter: selector.filter }, { filter: within }] } };
   };
   if ('upsert' in operation) {
