@@ -326,11 +326,13 @@ export class CollectionStorage {
       const handle = this.shardHandles.get(shardId);
       if (handle === undefined || handle.shard.isClosed) return 'not open';
       if (handle.shard.observed) return 'deferred';
-      await handle.shard.close().catch((error: unknown) =>
-        this.logger.warn(
-          `closing damaged shard ${shardId} of ${this.record.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-      );
+      await handle.shard
+        .close()
+        .catch((error: unknown) =>
+          this.logger.warn(
+            `closing damaged shard ${shardId} of ${this.record.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
       let opened: LocalShard;
       try {
         opened = await this.openShard(shardId);

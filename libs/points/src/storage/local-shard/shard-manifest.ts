@@ -226,7 +226,9 @@ export class ShardManifest {
     for (const segment of segments) {
       const current = this.persisted.get(segment.id);
       if (current === undefined || (segment.appendable && segment.version > current.bodyVersion)) {
-        const body = this.rewrites.has(segment.id) ? bodyFileName(segment, `w${++this.rewriteCount}`) : bodyFileName(segment);
+        const body = this.rewrites.has(segment.id)
+          ? bodyFileName(segment, `w${++this.rewriteCount}`)
+          : bodyFileName(segment);
         const data = segment.save();
         writes.push({ file: body, data });
         // A built segment's vector and payload files were checksummed as the optimizer wrote them.
