@@ -20,7 +20,11 @@ export class EtcdCatalogStore implements CatalogStore {
   private publishedRevision = 0;
   private readonly waiters: Array<{ revision: number; resolve: () => void }> = [];
   /** Listener failures of recent revisions, for the peer whose change it was. */
-  private readonly listenerFailures = new Map<number, unknown>();
+  /**
+   * The states published lately, in order, each with its listeners' failure if one failed: a change of ours is
+   * answered by the first state that covers its revision (the watch's own event, or a later re-read that skipped it).
+   */
+  private readonly recentPublishes: Array<{ revision: number; failure?: unknown }> = [];
   private publish: ((state: CatalogState) => Promise<void>) | undefined;
   private watcher: MetadataWatch | undefined;
   private closed = false;
@@ -105,9 +109,8 @@ export class EtcdCatalogStore implements CatalogStore {
     }
     await this.caughtUp(result.revision);
     // A listener of this very change failed (e.g. storage could not be created): the request fails too.
-    const failure = this.listenerFailures.get(result.revision);
-    this.listenerFailures.delete(result.revision);
-    if (failure !== undefined) throw failure;
+    const covering = this.recentPublishes.find((published) => published.revision >= result.revision);
+    if (covering?.failure !== undefined) throw covering.failure;
   }
 
   /**
@@ -264,17 +267,24 @@ export class EtcdCatalogStore implements CatalogStore {
     const publish = this.publish;
     this.publishChain = this.publishChain
       .then(() => publish?.(state))
-      .catch((error: unknown) => {
-        this.logger.error({ err: error }, `applying catalog revision ${revision} failed`);
-        this.listenerFailures.set(revision, error);
-        if (this.listenerFailures.size > 100) this.listenerFailures.delete(this.listenerFailures.keys().next().value!);
-      })
+      .then(
+        () => this.rememberPublish({ revision }),
+        (error: unknown) => {
+          this.logger.error({ err: error }, `applying catalog revision ${revision} failed`);
+          this.rememberPublish({ revision, failure: error });
+        },
+      )
       .then(() => {
         this.publishedRevision = Math.max(this.publishedRevision, revision);
         for (let i = this.waiters.length - 1; i >= 0; i--) {
           if (this.waiters[i].revision <= revision) this.waiters.splice(i, 1)[0].resolve();
         }
       });
+  }
+
+  private rememberPublish(published: { revision: number; failure?: unknown }): void {
+    this.recentPublishes.push(published);
+    if (this.recentPublishes.length > 100) this.recentPublishes.shift();
   }
 
   private stateOf(keys: StoredKey[]): CatalogState {
