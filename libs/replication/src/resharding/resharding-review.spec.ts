@@ -1,50 +1,37 @@
 // Review of the resharding change (abf2c83, issue 29 item 4): the replication side. Behaviours that hold are plain
 // specs; confirmed defects are `it.failing`, each with a comment naming it (D-numbers of the review report).
 //
-// The harness is the one of transfers/transfer-regressions-2.spec.ts, cut down: two peers in one process, each a real
-// app context (catalog, points storage, LocalReplicas, ReplicaWriter, TransferReceiver, TransferDriver), sharing one
-// catalog through an in-memory store that publishes like etcd's watch; only the wire is a stand-in (a structured
-// clone of each request). The leader's ReshardingDriver is run one tick at a time.
-import { INestApplicationContext } from '@nestjs/common';
-import { ModuleRef, NestFactory } from '@nestjs/core';
+// The harness is ../testing/two-peer-harness.ts: two peers in one process, each a real app context, sharing one
+// catalog through an in-memory store that publishes like etcd's watch; only the wire is a stand-in. The leader's
+// ReshardingDriver is run one tick at a time.
+import { ModuleRef } from '@nestjs/core';
 import {
-  CatalogConflict,
-  ClusterService,
-  CollectionCatalog,
-  CollectionsModule,
-  CollectionsService,
-  emptyCatalog,
   emptyCollectionStats,
   readExclusions,
   unreadShardIds,
-  type CatalogState,
-  type CatalogStore,
-  type ClusterMembership,
   type CollectionRecord,
   type ReplicaState,
 } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
-import {
-  CollectionContexts,
-  CollectionSnapshots,
-  PointsModule,
-  PointsStorage,
-  ringShard,
-  type Filter,
-  type UpdateOperation,
-} from '@vectorstore/points';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { ringShard, type Filter, type UpdateOperation } from '@vectorstore/points';
 import { serialize } from 'node:v8';
 import { ClusterStatsGatherer } from '../cluster-stats';
 import type { ClusterTopology } from '../healing/replica-healer';
-import { LocalReplicas } from '../local-replicas';
-import { PointsPeers, type ShardRead, TransferApplyRequest } from '../points-peers';
-import { ReplicaWriter } from '../replica-writer';
+import { PointsPeers, type ShardRead } from '../points-peers';
+import {
+  gate,
+  holdCopy,
+  Network,
+  range,
+  SharedCatalog,
+  startDriver as startHarnessDriver,
+  startPeer as startHarnessPeer,
+  stopPeers,
+  twoPeerMembership,
+  until,
+  type Peer,
+} from '../testing/two-peer-harness';
 import { TransferDriver } from '../transfers/transfer-driver';
-import { TransferReceiver } from '../transfers/transfer-receiver';
-import { TransferSender } from '../transfers/transfer-sender';
 import { ReshardingDriver } from './resharding-driver';
 import { movedPoints } from './resharding-scope';
 
@@ -55,118 +42,6 @@ const dense = (...values: number[]) => ({ kind: 'dense' as const, values: Float3
 const upsert = (ids: number[]): UpdateOperation => ({
   upsert: { points: ids.map((id) => ({ id: BigInt(id), vectors: { a: dense(id, 1) }, payload: { n: id } })) },
 });
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-function gate<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => (resolve = res));
-  return { promise, resolve };
-}
-
-async function until(condition: () => boolean, what = 'the condition', ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** The cluster's catalog as etcd holds it (see transfer-regressions-2.spec.ts). */
-class SharedCatalog {
-  private state = emptyCatalog();
-  private revision = 0;
-  private queue: Promise<void> = Promise.resolve();
-  private readonly members: Array<{ seen: WeakMap<object, number>; publish?: (state: CatalogState) => Promise<void> }> =
-    [];
-
-  store(): CatalogStore {
-    const member: (typeof this.members)[number] = { seen: new WeakMap() };
-    this.members.push(member);
-    return {
-      load: () => {
-        const copy = structuredClone(this.state);
-        member.seen.set(copy, this.revision);
-        return Promise.resolve(copy);
-      },
-      watch: (publish) => {
-        member.publish = publish;
-        return Promise.resolve();
-      },
-      save: async (state, base) => {
-        const turn = this.queue.then(async () => {
-          if (member.seen.get(base) !== this.revision) throw new CatalogConflict(this.revision);
-          this.state = structuredClone(state);
-          this.revision++;
-          for (const each of this.members) {
-            const copy = structuredClone(state);
-            each.seen.set(copy, this.revision);
-            await each.publish?.(copy);
-          }
-        });
-        this.queue = turn.catch(() => undefined);
-        await turn;
-      },
-    };
-  }
-}
-
-interface Peer {
-  id: string;
-  dir: string;
-  app: INestApplicationContext;
-  catalog: CollectionCatalog;
-  cluster: ClusterService;
-  collections: CollectionsService;
-  contexts: CollectionContexts;
-  snapshots: CollectionSnapshots;
-  storage: PointsStorage;
-  peers: PointsPeers;
-  replicas: LocalReplicas;
-  writer: ReplicaWriter;
-  receiver: TransferReceiver;
-}
-
-class Network {
-  readonly peers = new Map<string, Peer>();
-  /** Every transfer batch, before it reaches its target (may hold it, or fail it). */
-  onTransfer: (request: TransferApplyRequest) => Promise<void> | void = () => undefined;
-
-  of(selfId: string): PointsPeers {
-    return {
-      selfId,
-      incarnation: `incarnation-of-${selfId}`,
-      assertWritable: () => undefined,
-      update: (peerId, collection, shardId, operation, _lead, epoch, tag) =>
-        this.peer(peerId).replicas.apply(
-          { id: collection.id, name: collection.name },
-          shardId,
-          structuredClone(operation),
-          epoch,
-          tag && { ...tag },
-        ),
-      transferApply: async (peerId, request) => {
-        const copy = structuredClone(request);
-        await this.onTransfer(copy);
-        await this.peer(peerId).receiver.apply(copy);
-      },
-      recoveryPoint: (peerId, collection, shardId) =>
-        Promise.resolve(
-          this.peer(peerId).contexts.resolve(collection.name).storage.shards.get(shardId)!.shard.recoveryPoint(),
-        ),
-      checksum: (peerId, collection, shardId) =>
-        Promise.resolve(
-          this.peer(peerId).contexts.resolve(collection.name).storage.shards.get(shardId)!.shard.checksum(),
-        ),
-      read: () => Promise.reject(new Error('no reads in these specs')),
-    };
-  }
-
-  private peer(peerId: string): Peer {
-    const peer = this.peers.get(peerId);
-    if (!peer) throw DomainError.unavailable(`Service unavailable: peer ${peerId} is not live`);
-    return peer;
-  }
-}
 
 describe('resharding review: replication', () => {
   let shared: SharedCatalog;
@@ -177,65 +52,10 @@ describe('resharding review: replication', () => {
   /** Where new shards go: one list of peers per shard, in order. */
   let placement: string[][];
 
-  const membership: ClusterMembership = {
-    status: () => ({ peerId: A, peers: [], fenced: false, sendFailures: {} }),
-    livePeerCount: () => 2,
-    placeShards: (count) => Array.from({ length: count }, (_, i) => placement[i] ?? [A]),
-    retirePeer: () => Promise.resolve(),
-    peerStanding: () => Promise.resolve('live'),
-  };
-
-  async function startPeer(id: string): Promise<Peer> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `vs-resharding-review-${id}-`));
-    fs.writeFileSync(path.join(dir, 'node.json'), `{"peerId": ${id}}`);
-    const app = await NestFactory.createApplicationContext(
-      {
-        module: class Root {},
-        imports: [
-          CollectionsModule.forRoot({ dataDir: dir, catalogStore: shared.store(), membership }),
-          PointsModule.forRoot({ dataDir: dir }),
-        ],
-      },
-      { logger: false },
-    );
-    const contexts = app.get(CollectionContexts);
-    const catalog = app.get(CollectionCatalog);
-    const cluster = app.get(ClusterService);
-    const peers = net.of(id);
-    const replicas = new LocalReplicas(contexts, peers);
-    const peer: Peer = {
-      id,
-      dir,
-      app,
-      catalog,
-      cluster,
-      collections: app.get(CollectionsService),
-      contexts,
-      snapshots: app.get(CollectionSnapshots),
-      storage: app.get(PointsStorage),
-      peers,
-      replicas,
-      writer: new ReplicaWriter(replicas, peers, cluster, catalog),
-      receiver: new TransferReceiver(contexts, app.get(CollectionSnapshots), peers),
-    };
-    net.peers.set(id, peer);
-    return peer;
-  }
-
-  async function startDriver(peer: Peer): Promise<TransferDriver> {
-    const driver = new TransferDriver(
-      peer.catalog,
-      peer.cluster,
-      peer.contexts,
-      peer.snapshots,
-      peer.replicas,
-      peer.storage,
-      peer.peers,
-    );
-    drivers.push(driver);
-    await driver.onModuleInit();
-    return driver;
-  }
+  const membership = twoPeerMembership(A, (count) => Array.from({ length: count }, (_, i) => placement[i] ?? [A]));
+  const startPeer = (id: string) =>
+    startHarnessPeer({ id, shared, net, membership, dirPrefix: 'vs-resharding-review' });
+  const startDriver = (peer: Peer) => startHarnessDriver(peer, drivers);
 
   /** The leader's resharding driver on peer A, with `live` peers (the others gone for an hour). */
   function leader(live: string[]): ReshardingDriver {
@@ -280,22 +100,6 @@ describe('resharding review: replication', () => {
       'the transfers to end',
     );
 
-  /** Holds the copy before its second batch until `open`; later calls pass. */
-  function holdCopy() {
-    const opened = gate();
-    const reached = gate();
-    const original = TransferSender.prototype.roomFor;
-    let calls = 0;
-    jest.spyOn(TransferSender.prototype, 'roomFor').mockImplementation(async function (this: TransferSender, bytes) {
-      if (++calls === 2) {
-        reached.resolve();
-        await opened.promise;
-      }
-      return original.call(this, bytes);
-    });
-    return { reached: reached.promise, open: () => opened.resolve() };
-  }
-
   beforeEach(async () => {
     shared = new SharedCatalog();
     net = new Network();
@@ -305,15 +109,7 @@ describe('resharding review: replication', () => {
     peerB = await startPeer(B);
   });
 
-  afterEach(async () => {
-    net.onTransfer = () => undefined;
-    for (const driver of drivers) driver.onApplicationShutdown();
-    jest.restoreAllMocks();
-    for (const peer of [peerA, peerB]) {
-      await peer.app.close();
-      fs.rmSync(peer.dir, { recursive: true, force: true });
-    }
-  });
+  afterEach(() => stopPeers(net, drivers, [peerA, peerB]));
 
   async function create(shardNumber: number, replicationFactor = 1): Promise<void> {
     await peerA.collections.create({

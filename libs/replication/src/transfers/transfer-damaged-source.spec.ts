@@ -3,41 +3,25 @@
 // the records, so the transfer fails naming the file instead of making the target Active with the changed data under
 // its own fresh checksums, and the source shard is reopened (rebuilt from its log, which still covers it here).
 // Tests marked "review finding, fixed" were defects (`it.failing`) until fixed.
-// The harness is a trimmed copy of the one of transfer-regressions.spec.ts (read its header): two peers in one
-// process, each a real app context (catalog, points storage with its optimizer, LocalReplicas, ReplicaWriter,
-// TransferReceiver, TransferDriver), sharing one catalog through an in-memory store that publishes like etcd's watch;
-// only the wire is a stand-in (a structured clone of each request).
-import { INestApplicationContext, Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import {
-  CatalogConflict,
-  ClusterService,
-  CollectionCatalog,
-  CollectionsModule,
-  CollectionsService,
-  emptyCatalog,
-  type CatalogState,
-  type CatalogStore,
-  type ClusterMembership,
-  type ReplicaState,
-  type TransferStart,
-} from '@vectorstore/collections';
-import { DomainError } from '@vectorstore/common';
-import {
-  CollectionContexts,
-  CollectionSnapshots,
-  PointsModule,
-  PointsStorage,
-  type UpdateOperation,
-} from '@vectorstore/points';
+// The harness is ../testing/two-peer-harness.ts: two peers in one process, each a real app context (catalog, points
+// storage with its optimizer, LocalReplicas, ReplicaWriter, TransferReceiver, TransferDriver), sharing one catalog
+// through an in-memory store that publishes like etcd's watch; only the wire is a stand-in.
+import { Logger } from '@nestjs/common';
+import { type ReplicaState, type TransferStart } from '@vectorstore/collections';
+import { type UpdateOperation } from '@vectorstore/points';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { LocalReplicas } from '../local-replicas';
-import { PointsPeers, TransferApplyRequest } from '../points-peers';
-import { ReplicaWriter } from '../replica-writer';
+import {
+  Network,
+  range,
+  SharedCatalog,
+  startDriver as startHarnessDriver,
+  startPeer as startHarnessPeer,
+  stopPeers,
+  twoPeerMembership,
+  until as waitUntil,
+  type Peer,
+} from '../testing/two-peer-harness';
 import { TransferDriver } from './transfer-driver';
-import { TransferReceiver } from './transfer-receiver';
 
 const A = '101';
 const B = '202';
@@ -54,113 +38,9 @@ const upsert = (ids: number[]): UpdateOperation => ({
     })),
   },
 });
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** The cluster's catalog as etcd holds it (see transfer-regressions.spec.ts), without the commit hooks. */
-class SharedCatalog {
-  private state = emptyCatalog();
-  private revision = 0;
-  private queue: Promise<void> = Promise.resolve();
-  private readonly members: Array<{ seen: WeakMap<object, number>; publish?: (state: CatalogState) => Promise<void> }> =
-    [];
-
-  store(): CatalogStore {
-    const member: (typeof this.members)[number] = { seen: new WeakMap() };
-    this.members.push(member);
-    return {
-      load: () => {
-        const copy = structuredClone(this.state);
-        member.seen.set(copy, this.revision);
-        return Promise.resolve(copy);
-      },
-      watch: (publish) => {
-        member.publish = publish;
-        return Promise.resolve();
-      },
-      save: async (state, base) => {
-        const turn = this.queue.then(async () => {
-          if (member.seen.get(base) !== this.revision) throw new CatalogConflict(this.revision);
-          this.state = structuredClone(state);
-          this.revision++;
-          for (const each of this.members) {
-            const copy = structuredClone(state);
-            each.seen.set(copy, this.revision);
-            await each.publish?.(copy);
-          }
-        });
-        this.queue = turn.catch(() => undefined);
-        await turn;
-      },
-    };
-  }
-}
-
-interface Peer {
-  id: string;
-  dir: string;
-  app: INestApplicationContext;
-  catalog: CollectionCatalog;
-  cluster: ClusterService;
-  collections: CollectionsService;
-  contexts: CollectionContexts;
-  snapshots: CollectionSnapshots;
-  storage: PointsStorage;
-  peers: PointsPeers;
-  replicas: LocalReplicas;
-  writer: ReplicaWriter;
-  receiver: TransferReceiver;
-}
-
-/** The wire between the peers: each request is a structured clone, as the peer service's encoding makes it. */
-class Network {
-  readonly peers = new Map<string, Peer>();
-  /** Every transfer batch a target applied, in order. */
-  readonly delivered: TransferApplyRequest[] = [];
-
-  of(selfId: string): PointsPeers {
-    return {
-      selfId,
-      incarnation: `incarnation-of-${selfId}`,
-      assertWritable: () => undefined,
-      update: (peerId, collection, shardId, operation, _lead, epoch, tag) =>
-        this.peer(peerId).replicas.apply(
-          { id: collection.id, name: collection.name },
-          shardId,
-          structuredClone(operation),
-          epoch,
-          tag && { ...tag },
-        ),
-      transferApply: async (peerId, request) => {
-        const copy = structuredClone(request);
-        await this.peer(peerId).receiver.apply(copy);
-        this.delivered.push(copy);
-      },
-      recoveryPoint: (peerId, collection, shardId) =>
-        Promise.resolve(
-          this.peer(peerId).contexts.resolve(collection.name).storage.shards.get(shardId)!.shard.recoveryPoint(),
-        ),
-      checksum: (peerId, collection, shardId) =>
-        Promise.resolve(
-          this.peer(peerId).contexts.resolve(collection.name).storage.shards.get(shardId)!.shard.checksum(),
-        ),
-      read: () => Promise.reject(new Error('no reads in these specs')),
-    };
-  }
-
-  private peer(peerId: string): Peer {
-    const peer = this.peers.get(peerId);
-    if (!peer) throw DomainError.unavailable(`Service unavailable: peer ${peerId} is not live`);
-    return peer;
-  }
-}
+/** Waits for `condition`, by default up to 10 s here (the harness's default is 5 s). */
+const until = (condition: () => boolean, what: string, ms = 10_000) => waitUntil(condition, what, ms);
 
 /** Flips the lowest bit of the byte in the middle of `file` (a vector's data, not the header): still a finite float. */
 function flipMiddleByte(file: string): void {
@@ -187,64 +67,10 @@ describe('a stream_records transfer from a source whose on-disk file changed on 
   let drivers: TransferDriver[];
   let logged: string[];
 
-  const membership: ClusterMembership = {
-    status: () => ({ peerId: A, peers: [], fenced: false, sendFailures: {} }),
-    livePeerCount: () => 2,
-    placeShards: (count, _state, placement) => Array.from({ length: count }, () => [...(placement ?? [A])]),
-    retirePeer: () => Promise.resolve(),
-    peerStanding: () => Promise.resolve('live'),
-  };
-
-  async function startPeer(id: string): Promise<Peer> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `vs-transfer-damaged-source-${id}-`));
-    fs.writeFileSync(path.join(dir, 'node.json'), `{"peerId": ${id}}`);
-    const app = await NestFactory.createApplicationContext(
-      {
-        module: class Root {},
-        imports: [
-          CollectionsModule.forRoot({ dataDir: dir, catalogStore: shared.store(), membership }),
-          PointsModule.forRoot({ dataDir: dir }),
-        ],
-      },
-      { logger: false },
-    );
-    const contexts = app.get(CollectionContexts);
-    const catalog = app.get(CollectionCatalog);
-    const cluster = app.get(ClusterService);
-    const peers = net.of(id);
-    const replicas = new LocalReplicas(contexts, peers);
-    const peer: Peer = {
-      id,
-      dir,
-      app,
-      catalog,
-      cluster,
-      collections: app.get(CollectionsService),
-      contexts,
-      snapshots: app.get(CollectionSnapshots),
-      storage: app.get(PointsStorage),
-      peers,
-      replicas,
-      writer: new ReplicaWriter(replicas, peers, cluster, catalog),
-      receiver: new TransferReceiver(contexts, app.get(CollectionSnapshots), peers),
-    };
-    net.peers.set(id, peer);
-    return peer;
-  }
-
-  async function startDriver(peer: Peer): Promise<void> {
-    const driver = new TransferDriver(
-      peer.catalog,
-      peer.cluster,
-      peer.contexts,
-      peer.snapshots,
-      peer.replicas,
-      peer.storage,
-      peer.peers,
-    );
-    drivers.push(driver);
-    await driver.onModuleInit();
-  }
+  const membership = twoPeerMembership(A);
+  const startPeer = (id: string) =>
+    startHarnessPeer({ id, shared, net, membership, dirPrefix: 'vs-transfer-damaged-source' });
+  const startDriver = (peer: Peer) => startHarnessDriver(peer, drivers);
 
   const record = () => peerA.catalog.resolve('c')!;
   const shardOf = (peer: Peer) => peer.contexts.resolve('c').storage.shards.get(0)?.shard;
@@ -324,14 +150,7 @@ describe('a stream_records transfer from a source whose on-disk file changed on 
     net.delivered.length = 0;
   });
 
-  afterEach(async () => {
-    for (const driver of drivers) driver.onApplicationShutdown();
-    jest.restoreAllMocks();
-    for (const peer of [peerA, peerB]) {
-      await peer.app.close();
-      fs.rmSync(peer.dir, { recursive: true, force: true });
-    }
-  });
+  afterEach(() => stopPeers(net, drivers, [peerA, peerB]));
 
   /** A's on-disk vector (`.vec`) or payload (`.pay`) file: one segment holds every point. */
   const diskFileOfA = (ext: '.vec' | '.pay'): string => {

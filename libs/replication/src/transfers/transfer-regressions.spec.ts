@@ -1,44 +1,29 @@
 // Regression specs for the shard-transfer review (defects D1–D8, fixed in b353093 on top of the clocks of 9e8091f).
-// Each runs the reviewer's scenario on two peers in one process: every peer is a real app context (catalog, points
-// storage, LocalReplicas, ReplicaWriter, TransferReceiver, and the TransferDriver that runs TransferRun on the
-// source), and the peers share one catalog through an in-memory store that behaves as etcd's watch does (a change
-// is committed once, then published to every peer in commit order). Only the wire between peers is a stand-in (a
-// structured clone of each request), plus a third peer that only answers writes where a scenario needs one.
+// Each runs the reviewer's scenario on two peers in one process (the harness of ../testing/two-peer-harness.ts: real
+// app contexts sharing one catalog through an in-memory store that behaves as etcd's watch does; only the wire is a
+// stand-in), plus a third peer that only answers writes where a scenario needs one.
 // D7 (the gRPC mapper) is apps/server/src/cluster/grpc/cluster-setup.mapper.spec.ts.
-import { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import {
-  CatalogConflict,
-  ClusterService,
-  CollectionCatalog,
-  CollectionsModule,
-  CollectionsService,
-  emptyCatalog,
-  type CatalogState,
-  type CatalogStore,
-  type ClusterMembership,
-  type ReplicaState,
-  type ShardTransferKey,
-} from '@vectorstore/collections';
+import { type CatalogState, type ReplicaState, type ShardTransferKey } from '@vectorstore/collections';
 import { DomainError } from '@vectorstore/common';
-import {
-  CollectionContexts,
-  CollectionSnapshots,
-  PointsModule,
-  PointsStorage,
-  type ClockTag,
-  type Filter,
-  type UpdateOperation,
-} from '@vectorstore/points';
+import { type ClockTag, type Filter, type UpdateOperation } from '@vectorstore/points';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { epochOf, LocalReplicas, StaleRouting } from '../local-replicas';
-import { PointsPeers, TransferApplyRequest } from '../points-peers';
-import { ReplicaWriter } from '../replica-writer';
+import { epochOf, StaleRouting } from '../local-replicas';
+import {
+  gate,
+  holdCopy,
+  Network,
+  range,
+  SharedCatalog,
+  startDriver as startHarnessDriver,
+  startPeer as startHarnessPeer,
+  stopPeers,
+  ticks,
+  twoPeerMembership,
+  until,
+  type Peer,
+} from '../testing/two-peer-harness';
 import { TransferDriver } from './transfer-driver';
-import { TransferReceiver } from './transfer-receiver';
-import { TransferSender } from './transfer-sender';
 import { TransferStep } from './transfer-steps';
 
 const A = '101';
@@ -56,159 +41,7 @@ const point = (id: number, payload: Payload = { x: 'old' }) => ({
 const upsert = (ids: number[], payload?: Payload | ((id: number) => Payload)): UpdateOperation => ({
   upsert: { points: ids.map((id) => point(id, typeof payload === 'function' ? payload(id) : payload)) },
 });
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const op = (operation: UpdateOperation): TransferStep => ({ kind: 'operation', operation });
-
-function gate<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => (resolve = res));
-  return { promise, resolve };
-}
-
-async function until(condition: () => boolean, what = 'the condition', ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-const ticks = async (n = 10) => {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-};
-
-type Hook = (state: CatalogState) => Promise<void> | void;
-
-/**
- * The cluster's catalog as etcd holds it: a change made from an older state than the store's is refused as a
- * conflict (the peer builds it again), a committed change is published to every peer's watch in commit order before
- * the committing peer's call returns. Hooks stand for the round trip: `beforeCommit` runs while the change is on its
- * way, `afterCommit` once every peer has it (and may throw: the answer was lost).
- */
-class SharedCatalog {
-  private state = emptyCatalog();
-  private revision = 0;
-  private queue: Promise<void> = Promise.resolve();
-  private readonly members: Array<{ seen: WeakMap<object, number>; publish?: (state: CatalogState) => Promise<void> }> =
-    [];
-  private readonly hooks: Array<{ when: 'before' | 'after'; matches: (state: CatalogState) => boolean; run: Hook }> =
-    [];
-
-  /** Runs `run` once, before the first change to a state that `matches` is committed. */
-  beforeCommit(matches: (state: CatalogState) => boolean, run: Hook): void {
-    this.hooks.push({ when: 'before', matches, run });
-  }
-
-  /** Runs `run` once, after the first change to a state that `matches` was committed and published. */
-  afterCommit(matches: (state: CatalogState) => boolean, run: Hook): void {
-    this.hooks.push({ when: 'after', matches, run });
-  }
-
-  store(): CatalogStore {
-    const member: (typeof this.members)[number] = { seen: new WeakMap() };
-    this.members.push(member);
-    return {
-      load: () => {
-        const copy = structuredClone(this.state);
-        member.seen.set(copy, this.revision);
-        return Promise.resolve(copy);
-      },
-      watch: (publish) => {
-        member.publish = publish;
-        return Promise.resolve();
-      },
-      save: async (state, base) => {
-        await this.take('before', state)?.(state);
-        const turn = this.queue.then(async () => {
-          if (member.seen.get(base) !== this.revision) throw new CatalogConflict(this.revision);
-          this.state = structuredClone(state);
-          this.revision++;
-          for (const each of this.members) {
-            const copy = structuredClone(state);
-            each.seen.set(copy, this.revision);
-            await each.publish?.(copy);
-          }
-        });
-        this.queue = turn.catch(() => undefined);
-        await turn;
-        await this.take('after', state)?.(state);
-      },
-    };
-  }
-
-  private take(when: 'before' | 'after', state: CatalogState): Hook | undefined {
-    const index = this.hooks.findIndex((hook) => hook.when === when && hook.matches(state));
-    return index < 0 ? undefined : this.hooks.splice(index, 1)[0].run;
-  }
-}
-
-/** One peer: a real app context over its own data folder, and the replication objects cluster mode binds. */
-interface Peer {
-  id: string;
-  dir: string;
-  app: INestApplicationContext;
-  catalog: CollectionCatalog;
-  cluster: ClusterService;
-  collections: CollectionsService;
-  contexts: CollectionContexts;
-  snapshots: CollectionSnapshots;
-  storage: PointsStorage;
-  peers: PointsPeers;
-  replicas: LocalReplicas;
-  writer: ReplicaWriter;
-  receiver: TransferReceiver;
-}
-
-/** The wire between the peers: each request is a structured clone, as the peer service's encoding makes it. */
-class Network {
-  readonly peers = new Map<string, Peer>();
-  /** Peers that are not started: how they answer a write routed to them. */
-  readonly stubs = new Map<string, (epoch: number | undefined) => Promise<number>>();
-  /** Every transfer batch, before it reaches its target (may hold it, or fail it). */
-  onTransfer: (request: TransferApplyRequest) => Promise<void> | void = () => undefined;
-  /** The batches targets applied, in order. */
-  readonly delivered: TransferApplyRequest[] = [];
-
-  of(selfId: string): PointsPeers {
-    return {
-      selfId,
-      incarnation: `incarnation-of-${selfId}`,
-      assertWritable: () => undefined,
-      update: async (peerId, collection, shardId, operation, _lead, epoch, tag) => {
-        const stub = this.stubs.get(peerId);
-        if (stub) return stub(epoch);
-        return this.peer(peerId).replicas.apply(
-          { id: collection.id, name: collection.name },
-          shardId,
-          structuredClone(operation),
-          epoch,
-          tag && { ...tag },
-        );
-      },
-      transferApply: async (peerId, request) => {
-        const copy = structuredClone(request);
-        await this.onTransfer(copy);
-        await this.peer(peerId).receiver.apply(copy);
-        this.delivered.push(copy);
-      },
-      recoveryPoint: (peerId, collection, shardId) =>
-        Promise.resolve(
-          this.peer(peerId).contexts.resolve(collection.name).storage.shards.get(shardId)!.shard.recoveryPoint(),
-        ),
-      checksum: (peerId, collection, shardId) =>
-        Promise.resolve(
-          this.peer(peerId).contexts.resolve(collection.name).storage.shards.get(shardId)!.shard.checksum(),
-        ),
-      read: () => Promise.reject(new Error('no reads in these specs')),
-    };
-  }
-
-  private peer(peerId: string): Peer {
-    const peer = this.peers.get(peerId);
-    if (!peer) throw DomainError.unavailable(`Service unavailable: peer ${peerId} is not live`);
-    return peer;
-  }
-}
 
 describe('shard transfers: regressions of the review (D1–D6, D8)', () => {
   let shared: SharedCatalog;
@@ -217,67 +50,11 @@ describe('shard transfers: regressions of the review (D1–D6, D8)', () => {
   let peerB: Peer;
   let drivers: TransferDriver[];
 
-  const membership: ClusterMembership = {
-    status: () => ({ peerId: A, peers: [], fenced: false, sendFailures: {} }),
-    livePeerCount: () => 2,
-    // New shards go where they are asked to, else on A.
-    placeShards: (count, _state, placement) => Array.from({ length: count }, () => [...(placement ?? [A])]),
-    retirePeer: () => Promise.resolve(),
-    peerStanding: () => Promise.resolve('live'),
-  };
-
-  async function startPeer(id: string): Promise<Peer> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `vs-transfer-regressions-${id}-`));
-    fs.writeFileSync(path.join(dir, 'node.json'), `{"peerId": ${id}}`);
-    const app = await NestFactory.createApplicationContext(
-      {
-        module: class Root {},
-        imports: [
-          CollectionsModule.forRoot({ dataDir: dir, catalogStore: shared.store(), membership }),
-          PointsModule.forRoot({ dataDir: dir }),
-        ],
-      },
-      { logger: false },
-    );
-    const contexts = app.get(CollectionContexts);
-    const catalog = app.get(CollectionCatalog);
-    const cluster = app.get(ClusterService);
-    const peers = net.of(id);
-    const replicas = new LocalReplicas(contexts, peers);
-    const peer: Peer = {
-      id,
-      dir,
-      app,
-      catalog,
-      cluster,
-      collections: app.get(CollectionsService),
-      contexts,
-      snapshots: app.get(CollectionSnapshots),
-      storage: app.get(PointsStorage),
-      peers,
-      replicas,
-      writer: new ReplicaWriter(replicas, peers, cluster, catalog),
-      receiver: new TransferReceiver(contexts, app.get(CollectionSnapshots), peers),
-    };
-    net.peers.set(id, peer);
-    return peer;
-  }
-
+  const membership = twoPeerMembership(A);
+  const startPeer = (id: string) =>
+    startHarnessPeer({ id, shared, net, membership, dirPrefix: 'vs-transfer-regressions' });
   /** Starts the transfer driver of `peer` (a process of it): it runs the transfers whose source it is. */
-  async function startDriver(peer: Peer): Promise<TransferDriver> {
-    const driver = new TransferDriver(
-      peer.catalog,
-      peer.cluster,
-      peer.contexts,
-      peer.snapshots,
-      peer.replicas,
-      peer.storage,
-      peer.peers,
-    );
-    drivers.push(driver);
-    await driver.onModuleInit();
-    return driver;
-  }
+  const startDriver = (peer: Peer) => startHarnessDriver(peer, drivers);
 
   const record = (name = 'c') => peerA.catalog.resolve(name)!;
   const shardOf = (peer: Peer, shardId = 0, name = 'c') =>
@@ -310,22 +87,6 @@ describe('shard transfers: regressions of the review (D1–D6, D8)', () => {
       () => !record(name).transfers && drivers.every((driver) => driver.running().length === 0),
       'the transfer to end',
     );
-
-  /** Holds the copy before its second batch (ids 101..) until `open`; later calls (another run) pass. */
-  function holdCopy() {
-    const opened = gate();
-    const reached = gate();
-    const original = TransferSender.prototype.roomFor;
-    let calls = 0;
-    jest.spyOn(TransferSender.prototype, 'roomFor').mockImplementation(async function (this: TransferSender, bytes) {
-      if (++calls === 2) {
-        reached.resolve();
-        await opened.promise;
-      }
-      return original.call(this, bytes);
-    });
-    return { reached: reached.promise, open: () => opened.resolve() };
-  }
 
   /** Resolves when the run on A has the finish's answer (it then waits for the writes routed before it). */
   function finishAnswered(): Promise<void> {
@@ -367,15 +128,7 @@ describe('shard transfers: regressions of the review (D1–D6, D8)', () => {
     await write(upsert(range(1, 150)));
   });
 
-  afterEach(async () => {
-    net.onTransfer = () => undefined;
-    for (const driver of drivers) driver.onApplicationShutdown();
-    jest.restoreAllMocks();
-    for (const peer of [peerA, peerB]) {
-      await peer.app.close();
-      fs.rmSync(peer.dir, { recursive: true, force: true });
-    }
-  });
+  afterEach(() => stopPeers(net, drivers, [peerA, peerB]));
 
   it('D1: a source restarted mid-transfer runs it again from batch 1, and the target takes the new run whole', async () => {
     const hold = holdCopy();
