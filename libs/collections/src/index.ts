@@ -14,6 +14,7 @@ export {
   comparePeerIds,
   describeShardKey,
   isShardOf,
+  AWAITING_COPY_REPLICA_STATES,
   READABLE_REPLICA_STATES,
   REPLICA_STATES,
   sameTransfer,

@@ -85,6 +85,7 @@ export { CollectionStatsReporter, worseStatus } from './service/collection-stats
 export { comparePointIds, pointIdKey } from './model/point-id.model';
 export { DEFAULT_VECTOR_NAME } from './model/vectors.model';
 export { readShards, ringShard } from './storage/collection-storage/shard-routing';
+export { damagedReplicaError } from './storage/collection-storage/damaged-replicas';
 export { DEFAULT_RRF_K, type ResultOrder } from './service/query-engine';
 export { compareFacetHits, facetKey } from './service/points-reader';
 export { mergeSamples } from './service/distance-matrix';

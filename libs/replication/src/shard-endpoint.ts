@@ -11,6 +11,7 @@ import {
   CollectionContexts,
   CollectionStatsReporter,
   damagedRecoveryPoint,
+  damagedReplicaError,
   DistanceMatrixService,
   PointsReader,
   QueryEngine,
@@ -186,10 +187,7 @@ export class ShardEndpoint {
       if (current && missing === undefined) return context;
       // A replica set aside as damaged will not open by waiting: refused at once, naming the file.
       const damage = missing === undefined ? undefined : damaged?.get(missing);
-      if (damage !== undefined)
-        throw DomainError.unavailable(
-          `Service unavailable: the replica of shard ${missing} of collection \`${collection.name}\` on this peer is damaged and waits to be copied again (${damage.message})`,
-        );
+      if (damage !== undefined) throw damagedReplicaError(collection.name, missing as number, damage);
       if (Date.now() >= deadline) {
         if (!context || !current)
           throw DomainError.notFound(`Not found: Collection \`${collection.name}\` doesn't exist!`);

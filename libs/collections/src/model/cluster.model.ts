@@ -35,6 +35,14 @@ export const READABLE_REPLICA_STATES: ReadonlySet<ReplicaState> = new Set([
   'ReshardingScaleDown',
 ]);
 
+/** Replica states that wait for a copy anyway (a transfer's target, or Dead): what their files hold is not needed. */
+export const AWAITING_COPY_REPLICA_STATES: ReadonlySet<ReplicaState> = new Set([
+  'Dead',
+  'Partial',
+  'Recovery',
+  'PartialSnapshot',
+]);
+
 /** Peer ids (u64 decimal text) in numeric order. */
 export function comparePeerIds(a: string, b: string): number {
   const x = BigInt(a);

@@ -1,4 +1,3 @@
-import { verifyFile } from '../storage/file-checksum';
 import { LocalShard } from '../storage/local-shard';
 import { Segment } from '../storage/segment';
 
@@ -34,14 +33,6 @@ export async function readVerified<T>(
 /** Checks the files `sources` read from disk, one after the other (see {@link readVerified}). */
 export async function verifySourceFiles(shard: LocalShard, sources: readonly Segment[]): Promise<SourceCheck> {
   const started = performance.now();
-  const check: SourceCheck = { files: 0, bytes: 0, ms: 0 };
-  for (const source of sources) {
-    for (const file of shard.diskFilesOf(source)) {
-      await verifyFile(file.path, file.checksum);
-      check.files++;
-      check.bytes += file.checksum.bytes;
-    }
-  }
-  check.ms = performance.now() - started;
-  return check;
+  const { files, bytes } = await shard.verifyDiskFiles(sources);
+  return { files, bytes, ms: performance.now() - started };
 }

@@ -4,6 +4,7 @@ import type { UpdateOperation, WriteOrdering } from '../model/operations.model';
 import type { PointId } from '../model/point-id.model';
 import type { CollectionContext } from './collection-context';
 import type { ClockTag } from '../storage/local-shard/shard-clocks';
+import { damagedReplicaError } from '../storage/collection-storage/damaged-replicas';
 
 // Ports: where the single-node services meet the replicated layer (@vectorstore/replication), which
 // implements them and binds their tokens. Points never imports that layer; unbound, each port has the
@@ -33,10 +34,7 @@ export async function applyToLocalShard(
   tag?: ClockTag,
 ): Promise<number> {
   const damage = context.storage.damaged.get(shardId);
-  if (damage)
-    throw DomainError.unavailable(
-      `Service unavailable: the replica of shard ${shardId} of collection \`${context.record.name}\` on this peer is damaged and waits to be copied again (${damage.message})`,
-    );
+  if (damage) throw damagedReplicaError(context.record.name, shardId, damage);
   const deadline = Date.now() + SHARD_OPEN_WAIT_MS;
   let handle = context.storage.shards.get(shardId);
   // A shard not open yet, or closed to be opened again (a restore, a scrub's reopen): waited for, briefly.

@@ -41,16 +41,27 @@ export class RunningChecksum {
   }
 }
 
+/** How {@link checksumFile} reads: the chunk size, and a hook after each chunk (to pace, or to stop by throwing). */
+export interface ChecksumReadOptions {
+  chunkBytes?: number;
+  afterChunk?: (bytes: number) => Promise<void>;
+}
+
 /** The checksum of the file at `filePath` as it is now, read in chunks (`name`: what to record as its file). */
-export async function checksumFile(filePath: string, name: string): Promise<FileChecksum> {
+export async function checksumFile(
+  filePath: string,
+  name: string,
+  { chunkBytes = VERIFY_CHUNK_BYTES, afterChunk }: ChecksumReadOptions = {},
+): Promise<FileChecksum> {
   const handle = await fs.open(filePath, 'r');
   try {
     const running = new RunningChecksum(name);
-    const buffer = Buffer.allocUnsafe(VERIFY_CHUNK_BYTES);
+    const buffer = Buffer.allocUnsafe(chunkBytes);
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       if (bytesRead === 0) break;
       running.add(buffer.subarray(0, bytesRead));
+      await afterChunk?.(bytesRead);
     }
     return running.result();
   } finally {

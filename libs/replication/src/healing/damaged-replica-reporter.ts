@@ -1,12 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import { ClusterService, CollectionCatalog, ReplicaState } from '@vectorstore/collections';
+import { AWAITING_COPY_REPLICA_STATES, ClusterService, CollectionCatalog } from '@vectorstore/collections';
 import { PointsStorage } from '@vectorstore/points';
 import { POINTS_PEERS, PointsPeers } from '../points-peers';
 
 /** How often this peer looks for replicas it set aside as damaged. */
 const INTERVAL_MS = 1000;
-/** States in which a replica already waits for a copy: nothing to report. */
-const AWAITING_COPY: ReadonlySet<ReplicaState> = new Set(['Dead', 'Partial', 'Recovery', 'PartialSnapshot']);
 
 /**
  * Cluster mode (issue 28): a replica this peer could not open because a file of it is damaged beyond a rebuild from
@@ -51,11 +49,11 @@ export class DamagedReplicaReporter implements OnModuleInit, OnApplicationShutdo
       for (const [shardId, damage] of storage.damaged) {
         const record = [...this.catalog.snapshot.collections.values()].find((r) => r.id === storage.record.id);
         const replica = record?.shards.find((s) => s.shardId === shardId && s.peerId === selfId);
-        if (!record || !replica || AWAITING_COPY.has(replica.state)) continue;
+        if (!record || !replica || AWAITING_COPY_REPLICA_STATES.has(replica.state)) continue;
         const key = `${record.id}/${shardId}`;
         try {
           // The state is checked again inside the catalog change: a copy may have started since this peer's look.
-          await this.cluster.markReplicasDead(record.id, [{ shardId, peerId: selfId }], AWAITING_COPY);
+          await this.cluster.markReplicasDead(record.id, [{ shardId, peerId: selfId }], AWAITING_COPY_REPLICA_STATES);
           this.warned.delete(key);
           this.logger.warn(
             `the replica of shard ${shardId} of ${record.name} on this peer is damaged (${damage.message}): marked Dead, to be copied again`,

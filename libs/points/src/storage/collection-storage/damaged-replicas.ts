@@ -1,7 +1,10 @@
-import { CollectionRecord, READABLE_REPLICA_STATES, ReplicaState, ShardRecord } from '@vectorstore/collections';
-
-/** States of a replica that waits for a copy anyway: its damaged files hold nothing it still needs. */
-const AWAITING_COPY: ReadonlySet<ReplicaState> = new Set(['Dead', 'Partial', 'Recovery', 'PartialSnapshot']);
+import {
+  AWAITING_COPY_REPLICA_STATES,
+  CollectionRecord,
+  READABLE_REPLICA_STATES,
+  ShardRecord,
+} from '@vectorstore/collections';
+import { DamagedFileError, DomainError } from '@vectorstore/common';
 
 /**
  * Whether this node's replica `mine` of a shard, whose files are damaged beyond a rebuild from its log, may be set
@@ -12,12 +15,19 @@ const AWAITING_COPY: ReadonlySet<ReplicaState> = new Set(['Dead', 'Partial', 'Re
  */
 export function canSetAside(mine: ShardRecord, known: CollectionRecord['shards']): boolean {
   if (mine.peerId === undefined) return false;
-  if (AWAITING_COPY.has(mine.state)) return true;
+  if (AWAITING_COPY_REPLICA_STATES.has(mine.state)) return true;
   return known.some(
     (other) =>
       other.shardId === mine.shardId &&
       other.peerId !== undefined &&
       other.peerId !== mine.peerId &&
       READABLE_REPLICA_STATES.has(other.state),
+  );
+}
+
+/** The refusal of a read or write routed to a replica set aside as damaged (503: another replica answers). */
+export function damagedReplicaError(collection: string, shardId: number, damage: DamagedFileError): DomainError {
+  return DomainError.unavailable(
+    `Service unavailable: the replica of shard ${shardId} of collection \`${collection}\` on this peer is damaged and waits to be copied again (${damage.message})`,
   );
 }

@@ -200,13 +200,19 @@ export class LocalShard {
   }
 
   /**
-   * Checks every file the segments read from disk (`.vec`, `.pay`) against the checksum recorded for it; throws
+   * Checks every file `segments` (default: all) read from disk (`.vec`, `.pay`) against the checksum recorded for it; throws
    * DamagedFileError naming the first that differs. What reads points out of the shard to copy them elsewhere (a
    * transfer's records) calls it after reading, so bytes changed on disk are never copied under a fresh checksum.
    */
-  async verifyDiskFiles(): Promise<void> {
-    for (const segment of this.segmentSet.all)
-      for (const file of this.diskFilesOf(segment)) await verifyFile(file.path, file.checksum);
+  async verifyDiskFiles(segments: readonly Segment[] = this.segmentSet.all): Promise<{ files: number; bytes: number }> {
+    const checked = { files: 0, bytes: 0 };
+    for (const segment of segments)
+      for (const file of this.diskFilesOf(segment)) {
+        await verifyFile(file.path, file.checksum);
+        checked.files++;
+        checked.bytes += file.checksum.bytes;
+      }
+    return checked;
   }
 
   /**

@@ -1,7 +1,6 @@
 import { DamagedFileError } from '@vectorstore/common';
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { FileChecksum, mismatch, RunningChecksum, unreadable } from '../file-checksum';
+import { checksumFile, FileChecksum, mismatch, unreadable } from '../file-checksum';
 import { readManifest } from '../local-shard/manifest-file';
 
 /** Files are read in pieces of this size, so the scrub never holds much in memory nor the disk for long. */
@@ -69,6 +68,9 @@ async function listedFiles(dir: string): Promise<FileChecksum[]> {
   return (read?.manifest.segments ?? []).flatMap((segment) => segment.files ?? []);
 }
 
+/** Thrown from a read's chunk hook when the scrub is asked to stop (the file is left unjudged). */
+class ScrubStopped extends Error {}
+
 /** The damage of one file, or undefined when it is what `expected` records (or gone meanwhile: checked again above). */
 async function checkFile(
   filePath: string,
@@ -77,36 +79,23 @@ async function checkFile(
   result: ShardScrubResult,
   stopped: () => boolean,
 ): Promise<DamagedFileError | undefined> {
-  let handle: fs.FileHandle;
+  let actual: FileChecksum;
   try {
-    handle = await fs.open(filePath, 'r');
+    actual = await checksumFile(filePath, expected.file, {
+      chunkBytes: CHUNK_BYTES,
+      afterChunk: async (bytes) => {
+        // Shutting down: a partial read says nothing of the file.
+        if (stopped()) throw new ScrubStopped();
+        result.bytes += bytes;
+        await pacer.account(bytes);
+      },
+    });
   } catch (error) {
+    if (error instanceof ScrubStopped) return undefined;
     const damage = unreadable(filePath, error);
     if (damage instanceof DamagedFileError) return damage;
     throw damage;
   }
-  const running = new RunningChecksum(expected.file);
-  try {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    for (;;) {
-      let bytesRead: number;
-      try {
-        ({ bytesRead } = await handle.read(buffer, 0, buffer.length, null));
-      } catch (error) {
-        const damage = unreadable(filePath, error);
-        if (damage instanceof DamagedFileError) return damage;
-        throw damage;
-      }
-      if (bytesRead === 0) break;
-      // Shutting down: the file is left unjudged (a partial read says nothing of it).
-      if (stopped()) return undefined;
-      running.add(buffer.subarray(0, bytesRead));
-      result.bytes += bytesRead;
-      await pacer.account(bytesRead);
-    }
-  } finally {
-    await handle.close();
-  }
   result.files++;
-  return mismatch(filePath, running.result(), expected);
+  return mismatch(filePath, actual, expected);
 }
